@@ -1,0 +1,88 @@
+package org.nmws.client.cli;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.nmws.client.NmwsClient;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The nmws command-line client: echo, run a round-trip test, query stored results. */
+@Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
+        description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
+        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Query.class})
+public final class NmwsCli {
+    @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
+    String url;
+
+    @Option(names = "--soap12", description = "use SOAP 1.2 instead of 1.1")
+    boolean soap12;
+
+    NmwsClient client() {
+        return soap12 ? NmwsClient.soap12(url) : NmwsClient.soap11(url);
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new NmwsCli()).execute(args));
+    }
+
+    @Command(name = "echo", description = "EchoRequest: is the service there?")
+    static final class Echo implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+
+        @Override
+        public Integer call() {
+            return print(parent.client().echo());
+        }
+    }
+
+    @Command(name = "rtt", description = "MeasurementRequest: round-trip delay, loss and jitter to DST now.")
+    static final class Rtt implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Parameters(index = "0", description = "destination host running nmprobe-responder")
+        String dst;
+        @Option(names = "--count", description = "frames to send") Integer count;
+        @Option(names = "--size", description = "UDP payload bytes per frame") Integer size;
+        @Option(names = "--interval", description = "seconds between frames") String interval;
+        @Option(names = "--port", description = "responder control port") Integer port;
+        @Option(names = "--raw", description = "include one datum per frame") boolean raw;
+
+        @Override
+        public Integer call() {
+            Map<String, String> p = new LinkedHashMap<>();
+            if (count != null) p.put("count", count.toString());
+            if (size != null) p.put("packetSize", size.toString());
+            if (interval != null) p.put("interval", interval);
+            if (port != null) p.put("port", port.toString());
+            if (raw) p.put("raw", "true");
+            return print(parent.client().roundTrip(dst, p));
+        }
+    }
+
+    @Command(name = "query", description = "SetupDataRequest: stored round-trip results to DST.")
+    static final class Query implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Parameters(index = "0", description = "destination as it was measured") String dst;
+        @Option(names = "--from", description = "ISO 8601 start, e.g. 2026-11-21T00:00:00Z") Instant from;
+        @Option(names = "--to", description = "ISO 8601 end") Instant to;
+        @Option(names = "--raw", description = "include one datum per frame") boolean raw;
+
+        @Override
+        public Integer call() {
+            return print(parent.client().storedRoundTrips(dst, from, to, raw));
+        }
+    }
+
+    /** Prints the response; the exit status is 2 when the service answered with an error code. */
+    static int print(org.nmws.client.nmwg.Message response) {
+        System.out.println(NmwsClient.toXml(response));
+        boolean error = NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
+        return error ? 2 : 0;
+    }
+}
