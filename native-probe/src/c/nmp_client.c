@@ -1,0 +1,208 @@
+/* nmp_client.c -- opening and ending a test session from the client side:
+ * the control conversation (SESSION -> OK/BUSY/ERR, END -> BYE) and the
+ * connected UDP socket that carries the test frames. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmp_client.h"
+
+void nmp_client_close(nmp_client *c) {
+    nmp_net_close(&c->ctl);
+    nmp_net_close(&c->udp);
+}
+
+/* Reads and parses one control line. */
+static int read_msg(nmp_client *c, nmp_ctl_msg *m, char *err, size_t errlen) {
+    char line[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    size_t len;
+    nmp_monotime_ns deadline = nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull;
+    int rc = nmp_net_read_line(c->ctl, &c->lb, deadline, c->cancel, line, &len, e, sizeof(e));
+    if (rc == 0) rc = nmp_ctl_parse(line, len, m, e, sizeof(e));
+    if (rc < 0) nmp_seterr(err, errlen, "responder %s:%d: %s", c->host, c->port, e);
+    return rc;
+}
+
+static int parse_hex(const char *s, int maxdigits, uint64_t *out) {
+    uint64_t v = 0;
+    int n = 0;
+    for (; s && *s; s++, n++) {
+        int d = (*s >= '0' && *s <= '9') ? *s - '0' : (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10 : -1;
+        if (d < 0 || n >= maxdigits) return -EPROTO;
+        v = (v << 4) | (uint64_t)d;
+    }
+    if (n == 0) return -EPROTO;
+    *out = v;
+    return 0;
+}
+
+/* Formats the BUSY answer into a diagnosing message. */
+static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t errlen) {
+    const char *v[5] = {nmp_ctl_get(m, "session"), nmp_ctl_get(m, "kind"), nmp_ctl_get(m, "peer"),
+                        nmp_ctl_get(m, "since"), nmp_ctl_get(m, "remaining_ms")};
+    for (int i = 0; i < 5; i++)
+        if (v[i] == NULL) v[i] = "?";
+    nmp_seterr(err, errlen, "responder %s:%d busy: test %s (%s from %s) running since %s, retry after %s ms",
+               c->host, c->port, v[0], v[1], v[2], v[3], v[4]);
+}
+
+int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
+                    const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen) {
+    char e[NMP_ERRLEN];
+    nmp_ctl_msg m;
+    uint64_t v;
+    int rc;
+    memset(c, 0, sizeof(*c));
+    c->ctl = c->udp = -1;
+    c->host = host;
+    c->port = port;
+    c->timeout_ms = timeout_ms ? timeout_ms : 5000;
+    c->cancel = cancel;
+    if ((rc = nmp_net_tcp_connect(host, port, c->timeout_ms, &c->ctl, &c->peer, err, errlen)) < 0) goto error;
+    rc = nmp_net_write_all(c->ctl, request, strlen(request),
+                           nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull, e, sizeof(e));
+    if (rc < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: %s", host, port, e);
+        goto error;
+    }
+    if ((rc = read_msg(c, &m, err, errlen)) < 0) goto error;
+    if (m.verb == NMP_CTL_BUSY) {
+        busy_message(c, &m, err, errlen);
+        rc = -EBUSY;
+        goto error;
+    }
+    if (m.verb == NMP_CTL_ERR) {
+        const char *t = nmp_ctl_get(&m, "text");
+        nmp_ctl_text_decode(e, sizeof(e), t ? t : "no reason given");
+        nmp_seterr(err, errlen, "responder %s:%d refused the session: %s", host, port, e);
+        rc = -EPERM;
+        goto error;
+    }
+    if (m.verb != NMP_CTL_OK || nmp_ctl_get_u64(&m, "port", 1, 65535, &v, e, sizeof(e)) < 0 ||
+        parse_hex(nmp_ctl_get(&m, "cookie"), 16, &c->cookie) < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: unexpected answer %s to SESSION", host, port,
+                   nmp_ctl_verb_name(m.verb));
+        rc = -EPROTO;
+        goto error;
+    }
+    uint64_t id = 0;
+    parse_hex(nmp_ctl_get(&m, "session"), 8, &id);
+    c->id = (uint32_t)id;
+    c->udp_port = (int)v;
+    if ((rc = nmp_net_udp_open(c->peer.ss_family, ttl, &c->udp, err, errlen)) < 0) goto error;
+    struct sockaddr_storage dst = c->peer;
+    if (dst.ss_family == AF_INET)
+        ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)c->udp_port);
+    else
+        ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)c->udp_port);
+    socklen_t dl = dst.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+    if (connect(c->udp, (struct sockaddr *)&dst, dl) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "udp connect %s:%d: %s", host, c->udp_port, strerror(errno));
+        goto error;
+    }
+    return 0;
+error:
+    nmp_client_close(c);
+    return rc;
+}
+
+int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t errlen) {
+    char line[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    nmp_ctl_msg m;
+    int len = nmp_ctl_format(line, sizeof(line), NMP_CTL_END, NULL);
+    int rc = nmp_net_write_all(c->ctl, line, (size_t)len, nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull,
+                               e, sizeof(e));
+    if (rc < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: %s", c->host, c->port, e);
+        return rc;
+    }
+    const volatile int32_t *saved = c->cancel;
+    c->cancel = NULL; /* END is short and must complete even after a cancel */
+    rc = read_msg(c, &m, err, errlen);
+    c->cancel = saved;
+    if (rc < 0) return rc;
+    if (m.verb != NMP_CTL_BYE) {
+        nmp_seterr(err, errlen, "responder %s:%d: unexpected answer %s to END", c->host, c->port,
+                   nmp_ctl_verb_name(m.verb));
+        return -EPROTO;
+    }
+    uint64_t v;
+    if (rx && nmp_ctl_get_u64(&m, "rx", 0, UINT64_MAX, &v, NULL, 0) == 0) *rx = v;
+    if (tx && nmp_ctl_get_u64(&m, "tx", 0, UINT64_MAX, &v, NULL, 0) == 0) *tx = v;
+    return 0;
+}
+
+int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
+                       char *err, size_t errlen) {
+    char line[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    uint64_t records, bytes;
+    int rc;
+    *blob = NULL;
+    *bloblen = 0;
+    int len = nmp_ctl_format(line, sizeof(line), NMP_CTL_RESULTS, NULL);
+    nmp_monotime_ns deadline = nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull;
+    if ((rc = nmp_net_write_all(c->ctl, line, (size_t)len, deadline, e, sizeof(e))) < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: %s", c->host, c->port, e);
+        return rc;
+    }
+    const volatile int32_t *saved = c->cancel;
+    c->cancel = NULL;
+    rc = read_msg(c, hdr, err, errlen);
+    c->cancel = saved;
+    if (rc < 0) return rc;
+    if (hdr->verb != NMP_CTL_DATA ||
+        nmp_ctl_get_u64(hdr, "records", 0, max_records, &records, e, sizeof(e)) < 0 ||
+        nmp_ctl_get_u64(hdr, "bytes", 0, (uint64_t)max_records * NMP_REC_SIZE, &bytes, e, sizeof(e)) < 0 ||
+        bytes != records * NMP_REC_SIZE) {
+        if (hdr->verb != NMP_CTL_DATA) nmp_seterr(e, sizeof(e), "answer %s", nmp_ctl_verb_name(hdr->verb));
+        nmp_seterr(err, errlen, "responder %s:%d: bad answer to RESULTS: %s", c->host, c->port, e);
+        return -EPROTO;
+    }
+    uint8_t *b = malloc(bytes ? bytes : 1);
+    if (b == NULL) {
+        nmp_seterr(err, errlen, "results: out of memory for %llu bytes", (unsigned long long)bytes);
+        return -ENOMEM;
+    }
+    size_t have = c->lb.len < bytes ? c->lb.len : bytes; /* bytes that came with the line */
+    memcpy(b, c->lb.buf, have);
+    memmove(c->lb.buf, c->lb.buf + have, c->lb.len - have);
+    c->lb.len -= have;
+    deadline = nmp_mono_now() + 60000000000ull;
+    while (have < bytes) {
+        struct pollfd p = {.fd = c->ctl, .events = POLLIN};
+        nmp_monotime_ns now = nmp_mono_now();
+        if (now >= deadline) {
+            rc = -ETIMEDOUT;
+            nmp_seterr(err, errlen, "responder %s:%d: results timed out after %zu of %llu bytes", c->host, c->port,
+                       have, (unsigned long long)bytes);
+            goto error;
+        }
+        int pr = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
+        if (pr < 0 && errno != EINTR) {
+            rc = -errno;
+            goto error;
+        }
+        if (pr <= 0) continue;
+        ssize_t n = recv(c->ctl, b + have, bytes - have, 0);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) {
+            rc = n == 0 ? -ECONNRESET : -errno;
+            nmp_seterr(err, errlen, "responder %s:%d: results: %s", c->host, c->port,
+                       n == 0 ? "connection closed" : strerror(errno));
+            goto error;
+        }
+        have += (size_t)n;
+    }
+    *blob = b;
+    *bloblen = bytes;
+    return 0;
+error:
+    free(b);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* nmp_client.h -- the client side of a test session (control connection
+ * plus connected UDP socket), shared by every client test kind. Internal. */
+#ifndef NMP_CLIENT_H
+#define NMP_CLIENT_H
+
+#include "nmp_net.h"
+
+typedef struct nmp_client {
+    const char *host;               /* responder as the caller named it (not owned) */
+    int port;                       /* responder control port */
+    int ctl;                        /* control connection, -1 when closed */
+    nmp_linebuf lb;                 /* control bytes received */
+    struct sockaddr_storage peer;   /* responder control address */
+    int udp;                        /* UDP socket connected to the session port */
+    int udp_port;                   /* responder's session UDP port */
+    uint64_t cookie;                /* session cookie from OK */
+    uint32_t id;                    /* session id from OK */
+    uint32_t timeout_ms;            /* control I/O timeout */
+    const volatile int32_t *cancel; /* caller's cancel flag, may be NULL */
+} nmp_client;
+
+/* Connects, sends 'request' (a full control line) and reads the answer.
+ * On OK opens the UDP socket (ttl > 0 sets its TTL) connected to the
+ * session port. Errors: -EBUSY (BUSY; err says what runs), -EPERM (ERR;
+ * err carries the responder's reason), -EPROTO, connect and socket errors.
+ * On failure everything is closed. */
+int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
+                    const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen);
+/* Sends END and reads BYE (whose rx/tx are stored if the pointers are not
+ * NULL). Returns 0 or a negative code; the connection stays open. */
+int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t errlen);
+/* Sends RESULTS and reads the DATA line into *hdr and its binary payload
+ * into a heap buffer *blob of *bloblen bytes (caller frees). Refuses more
+ * than max_records records or a byte count other than records *
+ * NMP_REC_SIZE (-EPROTO). */
+int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
+                       char *err, size_t errlen);
+/* Closes both sockets; safe to call twice. */
+void nmp_client_close(nmp_client *c);
+
+#endif

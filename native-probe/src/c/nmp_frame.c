@@ -1,0 +1,66 @@
+/* nmp_frame.c -- encoding and decoding of the UDP test frame header and of
+ * the receiver records a responder returns after a stream test.
+ *
+ * The layout is fixed and big-endian (see nmprobe.h) so that a client and a
+ * responder on different hosts agree byte for byte. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "nmprobe.h"
+
+static void put32(uint8_t *p, uint32_t v) {
+    v = htonl(v);
+    memcpy(p, &v, 4);
+}
+
+static uint32_t get32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return ntohl(v);
+}
+
+static void put64(uint8_t *p, uint64_t v) {
+    put32(p, (uint32_t)(v >> 32));
+    put32(p + 4, (uint32_t)v);
+}
+
+static uint64_t get64(const uint8_t *p) { return ((uint64_t)get32(p) << 32) | get32(p + 4); }
+
+/* buf must hold NMP_FRAME_HDR bytes; only the header is written. */
+void nmp_frame_encode(uint8_t *buf, const nmp_frame_hdr *h) {
+    put32(buf, NMP_FRAME_MAGIC);
+    buf[4] = NMP_PROTO_VERSION;
+    buf[5] = h->type;
+    buf[6] = 0;
+    buf[7] = 0;
+    put64(buf + 8, h->cookie);
+    put32(buf + 16, h->seq);
+    put32(buf + 20, h->total);
+    put64(buf + 24, (uint64_t)h->send_wall);
+}
+
+int nmp_frame_decode(const uint8_t *buf, size_t len, nmp_frame_hdr *h) {
+    if (len < NMP_FRAME_HDR || get32(buf) != NMP_FRAME_MAGIC || buf[4] != NMP_PROTO_VERSION)
+        return -EPROTO;
+    h->type = buf[5];
+    h->cookie = get64(buf + 8);
+    h->seq = get32(buf + 16);
+    h->total = get32(buf + 20);
+    h->send_wall = (nmp_walltime_ns)get64(buf + 24);
+    return 0;
+}
+
+void nmp_rec_encode(uint8_t *buf, const nmp_rec *r) {
+    put32(buf, r->seq);
+    put32(buf + 4, r->bytes);
+    put64(buf + 8, (uint64_t)r->send_wall);
+    put64(buf + 16, (uint64_t)r->arrival_wall);
+}
+
+void nmp_rec_decode(const uint8_t *buf, nmp_rec *r) {
+    r->seq = get32(buf);
+    r->bytes = get32(buf + 4);
+    r->send_wall = (nmp_walltime_ns)get64(buf + 8);
+    r->arrival_wall = (nmp_walltime_ns)get64(buf + 16);
+}

@@ -1,0 +1,635 @@
+/* nmp_responder.c -- the responder engine: accepts control connections,
+ * admits one test session at a time (interlock), and serves the session's
+ * UDP port until END, control close, idle timeout or the duration limit.
+ * An rr session reflects each request; a stream session records each
+ * arrival with its kernel receive timestamp and returns the records on
+ * RESULTS, together with this host's CPU, interrupt and UDP-drop counters.
+ *
+ * Single-threaded poll() loop; all state lives in the nmp_responder handle.
+ * Test traffic is sent only to the address that opened the session over
+ * TCP, only in answer to frames carrying that session's random cookie, and
+ * never more frames than the session asked for. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nmp_net.h"
+
+#define MAX_PENDING 8               /* control connections waiting for their first line */
+#define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
+#define DRAIN_BATCH 256             /* datagrams handled per poll wake-up */
+#define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
+#define MMSG_HDR 64                 /* bytes kept of each stream datagram (header only) */
+
+/* A control connection that has not (yet) become a session. */
+typedef struct pending_conn {
+    int fd;                         /* -1 when the slot is free */
+    struct sockaddr_storage peer;   /* remote address */
+    nmp_linebuf lb;                 /* bytes received so far */
+    nmp_monotime_ns opened;         /* accept time */
+} pending_conn;
+
+/* The one active test session. */
+typedef struct session {
+    int active;                     /* nonzero while a session runs */
+    uint32_t id;                    /* random id shown in logs and BUSY replies */
+    uint64_t cookie;                /* random cookie every test frame must carry */
+    nmp_session_req req;            /* admitted parameters */
+    int ctl;                        /* control connection */
+    nmp_linebuf lb;                 /* control bytes received */
+    struct sockaddr_storage peer;   /* control peer; UDP must come from this IP */
+    int udp;                        /* the session's UDP socket */
+    int udp_port;                   /* its port */
+    struct sockaddr_storage client; /* client UDP address, pinned by the first valid frame */
+    socklen_t client_len;           /* 0 until pinned */
+    uint64_t rx;                    /* valid frames received */
+    uint64_t tx;                    /* frames reflected */
+    uint64_t invalid;               /* datagrams ignored */
+    nmp_monotime_ns opened;         /* admission time */
+    nmp_walltime_ns opened_wall;    /* admission wall time, for BUSY */
+    nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
+    nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
+    const struct kind_ops *ops;     /* behaviour of the session's test kind */
+    nmp_rec *rec;                   /* stream: arrival records (heap) */
+    uint32_t nrec;                  /* stream: records used */
+    uint32_t rec_cap;               /* stream: records allocated */
+    uint64_t over;                  /* stream: arrivals not recorded (capacity) */
+    nmp_host_counters host_before;  /* stream: counters at admission */
+} session;
+
+/* What differs between test kinds on the responder side. */
+typedef struct kind_ops {
+    const char *name;                                    /* "rr", "stream" */
+    int (*start)(nmp_responder *r, char *err, size_t errlen); /* after the UDP socket opens */
+    void (*drain)(nmp_responder *r);                     /* UDP socket readable */
+    void (*results)(nmp_responder *r);                   /* RESULTS received */
+    void (*stop)(nmp_responder *r);                      /* frees kind state */
+} kind_ops;
+
+struct nmp_responder {
+    nmp_responder_cfg cfg;          /* configuration (bind_addr copied below) */
+    char bind_addr[64];             /* copy of cfg.bind_addr */
+    int lfd;                        /* listening socket */
+    int port;                       /* bound control port */
+    int stop_pipe[2];               /* nmp_responder_stop writes here */
+    pending_conn pend[MAX_PENDING]; /* connections before their request */
+    session s;                      /* the active session, if any */
+    uint8_t buf[NMP_FRAME_MAX + 64];/* datagram buffer */
+    uint8_t mbuf[MMSG_BATCH][MMSG_HDR]; /* stream datagram headers */
+    char mcbuf[MMSG_BATCH][128];    /* their control messages */
+};
+
+/* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
+ * level 0 = always (errors), 1 = normal, 2 = verbose. */
+static void rlog(const nmp_responder *r, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void rlog(const nmp_responder *r, int level, const char *fmt, ...) {
+    if (level > 0 && r->cfg.quiet) return;
+    if (level > 1 + r->cfg.verbose) return;
+    char ts[40], msg[600];
+    struct timespec now;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s.%03ldZ nmprobe-responder: %s\n", ts, now.tv_nsec / 1000000, msg);
+}
+
+void nmp_responder_cfg_default(nmp_responder_cfg *c) {
+    memset(c, 0, sizeof(*c));
+    c->bind_addr = NULL;
+    c->port = NMP_DEFAULT_PORT;
+    nmp_limits_default(&c->limits);
+    c->idle_timeout_ms = 10000;
+    c->verbose = 0;
+    c->quiet = 0;
+}
+
+int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *err, size_t errlen) {
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICHOST},
+                    *ai = NULL;
+    char portstr[16];
+    int rc = 0, one = 1;
+    nmp_responder *r = calloc(1, sizeof(*r));
+    *out = NULL;
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "responder: out of memory");
+        return -ENOMEM;
+    }
+    r->cfg = *cfg;
+    snprintf(r->bind_addr, sizeof(r->bind_addr), "%s", cfg->bind_addr ? cfg->bind_addr : "0.0.0.0");
+    r->cfg.bind_addr = r->bind_addr;
+    r->lfd = r->stop_pipe[0] = r->stop_pipe[1] = -1;
+    r->s.ctl = r->s.udp = -1;
+    for (int i = 0; i < MAX_PENDING; i++) r->pend[i].fd = -1;
+    if (pipe2(r->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "pipe: %s", strerror(errno));
+        goto error;
+    }
+    snprintf(portstr, sizeof(portstr), "%d", cfg->port);
+    int g = getaddrinfo(r->bind_addr, portstr, &hints, &ai);
+    if (g != 0) {
+        rc = -EINVAL;
+        nmp_seterr(err, errlen, "bind address %s: %s", r->bind_addr, gai_strerror(g));
+        goto error;
+    }
+    r->lfd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (r->lfd < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "socket: %s", strerror(errno));
+        goto error;
+    }
+    setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(r->lfd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(r->lfd, 16) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "bind %s:%d: %s", r->bind_addr, cfg->port, strerror(errno));
+        goto error;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    getsockname(r->lfd, (struct sockaddr *)&ss, &sl);
+    r->port = nmp_addr_port((struct sockaddr *)&ss);
+    freeaddrinfo(ai);
+    *out = r;
+    return 0;
+error:
+    if (ai) freeaddrinfo(ai);
+    nmp_responder_close(r);
+    return rc;
+}
+
+int nmp_responder_port(const nmp_responder *r) { return r->port; }
+
+void nmp_responder_stop(nmp_responder *r) {
+    char c = 1;
+    ssize_t n = write(r->stop_pipe[1], &c, 1); /* async-signal-safe */
+    (void)n;
+}
+
+/* Sends one formatted control line; errors are only logged (the peer is
+ * closed by the caller anyway). */
+static void send_line(nmp_responder *r, int fd, const char *line, int len) {
+    char e[NMP_ERRLEN];
+    if (len < 0) return;
+    if (nmp_net_write_all(fd, line, (size_t)len, nmp_mono_now() + 2000000000ull, e, sizeof(e)) < 0)
+        rlog(r, 1, "%s", e);
+}
+
+static void send_err(nmp_responder *r, int fd, const char *reason, const char *text) {
+    char line[NMP_CTL_MAXLINE + 1], enc[NMP_CTL_VALMAX + 1];
+    nmp_ctl_text_encode(enc, text);
+    send_line(r, fd, line, nmp_ctl_format(line, sizeof(line), NMP_CTL_ERR, "reason=%s text=%s", reason, enc));
+}
+
+/* Ends the active session: closes its sockets and logs why. */
+static void session_close(nmp_responder *r, const char *why) {
+    session *s = &r->s;
+    char peer[64];
+    if (!s->active) return;
+    nmp_addr_str((struct sockaddr *)&s->peer, peer, sizeof(peer));
+    rlog(r, 1, "session %08x closed (%s): peer %s rx %llu tx %llu invalid %llu, %.3f s", s->id, why, peer,
+         (unsigned long long)s->rx, (unsigned long long)s->tx, (unsigned long long)s->invalid,
+         (double)(nmp_mono_now() - s->opened) / 1e9);
+    nmp_net_close(&s->ctl);
+    nmp_net_close(&s->udp);
+    if (s->ops && s->ops->stop) s->ops->stop(r);
+    s->active = 0;
+}
+
+/* Opens the session's UDP socket on the local address of the control
+ * connection (port chosen by the kernel). Returns 0 or -errno. */
+static int session_udp_open(nmp_responder *r, int ctl_fd, char *err, size_t errlen) {
+    struct sockaddr_storage local;
+    socklen_t sl = sizeof(local);
+    if (getsockname(ctl_fd, (struct sockaddr *)&local, &sl) < 0) {
+        nmp_seterr(err, errlen, "getsockname: %s", strerror(errno));
+        return -errno;
+    }
+    int rc = nmp_net_udp_open(local.ss_family, 0, &r->s.udp, err, errlen);
+    if (rc < 0) return rc;
+    if (local.ss_family == AF_INET)
+        ((struct sockaddr_in *)&local)->sin_port = 0;
+    else
+        ((struct sockaddr_in6 *)&local)->sin6_port = 0;
+    if (bind(r->s.udp, (struct sockaddr *)&local, sl) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "udp bind: %s", strerror(errno));
+        nmp_net_close(&r->s.udp);
+        return rc;
+    }
+    sl = sizeof(local);
+    getsockname(r->s.udp, (struct sockaddr *)&local, &sl);
+    r->s.udp_port = nmp_addr_port((struct sockaddr *)&local);
+    return 0;
+}
+
+/* ---- rr: reflect each valid request to the pinned client address ---- */
+
+/* Checks that a datagram belongs to the session: source IP of the control
+ * peer, right cookie, type and size, seq in range; pins the client's UDP
+ * address on the first valid frame. Returns 1 if valid. */
+static int frame_valid(session *s, const uint8_t *buf, size_t len, uint8_t type, struct sockaddr_storage *from,
+                       socklen_t fromlen, nmp_frame_hdr *h) {
+    if (!nmp_net_same_ip((struct sockaddr *)from, (struct sockaddr *)&s->peer)) return 0;
+    if (nmp_frame_decode(buf, len, h) < 0 || h->cookie != s->cookie || h->type != type ||
+        len != s->req.size || h->seq >= s->req.frames)
+        return 0;
+    if (s->client_len == 0) {
+        s->client = *from;
+        s->client_len = fromlen;
+    } else if (fromlen != s->client_len || memcmp(from, &s->client, fromlen) != 0) {
+        return 0; /* another port of the same host: not this session's socket */
+    }
+    return 1;
+}
+
+static void rr_drain(nmp_responder *r) {
+    session *s = &r->s;
+    for (int i = 0; i < DRAIN_BATCH && s->active; i++) {
+        struct sockaddr_storage from;
+        struct iovec iov = {.iov_base = r->buf, .iov_len = sizeof(r->buf)};
+        struct msghdr msg = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
+        nmp_frame_hdr h;
+        ssize_t n = recvmsg(s->udp, &msg, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return;
+        if (!frame_valid(s, r->buf, (size_t)n, NMP_FRAME_RR_REQ, &from, msg.msg_namelen, &h)) {
+            s->invalid++;
+            continue;
+        }
+        s->rx++;
+        s->last_activity = nmp_mono_now();
+        if (s->tx >= s->req.frames) continue; /* never send more than asked for */
+        r->buf[5] = NMP_FRAME_RR_REPLY;
+        ssize_t w;
+        do {
+            w = sendto(s->udp, r->buf, (size_t)n, 0, (struct sockaddr *)&s->client, s->client_len);
+        } while (w < 0 && errno == EINTR);
+        if (w == n) s->tx++;
+    }
+}
+
+static const kind_ops rr_ops = {"rr", NULL, rr_drain, NULL, NULL};
+
+/* ---- stream: record each arrival with its kernel receive timestamp ---- */
+
+static int stream_start(nmp_responder *r, char *err, size_t errlen) {
+    session *s = &r->s;
+    int one = 1;
+    /* room for every frame plus some duplicates; more arrivals are counted only */
+    s->rec_cap = s->req.frames + s->req.frames / 8 + 16;
+    s->rec = malloc((size_t)s->rec_cap * sizeof(*s->rec));
+    if (s->rec == NULL) {
+        nmp_seterr(err, errlen, "stream: out of memory for %u records", s->rec_cap);
+        return -ENOMEM;
+    }
+    if (setsockopt(s->udp, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {
+        nmp_seterr(err, errlen, "setsockopt SO_TIMESTAMPNS: %s", strerror(errno));
+        return -errno;
+    }
+    char e[NMP_ERRLEN];
+    if (nmp_host_sample(&s->host_before, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
+    return 0;
+}
+
+static nmp_walltime_ns cmsg_timestamp(struct msghdr *msg) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            return (nmp_walltime_ns)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+        }
+    }
+    return nmp_wall_now();
+}
+
+static void stream_drain(nmp_responder *r) {
+    session *s = &r->s;
+    struct mmsghdr mm[MMSG_BATCH];
+    struct iovec iov[MMSG_BATCH];
+    struct sockaddr_storage from[MMSG_BATCH];
+    for (int round = 0; round < DRAIN_BATCH / MMSG_BATCH && s->active; round++) {
+        for (int i = 0; i < MMSG_BATCH; i++) {
+            iov[i] = (struct iovec){.iov_base = r->mbuf[i], .iov_len = MMSG_HDR};
+            mm[i].msg_hdr = (struct msghdr){.msg_name = &from[i], .msg_namelen = sizeof(from[i]), .msg_iov = &iov[i],
+                                            .msg_iovlen = 1, .msg_control = r->mcbuf[i],
+                                            .msg_controllen = sizeof(r->mcbuf[i])};
+            mm[i].msg_len = 0;
+        }
+        int n = recvmmsg(s->udp, mm, MMSG_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        for (int i = 0; i < n; i++) {
+            nmp_frame_hdr h;
+            size_t len = mm[i].msg_len; /* full datagram length thanks to MSG_TRUNC */
+            size_t have = len < MMSG_HDR ? len : MMSG_HDR;
+            /* frame_valid checks the size against len; only the header is decoded */
+            if (have < NMP_FRAME_HDR ||
+                !frame_valid(s, r->mbuf[i], len, NMP_FRAME_STREAM, &from[i], mm[i].msg_hdr.msg_namelen, &h)) {
+                s->invalid++;
+                continue;
+            }
+            s->rx++;
+            if (s->nrec < s->rec_cap) {
+                nmp_rec *rec = &s->rec[s->nrec++];
+                rec->seq = h.seq;
+                rec->bytes = (uint32_t)len;
+                rec->send_wall = h.send_wall;
+                rec->arrival_wall = cmsg_timestamp(&mm[i].msg_hdr);
+            } else {
+                s->over++;
+            }
+        }
+        s->last_activity = nmp_mono_now();
+        if (n < MMSG_BATCH) return;
+    }
+}
+
+/* Sends DATA with the counters, then the records. */
+static void stream_results(nmp_responder *r) {
+    session *s = &r->s;
+    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    nmp_host_counters after;
+    /* take everything still queued on the socket first */
+    int guard = 0;
+    uint64_t before_rx;
+    do {
+        before_rx = s->rx + s->invalid;
+        stream_drain(r);
+    } while (s->rx + s->invalid != before_rx && ++guard < 100000);
+    if (nmp_host_sample(&after, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
+    const nmp_host_counters *b = &s->host_before;
+    size_t bytes = (size_t)s->nrec * NMP_REC_SIZE;
+    int len = nmp_ctl_format(out, sizeof(out), NMP_CTL_DATA,
+                             "records=%u bytes=%zu rx=%llu over=%llu invalid=%llu cpu_total_b=%llu cpu_idle_b=%llu "
+                             "intr_b=%llu udp_in_b=%llu rcvbuf_b=%llu cpu_total_a=%llu cpu_idle_a=%llu intr_a=%llu "
+                             "udp_in_a=%llu rcvbuf_a=%llu",
+                             s->nrec, bytes, (unsigned long long)s->rx, (unsigned long long)s->over,
+                             (unsigned long long)s->invalid, (unsigned long long)b->cpu_total,
+                             (unsigned long long)b->cpu_idle, (unsigned long long)b->interrupts,
+                             (unsigned long long)b->udp_in, (unsigned long long)b->udp_rcvbuf_errors,
+                             (unsigned long long)after.cpu_total, (unsigned long long)after.cpu_idle,
+                             (unsigned long long)after.interrupts, (unsigned long long)after.udp_in,
+                             (unsigned long long)after.udp_rcvbuf_errors);
+    uint8_t *blob = malloc(bytes ? bytes : 1);
+    if (len < 0 || blob == NULL) {
+        free(blob);
+        send_err(r, s->ctl, "internal", "cannot format results");
+        session_close(r, "results failed");
+        return;
+    }
+    for (uint32_t i = 0; i < s->nrec; i++) nmp_rec_encode(blob + (size_t)i * NMP_REC_SIZE, &s->rec[i]);
+    nmp_monotime_ns deadline = nmp_mono_now() + 60000000000ull; /* bulk: up to a minute */
+    int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
+    if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
+    free(blob);
+    if (rc < 0) {
+        session_close(r, e);
+        return;
+    }
+    rlog(r, 2, "session %08x: sent %u records", s->id, s->nrec);
+    s->last_activity = nmp_mono_now();
+}
+
+static void stream_stop(nmp_responder *r) {
+    free(r->s.rec);
+    r->s.rec = NULL;
+    r->s.nrec = r->s.rec_cap = 0;
+}
+
+static const kind_ops stream_ops = {"stream", stream_start, stream_drain, stream_results, stream_stop};
+
+static const kind_ops *ops_for(nmp_test_kind k) { return k == NMP_KIND_STREAM ? &stream_ops : &rr_ops; }
+
+/* Handles the first line of a pending connection: admits a session, or
+ * answers BUSY / ERR. The pending slot is always released. */
+static void handle_request(nmp_responder *r, pending_conn *pc, const char *line, size_t len) {
+    char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], peer[64];
+    nmp_ctl_msg m;
+    nmp_session_req req;
+    session *s = &r->s;
+    int fd = pc->fd;
+    pc->fd = -1;
+    nmp_addr_str((struct sockaddr *)&pc->peer, peer, sizeof(peer));
+    int rc = nmp_ctl_parse(line, len, &m, e, sizeof(e));
+    if (rc == 0) rc = nmp_ctl_session_decode(&m, &r->cfg.limits, &req, e, sizeof(e));
+    if (rc < 0) {
+        rlog(r, 1, "reject %s: %s", peer, e);
+        send_err(r, fd, rc == -ERANGE ? "limit" : "request", e);
+        goto end;
+    }
+    if (s->active) {
+        char speer[64], since[16];
+        nmp_monotime_ns now = nmp_mono_now();
+        uint64_t expect = s->opened + s->req.frames * s->req.interval_ns + s->req.timeout_ms * 1000000ull;
+        time_t t = (time_t)(s->opened_wall / 1000000000);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(since, sizeof(since), "%H:%M:%SZ", &tm);
+        nmp_addr_str((struct sockaddr *)&s->peer, speer, sizeof(speer));
+        rlog(r, 1, "reject %s: busy with session %08x", peer, s->id);
+        send_line(r, fd, out,
+                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY,
+                                 "session=%08x kind=%s peer=%s since=%s age_ms=%llu remaining_ms=%llu", s->id,
+                                 s->ops->name, speer, since, (unsigned long long)((now - s->opened) / 1000000),
+                                 (unsigned long long)(expect > now ? (expect - now) / 1000000 : 0)));
+        goto end;
+    }
+    memset(s, 0, sizeof(*s));
+    s->ctl = s->udp = -1;
+    s->req = req;
+    s->ops = ops_for(req.kind);
+    if ((rc = session_udp_open(r, fd, e, sizeof(e))) < 0 || (rc = nmp_net_random(&s->cookie, 8)) < 0 ||
+        (rc = nmp_net_random(&s->id, 4)) < 0 || (s->ops->start && (rc = s->ops->start(r, e, sizeof(e))) < 0)) {
+        rlog(r, 0, "session for %s failed: %s", peer, e);
+        send_err(r, fd, "internal", e);
+        nmp_net_close(&s->udp);
+        if (s->ops->stop) s->ops->stop(r);
+        goto end;
+    }
+    s->active = 1;
+    s->ctl = fd;
+    fd = -1;
+    s->peer = pc->peer;
+    s->opened = s->last_activity = nmp_mono_now();
+    s->opened_wall = nmp_wall_now();
+    double dur_ns = (double)req.frames * (double)req.interval_ns + req.timeout_ms * 1e6;
+    double max_ns = r->cfg.limits.max_duration_ms * 1e6;
+    s->hard_deadline = s->opened + (uint64_t)(dur_ns < max_ns ? dur_ns : max_ns) +
+                       (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
+    rlog(r, 1, "session %08x opened: peer %s kind=%s frames=%u size=%u interval_ns=%llu timeout_ms=%u udp port %d",
+         s->id, peer, s->ops->name, req.frames, req.size, (unsigned long long)req.interval_ns, req.timeout_ms,
+         s->udp_port);
+    send_line(r, s->ctl, out,
+              nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
+                             (unsigned long long)s->cookie, s->id));
+end:
+    nmp_net_close(&fd);
+}
+
+/* Reads control bytes of the active session; handles RESULTS, END and close. */
+static void session_ctl_readable(nmp_responder *r) {
+    session *s = &r->s;
+    char line[NMP_CTL_MAXLINE + 1], out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    size_t len;
+    ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, sizeof(s->lb.buf) - 1 - s->lb.len, 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        session_close(r, n == 0 ? "client closed control connection" : strerror(errno));
+        return;
+    }
+    s->lb.len += (size_t)n;
+    s->last_activity = nmp_mono_now();
+    while (s->active) {
+        int t = nmp_linebuf_take(&s->lb, line, &len);
+        if (t == 0) return;
+        nmp_ctl_msg m;
+        int rc = t < 0 ? t : nmp_ctl_parse(line, len, &m, e, sizeof(e));
+        if (rc == 0 && m.nkv != 0) {
+            nmp_seterr(e, sizeof(e), "%s takes no keys", nmp_ctl_verb_name(m.verb));
+            rc = -EPROTO;
+        }
+        if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results) {
+            s->ops->results(r);
+            continue;
+        }
+        if (rc == 0 && m.verb != NMP_CTL_END) {
+            nmp_seterr(e, sizeof(e), "unexpected %s in a %s session", nmp_ctl_verb_name(m.verb), s->ops->name);
+            rc = -EPROTO;
+        }
+        if (rc < 0) {
+            if (t < 0) nmp_seterr(e, sizeof(e), "control line longer than %d bytes", NMP_CTL_MAXLINE);
+            send_err(r, s->ctl, "request", e);
+            session_close(r, e);
+            return;
+        }
+        send_line(r, s->ctl, out,
+                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BYE, "rx=%llu tx=%llu", (unsigned long long)s->rx,
+                                 (unsigned long long)s->tx));
+        session_close(r, "END");
+        return;
+    }
+}
+
+static void session_udp_readable(nmp_responder *r) { r->s.ops->drain(r); }
+
+static void accept_conn(nmp_responder *r) {
+    struct sockaddr_storage peer;
+    socklen_t sl = sizeof(peer);
+    char ps[64];
+    int fd = accept4(r->lfd, (struct sockaddr *)&peer, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    nmp_addr_str((struct sockaddr *)&peer, ps, sizeof(ps));
+    for (int i = 0; i < MAX_PENDING; i++) {
+        if (r->pend[i].fd < 0) {
+            memset(&r->pend[i], 0, sizeof(r->pend[i]));
+            r->pend[i].fd = fd;
+            r->pend[i].peer = peer;
+            r->pend[i].opened = nmp_mono_now();
+            rlog(r, 2, "control connection from %s:%d", ps, nmp_addr_port((struct sockaddr *)&peer));
+            return;
+        }
+    }
+    rlog(r, 1, "reject %s: too many pending control connections", ps);
+    send_err(r, fd, "overload", "too many pending control connections");
+    close(fd);
+}
+
+static void pending_readable(nmp_responder *r, pending_conn *pc) {
+    char line[NMP_CTL_MAXLINE + 1], ps[64];
+    size_t len;
+    ssize_t n = recv(pc->fd, pc->lb.buf + pc->lb.len, sizeof(pc->lb.buf) - 1 - pc->lb.len, 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    nmp_addr_str((struct sockaddr *)&pc->peer, ps, sizeof(ps));
+    if (n <= 0) {
+        rlog(r, 2, "control connection from %s closed before a request", ps);
+        nmp_net_close(&pc->fd);
+        return;
+    }
+    pc->lb.len += (size_t)n;
+    int t = nmp_linebuf_take(&pc->lb, line, &len);
+    if (t < 0) {
+        rlog(r, 1, "reject %s: request line longer than %d bytes", ps, NMP_CTL_MAXLINE);
+        send_err(r, pc->fd, "request", "request line too long");
+        nmp_net_close(&pc->fd);
+    } else if (t == 1) {
+        handle_request(r, pc, line, len);
+    }
+}
+
+/* Ends sessions and pending connections whose time is up. */
+static void check_timers(nmp_responder *r) {
+    nmp_monotime_ns now = nmp_mono_now();
+    for (int i = 0; i < MAX_PENDING; i++) {
+        if (r->pend[i].fd >= 0 && now - r->pend[i].opened > PENDING_TIMEOUT_MS * 1000000ull) {
+            rlog(r, 2, "pending control connection timed out");
+            nmp_net_close(&r->pend[i].fd);
+        }
+    }
+    if (!r->s.active) return;
+    if (now - r->s.last_activity > (uint64_t)r->cfg.idle_timeout_ms * 1000000ull)
+        session_close(r, "idle timeout");
+    else if (now > r->s.hard_deadline)
+        session_close(r, "duration limit");
+}
+
+int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
+    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_PEND };
+    struct pollfd p[P_PEND + MAX_PENDING];
+    char bs[64];
+    snprintf(bs, sizeof(bs), "%s", r->bind_addr);
+    rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms)",
+         bs, r->port, r->cfg.limits.max_frames, r->cfg.limits.max_size, r->cfg.limits.max_rate_mbps,
+         r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
+         r->cfg.idle_timeout_ms);
+    for (;;) {
+        p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
+        p[P_LISTEN] = (struct pollfd){.fd = r->lfd, .events = POLLIN};
+        p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1, .events = POLLIN};
+        p[P_UDP] = (struct pollfd){.fd = r->s.active ? r->s.udp : -1, .events = POLLIN};
+        for (int i = 0; i < MAX_PENDING; i++) p[P_PEND + i] = (struct pollfd){.fd = r->pend[i].fd, .events = POLLIN};
+        int n = poll(p, P_PEND + MAX_PENDING, 100);
+        if (n < 0 && errno != EINTR) {
+            int rc = -errno;
+            nmp_seterr(err, errlen, "poll: %s", strerror(errno));
+            return rc;
+        }
+        if (n > 0) {
+            if (p[P_STOP].revents) break;
+            if (p[P_UDP].revents) session_udp_readable(r);
+            if (p[P_CTL].revents && r->s.active) session_ctl_readable(r);
+            for (int i = 0; i < MAX_PENDING; i++)
+                if (p[P_PEND + i].revents && r->pend[i].fd >= 0) pending_readable(r, &r->pend[i]);
+            if (p[P_LISTEN].revents) accept_conn(r);
+        }
+        check_timers(r);
+    }
+    session_close(r, "responder stopping");
+    rlog(r, 1, "stopped");
+    return 0;
+}
+
+void nmp_responder_close(nmp_responder *r) {
+    if (r == NULL) return;
+    session_close(r, "responder closing");
+    for (int i = 0; i < MAX_PENDING; i++) nmp_net_close(&r->pend[i].fd);
+    nmp_net_close(&r->lfd);
+    nmp_net_close(&r->stop_pipe[0]);
+    nmp_net_close(&r->stop_pipe[1]);
+    free(r);
+}

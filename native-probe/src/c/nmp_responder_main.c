@@ -1,0 +1,119 @@
+/* nmp_responder_main.c -- the nmprobe-responder daemon: parses options,
+ * runs the responder engine, stops cleanly (exit 0) on SIGTERM / SIGINT. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmprobe.h"
+
+static nmp_responder *the_responder; /* for the signal handler only */
+
+static void on_signal(int sig) {
+    (void)sig;
+    if (the_responder) nmp_responder_stop(the_responder);
+}
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: nmprobe-responder [options]\n"
+            "  -p, --port PORT          control port (default %d)\n"
+            "  -b, --bind ADDR          bind address (default 0.0.0.0; :: for IPv6 and IPv4)\n"
+            "      --max-rate-mbps R    refuse sessions offering more than R Mbit/s (default 0 = no limit)\n"
+            "      --max-frames N       refuse sessions of more than N frames (default 1000000)\n"
+            "      --max-size BYTES     refuse frames larger than this (default and maximum %d)\n"
+            "      --max-duration SEC   refuse sessions longer than SEC seconds (default 120)\n"
+            "      --idle-timeout SEC   end a silent session after SEC seconds (default 10)\n"
+            "  -v, --verbose            log more (repeat for debug)\n"
+            "  -q, --quiet              log errors only\n"
+            "  -V, --version            print the version\n"
+            "  -h, --help               this help\n",
+            NMP_DEFAULT_PORT, NMP_FRAME_MAX);
+}
+
+/* Parses a decimal option value in [lo, hi]; prints an error and returns -1
+ * when it is not one. */
+static int parse_num(const char *opt, const char *s, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "nmprobe-responder: %s %s: want a number in %g..%g\n", opt, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},     {"bind", required_argument, NULL, 'b'},
+        {"max-rate-mbps", required_argument, NULL, 'r'}, {"max-frames", required_argument, NULL, 'f'},
+        {"max-size", required_argument, NULL, 's'}, {"max-duration", required_argument, NULL, 'd'},
+        {"idle-timeout", required_argument, NULL, 'i'}, {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    nmp_responder_cfg cfg;
+    char err[NMP_ERRLEN];
+    double v;
+    int c;
+    nmp_responder_cfg_default(&cfg);
+    while ((c = getopt_long(argc, argv, "p:b:vqVh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (parse_num("--port", optarg, 0, 65535, &v) < 0) return 2;
+            cfg.port = (int)v;
+            break;
+        case 'b': cfg.bind_addr = optarg; break;
+        case 'r':
+            if (parse_num("--max-rate-mbps", optarg, 0, 1e6, &v) < 0) return 2;
+            cfg.limits.max_rate_mbps = v;
+            break;
+        case 'f':
+            if (parse_num("--max-frames", optarg, 1, 100000000, &v) < 0) return 2;
+            cfg.limits.max_frames = (uint32_t)v;
+            break;
+        case 's':
+            if (parse_num("--max-size", optarg, NMP_FRAME_HDR, NMP_FRAME_MAX, &v) < 0) return 2;
+            cfg.limits.max_size = (uint32_t)v;
+            break;
+        case 'd':
+            if (parse_num("--max-duration", optarg, 1, 86400, &v) < 0) return 2;
+            cfg.limits.max_duration_ms = (uint32_t)(v * 1000);
+            break;
+        case 'i':
+            if (parse_num("--idle-timeout", optarg, 0.1, 3600, &v) < 0) return 2;
+            cfg.idle_timeout_ms = (uint32_t)(v * 1000);
+            break;
+        case 'v': cfg.verbose++; break;
+        case 'q': cfg.quiet = 1; break;
+        case 'V': printf("nmprobe-responder %s\n", NMP_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "nmprobe-responder: unexpected argument %s\n", argv[optind]);
+        return 2;
+    }
+    if (nmp_responder_open(&cfg, &the_responder, err, sizeof(err)) < 0) {
+        fprintf(stderr, "nmprobe-responder: %s\n", err);
+        return 1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int rc = nmp_responder_run(the_responder, err, sizeof(err));
+    if (rc < 0) fprintf(stderr, "nmprobe-responder: %s\n", err);
+    nmp_responder *r = the_responder;
+    the_responder = NULL;
+    nmp_responder_close(r);
+    return rc < 0 ? 1 : 0;
+}

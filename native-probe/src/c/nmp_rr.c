@@ -1,0 +1,263 @@
+/* nmp_rr.c -- the request-response latency test (UDPmon's latency test):
+ * paced UDP request frames, each reflected by the responder; per-frame RTT
+ * from the monotonic clock, loss, duplicates, reordering, reply TTL.
+ *
+ * While waiting for the next send time the loop keeps reading replies, so
+ * a reply is stamped when it arrives rather than after a sleep. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "nmp_client.h"
+
+#define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
+#define PROGRESS_NS 100000000ull    /* progress callback period */
+
+/* Per-run state of one rr test; lives on the stack of nmp_rr_run. */
+typedef struct rr_run {
+    const nmp_rr_spec *spec;        /* parameters */
+    const nmp_control *ctl;         /* cancel flag and progress, may be NULL */
+    nmp_rr_result *res;             /* result being filled */
+    nmp_client cl;                  /* session sockets */
+    nmp_monotime_ns *mono_send;     /* monotonic send time per seq, 0 = not sent */
+    uint32_t max_seq;               /* highest seq answered so far */
+    int any_reply;                  /* nonzero after the first valid reply */
+    nmp_monotime_ns next_progress;  /* when progress may be reported next */
+    uint8_t buf[NMP_FRAME_MAX + 64];/* send and receive buffer */
+} rr_run;
+
+static int cancelled(const rr_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
+
+static void progress(rr_run *t, int force) {
+    nmp_monotime_ns now = nmp_mono_now();
+    if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
+    t->next_progress = now + PROGRESS_NS;
+    t->ctl->progress(t->ctl->progress_ctx, t->res->sent, t->res->requested);
+}
+
+/* Reads every reply waiting on the socket (non-blocking). */
+static void drain_replies(rr_run *t) {
+    nmp_rr_result *res = t->res;
+    for (;;) {
+        char cbuf[128];
+        struct iovec iov = {.iov_base = t->buf, .iov_len = sizeof(t->buf)};
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+        ssize_t n = recvmsg(t->cl.udp, &msg, MSG_DONTWAIT);
+        nmp_monotime_ns now = nmp_mono_now();
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return; /* EAGAIN, or an ICMP error queued on the socket */
+        nmp_frame_hdr h;
+        if (nmp_frame_decode(t->buf, (size_t)n, &h) < 0 || h.type != NMP_FRAME_RR_REPLY ||
+            h.cookie != t->cl.cookie || h.seq >= res->requested || t->mono_send[h.seq] == 0) {
+            res->invalid++;
+            continue;
+        }
+        if (res->rtt_ns[h.seq] >= 0) {
+            res->duplicates++;
+            continue;
+        }
+        res->rtt_ns[h.seq] = (int64_t)(now - t->mono_send[h.seq]);
+        res->bytes[h.seq] = (int32_t)n;
+        res->ttl[h.seq] = nmp_net_cmsg_ttl(&msg);
+        res->received++;
+        if (t->any_reply && h.seq < t->max_seq) res->out_of_order++;
+        if (!t->any_reply || h.seq > t->max_seq) t->max_seq = h.seq;
+        t->any_reply = 1;
+    }
+}
+
+/* Receives replies until 'deadline' (or until stop() says so). Sleeps in
+ * ppoll while far from the deadline and spins the last SPIN_NS. */
+static void wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all) {
+    struct pollfd p = {.fd = t->cl.udp, .events = POLLIN};
+    for (;;) {
+        drain_replies(t);
+        progress(t, 0);
+        if (cancelled(t) || (stop_when_all && t->res->received >= t->res->sent)) return;
+        nmp_monotime_ns now = nmp_mono_now();
+        if (now >= deadline) return;
+        uint64_t rem = deadline - now;
+        if (rem > SPIN_NS) {
+            uint64_t ns = rem - SPIN_NS / 2;
+            if (ns > 50000000ull) ns = 50000000ull; /* re-check cancel every 50 ms */
+            struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+            ppoll(&p, 1, &ts, NULL);
+        }
+    }
+}
+
+/* Sends frame seq. Returns 0 or -errno for a fatal send error. */
+static int send_frame(rr_run *t, uint32_t seq, char *err, size_t errlen) {
+    nmp_frame_hdr h = {.type = NMP_FRAME_RR_REQ, .cookie = t->cl.cookie, .seq = seq, .total = t->res->requested};
+    for (int tries = 0;; tries++) {
+        h.send_wall = nmp_wall_now();
+        nmp_frame_encode(t->buf, &h);
+        nmp_monotime_ns now = nmp_mono_now();
+        ssize_t n = send(t->cl.udp, t->buf, t->spec->size, 0);
+        if (n == (ssize_t)t->spec->size) {
+            t->mono_send[seq] = now;
+            t->res->send_wall[seq] = h.send_wall;
+            t->res->sent++;
+            return 0;
+        }
+        if (n < 0 && (errno == EINTR || errno == ECONNREFUSED) && tries < 3) continue;
+        if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && tries < 1000) {
+            struct pollfd p = {.fd = t->cl.udp, .events = POLLOUT};
+            poll(&p, 1, 1);
+            continue;
+        }
+        int rc = n < 0 ? -errno : -EMSGSIZE;
+        nmp_seterr(err, errlen, "udp send to %s:%d: %s", t->spec->host, t->cl.udp_port, strerror(-rc));
+        return rc;
+    }
+}
+
+/* Fills the summary fields of res from the per-frame arrays. */
+static int summarize(nmp_rr_result *res) {
+    double *r = malloc((res->received ? res->received : 1) * sizeof(double));
+    size_t n = 0;
+    if (r == NULL) return -ENOMEM;
+    for (uint32_t i = 0; i < res->requested; i++)
+        if (res->rtt_ns[i] >= 0) r[n++] = (double)res->rtt_ns[i];
+    res->lost = res->sent - res->received;
+    res->loss_percent = res->sent ? 100.0 * res->lost / res->sent : 0;
+    nmp_summary s;
+    nmp_ipd ipd;
+    res->rtt_min_ns = res->rtt_mean_ns = res->rtt_median_ns = res->rtt_max_ns = NAN;
+    res->ipd_min_ns = res->ipd_mean_ns = res->ipd_max_ns = res->ipd_iqr_ns = NAN;
+    int rc = 0;
+    if (n > 0 && (rc = nmp_stats_summarize(r, n, &s)) == 0) {
+        res->rtt_min_ns = s.min;
+        res->rtt_mean_ns = s.mean;
+        res->rtt_median_ns = s.median;
+        res->rtt_max_ns = s.max;
+    }
+    if (rc == 0 && n > 1 && (rc = nmp_stats_ipd(r, n, &ipd)) == 0) {
+        res->ipd_min_ns = ipd.min_abs;
+        res->ipd_mean_ns = ipd.mean_abs;
+        res->ipd_max_ns = ipd.max_abs;
+        res->ipd_iqr_ns = ipd.iqr;
+    }
+    free(r);
+    return rc;
+}
+
+static int check_spec(const nmp_rr_spec *s, char *err, size_t errlen) {
+    if (s->host == NULL || s->host[0] == '\0') {
+        nmp_seterr(err, errlen, "rr: host is empty");
+        return -EINVAL;
+    }
+    if (s->port < 1 || s->port > 65535 || s->count < 1 || s->count > 10000000 || s->size < NMP_FRAME_HDR ||
+        s->size > NMP_FRAME_MAX || s->ttl < 0 || s->ttl > 255 || s->interval_ns > 60000000000ull ||
+        s->timeout_ns > 60000000000ull) {
+        nmp_seterr(err, errlen,
+                   "rr: parameter out of range (port 1..65535, count 1..10000000, size %d..%d, ttl 0..255, "
+                   "interval and timeout <= 60 s)",
+                   NMP_FRAME_HDR, NMP_FRAME_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void nmp_rr_result_free(nmp_rr_result *res) {
+    free(res->seq);
+    free(res->send_wall);
+    free(res->rtt_ns);
+    free(res->bytes);
+    free(res->ttl);
+    res->seq = NULL;
+    res->send_wall = NULL;
+    res->rtt_ns = NULL;
+    res->bytes = NULL;
+    res->ttl = NULL;
+}
+
+int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *res, char *err, size_t errlen) {
+    char req[NMP_CTL_MAXLINE + 1];
+    int rc, slack = -1;
+    memset(res, 0, sizeof(*res));
+    if ((rc = check_spec(spec, err, errlen)) < 0) return rc;
+    rr_run *t = calloc(1, sizeof(*t));
+    if (t == NULL) return -ENOMEM;
+    t->cl.ctl = t->cl.udp = -1;
+    t->spec = spec;
+    t->ctl = ctl;
+    t->res = res;
+    uint32_t n = spec->count;
+    res->requested = n;
+    res->remote_port = spec->port;
+    t->mono_send = calloc(n, sizeof(*t->mono_send));
+    res->seq = malloc(n * sizeof(*res->seq));
+    res->send_wall = calloc(n, sizeof(*res->send_wall));
+    res->rtt_ns = malloc(n * sizeof(*res->rtt_ns));
+    res->bytes = calloc(n, sizeof(*res->bytes));
+    res->ttl = malloc(n * sizeof(*res->ttl));
+    if (!t->mono_send || !res->seq || !res->send_wall || !res->rtt_ns || !res->bytes || !res->ttl) {
+        nmp_seterr(err, errlen, "rr: out of memory for %u frames", n);
+        rc = -ENOMEM;
+        goto error;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        res->seq[i] = (int32_t)i;
+        res->rtt_ns[i] = -1;
+        res->ttl[i] = -1;
+    }
+    uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
+    if (nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=rr frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
+                       n, spec->size, (unsigned long long)spec->interval_ns, (unsigned long long)timeout_ms) < 0) {
+        rc = -EMSGSIZE;
+        goto error;
+    }
+    rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms,
+                         ctl ? ctl->cancel : NULL, req, spec->ttl, err, errlen);
+    if (rc < 0) goto error;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    getsockname(t->cl.udp, (struct sockaddr *)&ss, &sl);
+    nmp_addr_str((struct sockaddr *)&ss, res->local_addr, sizeof(res->local_addr));
+    nmp_addr_str((struct sockaddr *)&t->cl.peer, res->remote_addr, sizeof(res->remote_addr));
+
+    slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0); /* precise ppoll wake-ups; restored below */
+    memset(t->buf, 0, sizeof(t->buf));
+    res->start_wall = nmp_wall_now();
+    nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS; /* so that frame 0 is paced like the rest */
+    for (uint32_t i = 0; i < n && !cancelled(t); i++) {
+        wait_receiving(t, t0 + (nmp_monotime_ns)i * spec->interval_ns, 0);
+        if (cancelled(t)) break;
+        if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
+    }
+    if (!cancelled(t)) {
+        nmp_monotime_ns last = res->sent ? t->mono_send[res->sent - 1] : nmp_mono_now();
+        wait_receiving(t, last + spec->timeout_ns, 1);
+    }
+    res->end_wall = nmp_wall_now();
+    progress(t, 1);
+    rc = cancelled(t) ? -ECANCELED : 0;
+    if (rc == -ECANCELED) nmp_seterr(err, errlen, "rr %s:%d: cancelled after %u of %u frames", spec->host,
+                                     spec->port, res->sent, n);
+    char e2[NMP_ERRLEN];
+    int rc2 = nmp_client_end(&t->cl, NULL, NULL, e2, sizeof(e2));
+    if (rc == 0 && rc2 < 0) {
+        rc = rc2;
+        nmp_seterr(err, errlen, "%s", e2);
+        goto error;
+    }
+    int rc3 = summarize(res);
+    if (rc == 0) rc = rc3;
+    goto end;
+error:
+    nmp_rr_result_free(res);
+end:
+    if (slack >= 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    nmp_client_close(&t->cl);
+    free(t->mono_send);
+    free(t);
+    return rc;
+}

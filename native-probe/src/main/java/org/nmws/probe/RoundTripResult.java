@@ -1,0 +1,91 @@
+package org.nmws.probe;
+
+/**
+ * Outcome of a request-response latency test. RTT and IPD figures are milliseconds from the
+ * monotonic clock and are {@link Double#NaN} when too few replies arrived (RTT needs one, IPD two).
+ * IPD follows PingER: from consecutive received RTTs d = rtt[i] - rtt[i-1]; min/mean/max are of
+ * |d|, the IQR is of the signed d. Per-frame arrays have {@link #requested()} entries, indexed by
+ * sequence number; accessors return copies.
+ *
+ * @param lossPercent 100 * lost / sent
+ * @param requested frames asked for
+ * @param sent frames sent (fewer than requested only when cancelled)
+ * @param received distinct frames answered
+ * @param lost sent - received
+ * @param duplicates replies for a frame already answered
+ * @param outOfOrder replies arriving after a reply with a higher sequence number
+ * @param startEpochNanos wall clock at the first send, ns since the epoch
+ * @param endEpochNanos wall clock at the end of the test
+ * @param localAddress local address of the test socket
+ * @param remoteAddress responder address
+ * @param remotePort responder control port
+ * @param seq sequence numbers 0..requested-1
+ * @param sendEpochNanos wall clock at each send, 0 if not sent
+ * @param rttNanos round-trip time per frame, -1 if lost or not sent
+ * @param bytes reply UDP payload bytes per frame, 0 if lost
+ * @param ttl IP TTL / hop limit of each reply, -1 if lost
+ * @param cancelled whether the test was cancelled through its {@link ProbeControl}
+ */
+public record RoundTripResult(
+    double minRttMs,
+    double meanRttMs,
+    double medianRttMs,
+    double maxRttMs,
+    double minIpdMs,
+    double meanIpdMs,
+    double maxIpdMs,
+    double iqrIpdMs,
+    double lossPercent,
+    int requested,
+    int sent,
+    int received,
+    int lost,
+    int duplicates,
+    int outOfOrder,
+    long startEpochNanos,
+    long endEpochNanos,
+    String localAddress,
+    String remoteAddress,
+    int remotePort,
+    int[] seq,
+    long[] sendEpochNanos,
+    long[] rttNanos,
+    int[] bytes,
+    int[] ttl,
+    boolean cancelled) {
+
+  @Override
+  public int[] seq() {
+    return seq.clone();
+  }
+
+  @Override
+  public long[] sendEpochNanos() {
+    return sendEpochNanos.clone();
+  }
+
+  @Override
+  public long[] rttNanos() {
+    return rttNanos.clone();
+  }
+
+  @Override
+  public int[] bytes() {
+    return bytes.clone();
+  }
+
+  @Override
+  public int[] ttl() {
+    return ttl.clone();
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "RoundTripResult[%s -> %s:%d sent=%d received=%d lost=%d (%.3f%%) dup=%d ooo=%d"
+            + " rtt ms min/mean/median/max=%.4f/%.4f/%.4f/%.4f ipd ms min/mean/max/iqr=%.4f/%.4f/%.4f/%.4f%s]",
+        localAddress, remoteAddress, remotePort, sent, received, lost, lossPercent, duplicates,
+        outOfOrder, minRttMs, meanRttMs, medianRttMs, maxRttMs, minIpdMs, meanIpdMs, maxIpdMs,
+        iqrIpdMs, cancelled ? " cancelled" : "");
+  }
+}

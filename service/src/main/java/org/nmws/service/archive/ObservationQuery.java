@@ -1,0 +1,23 @@
+package org.nmws.service.archive;
+
+import java.time.Instant;
+import org.nmws.service.measure.Characteristic;
+
+/**
+ * A query over stored observations: one test kind on a path, in a time window.
+ *
+ * @param dst the destination as stored name or address
+ * @param src the source, or null for any
+ * @param from inclusive start, or null for the beginning
+ * @param to inclusive end, or null for now
+ * @param withFrames whether per-frame records are read too
+ * @param limit most observations returned, newest first
+ */
+public record ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
+                               boolean withFrames, int limit) {
+    public ObservationQuery {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        }
+    }
+}

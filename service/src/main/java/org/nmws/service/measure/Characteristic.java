@@ -1,0 +1,74 @@
+package org.nmws.service.measure;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The registry of characteristics nmws measures: the GFD.023 dotted name, the NMWG v2
+ * eventType URIs clients send for it (deployed spelling variants included), and the
+ * probe test that measures it. One table, so that the dialects cannot drift apart.
+ */
+public enum Characteristic {
+    PATH_DELAY_ROUNDTRIP("path.delay.roundTrip", ProbeTest.ROUND_TRIP,
+            "http://ggf.org/ns/nmwg/tools/ping/2.0/",
+            "http://ggf.org/ns/nmwg/tools/pinger/2.0/",
+            "http://ggf.org/ns/nmwg/characteristic/delay/roundtrip/2.0/",
+            "ping"),
+    PATH_DELAY_JITTER_ROUNDTRIP("path.delay.jitter.roundTrip", ProbeTest.ROUND_TRIP,
+            "http://ggf.org/ns/nmwg/characteristic/delay/jitter/roundtrip/2.0/"),
+    PATH_LOSS_ROUNDTRIP("path.loss.roundTrip", ProbeTest.ROUND_TRIP,
+            "http://ggf.org/ns/nmwg/characteristic/loss/roundtrip/2.0/");
+
+    /** The probe test that yields a characteristic. */
+    public enum ProbeTest { ROUND_TRIP }
+
+    private final String dottedName;
+    private final ProbeTest test;
+    private final List<String> eventTypes;
+
+    Characteristic(String dottedName, ProbeTest test, String... eventTypes) {
+        this.dottedName = dottedName;
+        this.test = test;
+        this.eventTypes = List.of(eventTypes);
+    }
+
+    public String dottedName() {
+        return dottedName;
+    }
+
+    public ProbeTest test() {
+        return test;
+    }
+
+    /** The eventType URIs that name this characteristic, preferred first. */
+    public List<String> eventTypes() {
+        return eventTypes;
+    }
+
+    private static final Map<String, Characteristic> BY_NAME = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+
+    static {
+        for (Characteristic c : values()) {
+            BY_NAME.put(c.dottedName, c);
+            for (String uri : c.eventTypes) {
+                BY_NAME.put(normalize(uri), c);
+            }
+        }
+    }
+
+    /** Lenient lookup by dotted name or eventType URI (trailing slash optional). */
+    public static Optional<Characteristic> lookup(String eventType) {
+        if (eventType == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(BY_NAME.get(normalize(eventType.trim())));
+    }
+
+    private static String normalize(String uri) {
+        String u = uri.toLowerCase(Locale.ROOT);
+        return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+    }
+}

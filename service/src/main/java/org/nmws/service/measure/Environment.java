@@ -1,0 +1,28 @@
+package org.nmws.service.measure;
+
+/**
+ * Where a result was taken: both hosts as far as each is known. The test's parameters,
+ * tool and times live on the {@link Observation} beside it.
+ */
+public record Environment(Host src, Host dst) {
+
+    /**
+     * One host. Fields the host could not tell are null (a remote host reports less).
+     *
+     * @param role src or dst
+     */
+    public record Host(String role, String name, String address, String kernel, String cpuModel,
+                       Integer cpus, Nic nic, Clock clock) {
+    }
+
+    /** The interface a test's traffic left or arrived by. */
+    public record Nic(String name, String driver, Long speedMbps, Integer mtu) {
+    }
+
+    /**
+     * The host clock: source (tsc, hpet, ...), whether the kernel considers it synchronised
+     * (NTP/PTP), and the kernel's maximum and estimated error in microseconds.
+     */
+    public record Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state) {
+    }
+}

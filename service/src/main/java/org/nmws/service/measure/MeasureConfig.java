@@ -1,0 +1,20 @@
+package org.nmws.service.measure;
+
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.Archive;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+class MeasureConfig {
+
+    @Bean
+    HostEnvironment hostEnvironment() {
+        return new HostEnvironment(ClockState::read);
+    }
+
+    @Bean
+    MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props) {
+        return new MeasurementService(archive, host, props);
+    }
+}

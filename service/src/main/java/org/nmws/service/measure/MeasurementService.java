@@ -1,0 +1,150 @@
+package org.nmws.service.measure;
+
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.nmws.probe.Probe;
+import org.nmws.probe.ProbeException;
+import org.nmws.probe.RoundTripResult;
+import org.nmws.probe.RoundTripSpec;
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.Archive;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tests on request: checks the subject, takes the path's lock (one test per
+ * destination at a time from this point), calls the probe engine over JNI, records the
+ * environment and keeps the result in the archive before anyone sees it.
+ */
+public class MeasurementService {
+    private static final Logger log = LoggerFactory.getLogger(MeasurementService.class);
+    public static final String TOOL = "nmprobe";
+
+    private final Archive archive;
+    private final HostEnvironment host;
+    private final NmwsProperties props;
+    private final String measurementPoint;
+    private final Map<String, Semaphore> pathLocks = new ConcurrentHashMap<>();
+
+    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props) {
+        this.archive = archive;
+        this.host = host;
+        this.props = props;
+        this.measurementPoint = props.measurementPoint().isBlank() ? host.hostName() : props.measurementPoint();
+    }
+
+    public String measurementPoint() {
+        return measurementPoint;
+    }
+
+    public RoundTripParameters roundTripParameters(Map<String, String> nmwgParameters) throws MeasurementException {
+        try {
+            return RoundTripParameters.parse(nmwgParameters, props.responderPort(), props.limits().maxCount(),
+                    props.limits().maxDuration());
+        } catch (IllegalArgumentException e) {
+            throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage());
+        }
+    }
+
+    /** Runs a round-trip test from this host to the subject's dst and archives it. */
+    public Observation roundTrip(PathSubject subject, RoundTripParameters p) throws MeasurementException {
+        checkSourceIsLocal(subject);
+        if (!Probe.isAvailable()) {
+            throw new MeasurementException(MeasurementException.Kind.UNAVAILABLE, "the probe engine is not available here: "
+                    + Probe.unavailabilityCause().map(Throwable::getMessage).orElse("unknown cause"));
+        }
+        String dst = subject.dst().host();
+        Semaphore lock = pathLocks.computeIfAbsent(dst, k -> new Semaphore(1));
+        long waitSeconds = props.limits().maxDuration().toSeconds();
+        try {
+            if (!lock.tryAcquire(waitSeconds, TimeUnit.SECONDS)) {
+                throw new MeasurementException(MeasurementException.Kind.BUSY,
+                        "another test to " + dst + " has held the path for over " + waitSeconds + " s; retry later");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the path to " + dst);
+        }
+        RoundTripResult r;
+        try {
+            RoundTripSpec spec = new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl());
+            log.info("round-trip test to {}:{} count={} size={} interval={}s", dst, p.port(), p.count(),
+                    p.packetSize(), p.intervalSeconds());
+            r = Probe.roundTrip(spec);
+        } catch (ProbeException e) {
+            throw new MeasurementException(MeasurementException.Kind.FAILED, e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage(), e);
+        } finally {
+            lock.release();
+        }
+        Observation o = toObservation(subject, p, r);
+        return archive.save(o);
+    }
+
+    private Observation toObservation(PathSubject subject, RoundTripParameters p, RoundTripResult r) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("minRtt", r.minRttMs());
+        s.put("meanRtt", r.meanRttMs());
+        s.put("medianRtt", r.medianRttMs());
+        s.put("maxRtt", r.maxRttMs());
+        s.put("lossPercent", r.lossPercent());
+        s.put("sent", (double) r.sent());
+        s.put("received", (double) r.received());
+        s.put("duplicates", (double) r.duplicates());
+        s.put("outOfOrder", (double) r.outOfOrder());
+        s.put("minIpd", r.minIpdMs());
+        s.put("meanIpd", r.meanIpdMs());
+        s.put("maxIpd", r.maxIpdMs());
+        s.put("iqrIpd", r.iqrIpdMs());
+        s.values().removeIf(v -> v == null || v.isNaN());
+        int[] seq = r.seq(); // the accessors copy: take each array once
+        long[] sent = r.sendEpochNanos();
+        long[] rtt = r.rttNanos();
+        int[] bytes = r.bytes();
+        int[] ttl = r.ttl();
+        List<Observation.Frame> frames = new ArrayList<>(seq.length);
+        for (int i = 0; i < seq.length; i++) {
+            frames.add(new Observation.Frame(seq[i], sent[i], rtt[i], bytes[i], ttl[i]));
+        }
+        Environment env = new Environment(host.describe("src", r.localAddress()),
+                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null));
+        return new Observation(0, measurementPoint, Characteristic.ProbeTest.ROUND_TRIP, subject,
+                r.localAddress(), r.remoteAddress(), TOOL, Probe.version(), p.asNmwg(), env,
+                instant(r.startEpochNanos()), instant(r.endEpochNanos()), s, frames);
+    }
+
+    /** A measurement point measures from itself: a src, when given, must be one of this host's addresses. */
+    private static void checkSourceIsLocal(PathSubject subject) throws MeasurementException {
+        if (subject.src() == null) {
+            return;
+        }
+        try {
+            for (InetAddress a : InetAddress.getAllByName(subject.src().host())) {
+                if (a.isLoopbackAddress() || NetworkInterface.getByInetAddress(a) != null) {
+                    return;
+                }
+            }
+        } catch (UnknownHostException | SocketException e) {
+            throw new MeasurementException(MeasurementException.Kind.SUBJECT, "src " + subject.src().host()
+                    + " cannot be resolved: " + e.getMessage());
+        }
+        throw new MeasurementException(MeasurementException.Kind.SUBJECT, "src " + subject.src().host()
+                + " is not an address of this measurement point; a test runs from the host that is asked");
+    }
+
+    private static Instant instant(long epochNanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));
+    }
+}

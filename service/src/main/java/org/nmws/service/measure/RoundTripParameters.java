@@ -1,0 +1,96 @@
+package org.nmws.service.measure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The parameters of a round-trip test, by their deployed NMWG names: count, packetSize
+ * (UDP payload bytes), interval (seconds between frames), ttl, timeout (seconds to wait
+ * for the last reply), timeDuration (seconds; sets count when count is not given),
+ * port (the responder's control port) and raw (return per-frame datums).
+ */
+public record RoundTripParameters(int count, int packetSize, double intervalSeconds, int ttl,
+                                  double timeoutSeconds, int port, boolean raw) {
+    public static final int MIN_PACKET_SIZE = 32;
+    public static final int MAX_PACKET_SIZE = 9000;
+
+    /**
+     * Strict parse: every value is checked, and a value out of range is refused with a
+     * message that names the parameter and the range (never clamped silently).
+     */
+    public static RoundTripParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        double interval = decimal(p, "interval", 0.1, 0.0, 60.0);
+        int count;
+        if (p.containsKey("count") || !p.containsKey("timeDuration")) {
+            count = integer(p, "count", 10, 1, maxCount);
+        } else {
+            double duration = decimal(p, "timeDuration", 0, 0.001, maxDuration.toSeconds());
+            count = (int) Math.max(1, Math.min(maxCount, Math.round(duration / Math.max(interval, 0.001))));
+        }
+        int size = integer(p, "packetSize", 64, MIN_PACKET_SIZE, MAX_PACKET_SIZE);
+        int ttl = integer(p, "ttl", 0, 0, 255);
+        double timeout = decimal(p, "timeout", 1.0, 0.001, 60.0);
+        int port = integer(p, "port", defaultPort, 1, 65535);
+        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        double seconds = count * interval + timeout;
+        if (seconds > maxDuration.toSeconds()) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "count %d x interval %.3f s + timeout %.3f s = %.1f s exceeds this service's limit of %d s",
+                    count, interval, timeout, seconds, maxDuration.toSeconds()));
+        }
+        return new RoundTripParameters(count, size, interval, ttl, timeout, port, raw);
+    }
+
+    /** Every parameter the test ran with, by NMWG name, for the response and the archive. */
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("count", Integer.toString(count));
+        m.put("packetSize", Integer.toString(packetSize));
+        m.put("interval", trim(intervalSeconds));
+        m.put("ttl", Integer.toString(ttl));
+        m.put("timeout", trim(timeoutSeconds));
+        m.put("port", Integer.toString(port));
+        m.put("protocol", "UDP");
+        return m;
+    }
+
+    private static String trim(double v) {
+        String s = String.format(java.util.Locale.ROOT, "%.6f", v).replaceAll("0+$", "");
+        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
+        String v = p.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected an integer " + min + ".." + max);
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("parameter " + name + " is " + n + ": must be " + min + ".." + max);
+        }
+        return (int) n;
+    }
+
+    private static double decimal(Map<String, String> p, String name, double dflt, double min, double max) {
+        String v = p.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        double d;
+        try {
+            d = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected a number " + min + ".." + max);
+        }
+        if (!(d >= min && d <= max)) {
+            throw new IllegalArgumentException("parameter " + name + " is " + v + ": must be " + min + ".." + max);
+        }
+        return d;
+    }
+}

@@ -1,0 +1,32 @@
+package org.nmws.service.nmwg;
+
+/** The dotted result codes nmws emits, in the form perfSONAR services deployed. */
+public final class ErrorCodes {
+    /** Not well-formed XML, a DOCTYPE, too large or too deep, or not an NMWG message. */
+    public static final String PARSE_ERROR = "error.common.parse_error";
+    /** A message type this service does not answer. */
+    public static final String ACTION_NOT_SUPPORTED = "error.common.action_not_supported";
+    /** An eventType (characteristic) this service does not know or cannot measure. */
+    public static final String EVENT_TYPE_NOT_SUPPORTED = "error.common.event_type_not_supported";
+    /** Broken metadata/data structure: a data trigger without metadata, a dangling or cyclic reference. */
+    public static final String STRUCTURE = "error.common.structure";
+    /** A missing or unusable subject. */
+    public static final String SUBJECT = "error.common.subject";
+    /** A parameter that is malformed or out of range. */
+    public static final String PARAMETER = "error.common.parameter";
+    /** The store could not answer a query. */
+    public static final String MA_QUERY = "error.ma.query";
+    /** The store could not keep a result. */
+    public static final String MA_STORAGE = "error.ma.storage";
+    /** The test could not be run or failed (responder unreachable, refused, busy). */
+    public static final String MP_MEASUREMENT = "error.mp.measurement";
+    /** The probe engine is not available on this host. */
+    public static final String MP_UNAVAILABLE = "error.mp.unavailable";
+    /** Anything unexpected; the datum says what, never with a stack trace. */
+    public static final String INTERNAL = "error.common.internal";
+
+    public static final String SUCCESS_ECHO = "success.echo";
+
+    private ErrorCodes() {
+    }
+}

@@ -1,0 +1,296 @@
+package org.nmws.service.nmwg;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.measure.Characteristic;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.Observation;
+import org.nmws.service.measure.PathSubject;
+import org.nmws.service.measure.RoundTripParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * The one entry point behind every transport: takes an NMWG v2 message, answers it pair
+ * by pair (each metadata/data pair gets its own result or error), and never lets an
+ * exception escape as anything but an NMWG error result.
+ */
+public class MessageHandler {
+    private static final Logger log = LoggerFactory.getLogger(MessageHandler.class);
+    static final String SELECT_EVENT_TYPE = "http://ggf.org/ns/nmwg/ops/select/2.0";
+    private static final int MAX_STORED_RESULTS = 1000;
+
+    private final SafeXml xml;
+    private final NmwgReader reader = new NmwgReader();
+    private final MeasurementService measurements;
+    private final Archive archive;
+    private final NmwsProperties props;
+
+    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props) {
+        this.xml = xml;
+        this.measurements = measurements;
+        this.archive = archive;
+        this.props = props;
+    }
+
+    /** Raw bytes in (plain HTTP, XML-RPC string), response bytes out. */
+    public byte[] handle(byte[] request) {
+        try {
+            return answer(reader.read(xml.parse(request))).toBytes();
+        } catch (NmwgException e) {
+            return errorMessage(null, "ErrorResponse", e).toBytes();
+        }
+    }
+
+    /** A message element already parsed by a SOAP stack, response document out. */
+    public Document handle(Element message) {
+        try {
+            xml.checkDepth(message);
+            return answer(reader.read(message)).toDocument();
+        } catch (NmwgException e) {
+            return errorMessage(null, "ErrorResponse", e).toDocument();
+        }
+    }
+
+    /** A SOAP body with no element in it. */
+    public Document handleEmptyBody() {
+        return errorMessage(null, "ErrorResponse",
+                new NmwgException(ErrorCodes.PARSE_ERROR, "the SOAP body carries no nmwg:message")).toDocument();
+    }
+
+    NmwgWriter answer(RequestMessage msg) {
+        String replyType = replyType(msg.type());
+        try {
+            return switch (msg.type()) {
+                case "EchoRequest" -> echo(msg);
+                case "MeasurementRequest", "SetupDataRequest" -> perPair(msg, replyType);
+                default -> throw new NmwgException(ErrorCodes.ACTION_NOT_SUPPORTED, "message type '" + msg.type()
+                        + "' is not supported; this service answers EchoRequest, MeasurementRequest, SetupDataRequest");
+            };
+        } catch (NmwgException e) {
+            return errorMessage(msg.id(), replyType, e);
+        }
+    }
+
+    private NmwgWriter echo(RequestMessage msg) {
+        NmwgWriter w = new NmwgWriter("EchoResponse", msg.id());
+        String ref = msg.metadata().isEmpty() ? null : msg.metadata().get(0).id();
+        w.status(ref, ErrorCodes.SUCCESS_ECHO, "The echo request has passed.");
+        return w;
+    }
+
+    private NmwgWriter perPair(RequestMessage msg, String replyType) throws NmwgException {
+        if (msg.data().isEmpty()) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, msg.type() + " has no nmwg:data trigger: nothing to answer");
+        }
+        if (msg.data().size() > props.limits().maxPairsPerMessage()) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, "message has " + msg.data().size()
+                    + " data triggers; this service answers at most " + props.limits().maxPairsPerMessage());
+        }
+        NmwgWriter w = new NmwgWriter(replyType, msg.id());
+        Map<String, RequestMessage.Metadata> byId = msg.metadataById();
+        for (RequestMessage.Data data : msg.data()) {
+            String ref = data.metadataIdRef();
+            try {
+                Resolved r = resolve(data, byId);
+                if (msg.type().equals("MeasurementRequest")) {
+                    measure(w, r);
+                } else {
+                    setupData(w, r);
+                }
+            } catch (NmwgException e) {
+                w.status(ref, e.code(), e.getMessage());
+            } catch (RuntimeException e) {
+                log.error("unexpected failure answering data {} of message {}", data.id(), msg.id(), e);
+                w.status(ref, ErrorCodes.INTERNAL, "internal error answering this request ("
+                        + e.getClass().getSimpleName() + "); it has been logged");
+            }
+        }
+        return w;
+    }
+
+    /** What a data trigger asks for, after following its metadata chain. */
+    record Resolved(String metadataId, Characteristic characteristic, String eventType, Element subject,
+                    Map<String, String> parameters, List<RequestMessage.Param> select, String key) {
+    }
+
+    /**
+     * Follows data -> metadata -> metadataIdRef (or the subject's metadataIdRef) to the end,
+     * the nearest metadata winning for each item. Dangling references and cycles are errors.
+     */
+    Resolved resolve(RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId) throws NmwgException {
+        if (data.metadataIdRef() == null) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, "data '" + data.id() + "' has no metadataIdRef");
+        }
+        String id = data.metadataIdRef();
+        Set<String> seen = new HashSet<>();
+        Element subject = null;
+        String eventType = null;
+        Characteristic characteristic = null;
+        List<String> unknown = new ArrayList<>();
+        Map<String, String> params = new LinkedHashMap<>();
+        List<RequestMessage.Param> select = new ArrayList<>();
+        String key = null;
+        while (id != null) {
+            if (!seen.add(id)) {
+                throw new NmwgException(ErrorCodes.STRUCTURE, "metadata references form a cycle through '" + id + "'");
+            }
+            RequestMessage.Metadata md = byId.get(id);
+            if (md == null) {
+                throw new NmwgException(ErrorCodes.STRUCTURE, (seen.size() == 1 ? "data '" + data.id() + "'" : "a metadata")
+                        + " refers to metadata '" + id + "', which is not in the message");
+            }
+            if (subject == null && md.subject() != null && NmwgReader.children(md.subject()).size() > 0) {
+                subject = md.subject();
+            }
+            for (String et : md.eventTypes()) {
+                if (et.startsWith(SELECT_EVENT_TYPE)) {
+                    continue;
+                }
+                Optional<Characteristic> c = Characteristic.lookup(et);
+                if (c.isPresent() && characteristic == null) {
+                    characteristic = c.get();
+                    eventType = et;
+                } else if (c.isEmpty()) {
+                    unknown.add(et);
+                }
+            }
+            for (RequestMessage.Param p : md.parameters()) {
+                params.putIfAbsent(p.name(), p.value());
+            }
+            select.addAll(md.selectParameters());
+            if (key == null) {
+                key = md.key();
+            }
+            id = md.metadataIdRef() != null ? md.metadataIdRef() : md.subjectIdRef();
+        }
+        if (characteristic == null && key == null) {
+            if (!unknown.isEmpty()) {
+                throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "eventType '" + unknown.get(0)
+                        + "' is not supported; supported: " + supported());
+            }
+            throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "metadata '" + data.metadataIdRef()
+                    + "' names no eventType; supported: " + supported());
+        }
+        return new Resolved(data.metadataIdRef(), characteristic, eventType, subject, params, select, key);
+    }
+
+    private void measure(NmwgWriter w, Resolved r) throws NmwgException {
+        if (r.subject() == null) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "MeasurementRequest needs a subject with an endPointPair");
+        }
+        if (r.characteristic() == null) {
+            throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "MeasurementRequest names no eventType to measure; supported: "
+                    + supported());
+        }
+        PathSubject subject = SubjectReader.path(r.subject());
+        try {
+            RoundTripParameters p = measurements.roundTripParameters(r.parameters());
+            Observation o = measurements.roundTrip(subject, p);
+            w.roundTrip(r.metadataId(), r.eventType(), o, p.raw());
+        } catch (MeasurementException e) {
+            throw new NmwgException(code(e.kind()), e.getMessage(), e);
+        }
+    }
+
+    private void setupData(NmwgWriter w, Resolved r) throws NmwgException {
+        boolean raw = Boolean.parseBoolean(r.parameters().getOrDefault("raw", "false"));
+        if (r.key() != null) {
+            long id;
+            try {
+                id = Long.parseLong(r.key());
+            } catch (NumberFormatException e) {
+                throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+            }
+            Observation o = archive.findById(id, raw).orElseThrow(() ->
+                    new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
+            String et = r.eventType() != null ? r.eventType() : Characteristic.PATH_DELAY_ROUNDTRIP.eventTypes().get(0);
+            w.roundTrip(r.metadataId(), et, o, raw);
+            return;
+        }
+        if (r.subject() == null) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
+        }
+        PathSubject subject = SubjectReader.path(r.subject());
+        Instant from = null;
+        Instant to = null;
+        for (RequestMessage.Param p : r.select()) {
+            String op = p.operator() == null ? "" : p.operator();
+            switch (p.name()) {
+                case "startTime" -> from = Times.parse("startTime", p.value());
+                case "endTime" -> to = Times.parse("endTime", p.value());
+                case "time" -> {
+                    if (op.equals("gte") || op.equals("gt")) {
+                        from = Times.parse("time " + op, p.value());
+                    } else if (op.equals("lte") || op.equals("lt")) {
+                        to = Times.parse("time " + op, p.value());
+                    }
+                }
+                default -> { }
+            }
+        }
+        if (from != null && to != null && from.isAfter(to)) {
+            throw new NmwgException(ErrorCodes.PARAMETER, "select startTime " + from + " is after endTime " + to);
+        }
+        List<Observation> found;
+        try {
+            found = archive.find(new ObservationQuery(r.characteristic().test(), subject.dst().host(),
+                    subject.src() == null ? null : subject.src().host(), from, to, raw, MAX_STORED_RESULTS));
+        } catch (RuntimeException e) {
+            log.error("archive query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        if (found.isEmpty()) {
+            w.noData(r.metadataId(), r.eventType(), subject, "No data in the archive for " + r.characteristic().dottedName()
+                    + " to " + subject.dst().host() + (from == null ? "" : " from " + from) + (to == null ? "" : " to " + to) + ".");
+            return;
+        }
+        for (Observation o : found) {
+            w.roundTrip(r.metadataId(), r.eventType(), o, raw);
+        }
+    }
+
+    private static String code(MeasurementException.Kind kind) {
+        return switch (kind) {
+            case PARAMETER -> ErrorCodes.PARAMETER;
+            case SUBJECT -> ErrorCodes.SUBJECT;
+            case UNAVAILABLE -> ErrorCodes.MP_UNAVAILABLE;
+            case BUSY, FAILED -> ErrorCodes.MP_MEASUREMENT;
+        };
+    }
+
+    private static String supported() {
+        StringBuilder sb = new StringBuilder();
+        for (Characteristic c : Characteristic.values()) {
+            if (sb.length() > 0) {
+                sb.append(", ");
+            }
+            sb.append(c.dottedName()).append(" (").append(c.eventTypes().get(0)).append(')');
+        }
+        return sb.toString();
+    }
+
+    private static NmwgWriter errorMessage(String messageIdRef, String replyType, NmwgException e) {
+        NmwgWriter w = new NmwgWriter(replyType, messageIdRef);
+        w.status(null, e.code(), e.getMessage());
+        return w;
+    }
+
+    static String replyType(String requestType) {
+        return requestType.endsWith("Request")
+                ? requestType.substring(0, requestType.length() - "Request".length()) + "Response"
+                : "ErrorResponse";
+    }
+}

@@ -1,0 +1,21 @@
+package org.nmws.service.nmwg;
+
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.measure.MeasurementService;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+class NmwgConfig {
+
+    @Bean
+    SafeXml safeXml(NmwsProperties props) {
+        return new SafeXml(props.xml().maxBytes(), props.xml().maxDepth());
+    }
+
+    @Bean
+    MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props) {
+        return new MessageHandler(xml, measurements, archive, props);
+    }
+}

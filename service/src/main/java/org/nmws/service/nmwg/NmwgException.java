@@ -1,0 +1,24 @@
+package org.nmws.service.nmwg;
+
+/**
+ * A protocol-level failure that becomes an NMWG error result (never a SOAP fault):
+ * the dotted error code goes in the metadata's eventType, the message in a result datum.
+ */
+public class NmwgException extends Exception {
+    private final String code;
+
+    public NmwgException(String code, String message) {
+        super(message);
+        this.code = code;
+    }
+
+    public NmwgException(String code, String message, Throwable cause) {
+        super(message, cause);
+        this.code = code;
+    }
+
+    /** The dotted error eventType, e.g. {@code error.common.parse_error}. */
+    public String code() {
+        return code;
+    }
+}

@@ -1,0 +1,131 @@
+package org.nmws.service.nmwg;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * Reads an NMWG v2 message from a DOM. Lenient about where tool elements live (any
+ * namespace for subject/parameters, text or value attributes), strict about the envelope:
+ * the root must be nmwg:message with a type.
+ */
+public final class NmwgReader {
+
+    public RequestMessage read(Document doc) throws NmwgException {
+        return read(doc.getDocumentElement());
+    }
+
+    public RequestMessage read(Element root) throws NmwgException {
+        if (!"message".equals(root.getLocalName()) || !NmwgNamespaces.BASE.equals(root.getNamespaceURI())) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "expected an nmwg:message in namespace "
+                    + NmwgNamespaces.BASE + ", got {" + nullToEmpty(root.getNamespaceURI()) + "}"
+                    + root.getLocalName());
+        }
+        String type = root.getAttribute("type").trim();
+        if (type.isEmpty()) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "nmwg:message has no type attribute");
+        }
+        List<RequestMessage.Metadata> metadata = new ArrayList<>();
+        List<RequestMessage.Data> data = new ArrayList<>();
+        for (Element child : children(root)) {
+            if (!NmwgNamespaces.BASE.equals(child.getNamespaceURI())) {
+                continue;
+            }
+            switch (child.getLocalName()) {
+                case "metadata" -> metadata.add(readMetadata(child));
+                case "data" -> data.add(new RequestMessage.Data(attr(child, "id"), attr(child, "metadataIdRef")));
+                default -> { } // message-level parameters and unknown elements carry nothing we act on
+            }
+        }
+        return new RequestMessage(attr(root, "id"), type, List.copyOf(metadata), List.copyOf(data));
+    }
+
+    private RequestMessage.Metadata readMetadata(Element md) throws NmwgException {
+        String id = attr(md, "id");
+        if (id == null) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, "an nmwg:metadata has no id");
+        }
+        Element subject = null;
+        String subjectRef = null;
+        List<String> eventTypes = new ArrayList<>();
+        List<RequestMessage.Param> params = new ArrayList<>();
+        List<RequestMessage.Param> select = new ArrayList<>();
+        String key = null;
+        for (Element c : children(md)) {
+            switch (c.getLocalName()) {
+                case "subject" -> {
+                    subject = c;
+                    subjectRef = attr(c, "metadataIdRef");
+                }
+                case "eventType" -> {
+                    String et = c.getTextContent().trim();
+                    if (!et.isEmpty()) {
+                        eventTypes.add(et);
+                    }
+                }
+                case "parameters" -> readParams(c, NmwgNamespaces.SELECT.equals(c.getNamespaceURI()) ? select : params);
+                case "key" -> key = readKey(c);
+                default -> { }
+            }
+        }
+        return new RequestMessage.Metadata(id, attr(md, "metadataIdRef"), subject, subjectRef,
+                List.copyOf(eventTypes), List.copyOf(params), List.copyOf(select), key);
+    }
+
+    private static void readParams(Element parameters, List<RequestMessage.Param> into) {
+        for (Element p : children(parameters)) {
+            if (!"parameter".equals(p.getLocalName())) {
+                continue;
+            }
+            String name = attr(p, "name");
+            if (name == null) {
+                continue;
+            }
+            String value = attr(p, "value");
+            if (value == null) {
+                value = p.getTextContent().trim();
+            }
+            into.add(new RequestMessage.Param(name, attr(p, "operator"), value));
+        }
+    }
+
+    private static String readKey(Element key) {
+        for (Element params : children(key)) {
+            if (!"parameters".equals(params.getLocalName())) {
+                continue;
+            }
+            for (Element p : children(params)) {
+                if ("maKey".equals(attr(p, "name"))) {
+                    String v = attr(p, "value");
+                    return v != null ? v : p.getTextContent().trim();
+                }
+            }
+        }
+        return null;
+    }
+
+    static List<Element> children(Element e) {
+        List<Element> out = new ArrayList<>();
+        for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n.getNodeType() == Node.ELEMENT_NODE && n.getLocalName() != null) {
+                out.add((Element) n);
+            }
+        }
+        return out;
+    }
+
+    /** The attribute's trimmed value, or null when absent or empty. */
+    static String attr(Element e, String name) {
+        if (!e.hasAttribute(name)) {
+            return null;
+        }
+        String v = e.getAttribute(name).trim();
+        return v.isEmpty() ? null : v;
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+}

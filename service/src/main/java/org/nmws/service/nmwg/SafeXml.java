@@ -1,0 +1,121 @@
+package org.nmws.service.nmwg;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.xml.sax.ErrorHandler;
+import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
+
+/**
+ * The one way nmws turns untrusted bytes into a DOM: no DTDs, no external entities or
+ * schemas, no XInclude, a size limit checked before parsing and a depth limit checked after.
+ * Every transport that carries a raw NMWG document comes through here.
+ */
+public final class SafeXml {
+    private final DocumentBuilderFactory factory;
+    private final int maxBytes;
+    private final int maxDepth;
+
+    public SafeXml(int maxBytes, int maxDepth) {
+        this.maxBytes = maxBytes;
+        this.maxDepth = maxDepth;
+        this.factory = hardenedFactory();
+    }
+
+    /** A namespace-aware factory that refuses any DOCTYPE outright. */
+    public static DocumentBuilderFactory hardenedFactory() {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        f.setXIncludeAware(false);
+        f.setExpandEntityReferences(false);
+        try {
+            f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            f.setFeature("http://xml.org/sax/features/external-general-entities", false);
+            f.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+            f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("XML parser cannot be hardened: " + e.getMessage(), e);
+        }
+        f.setAttribute(XMLConstants.ACCESS_EXTERNAL_DTD, "");
+        f.setAttribute(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+        return f;
+    }
+
+    /**
+     * Parses a document.
+     *
+     * @throws NmwgException with {@link ErrorCodes#PARSE_ERROR} for anything not acceptable
+     */
+    public Document parse(byte[] bytes) throws NmwgException {
+        if (bytes.length == 0) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "empty request: expected an NMWG XML message");
+        }
+        if (bytes.length > maxBytes) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR,
+                    "request of " + bytes.length + " bytes exceeds the limit of " + maxBytes + " bytes");
+        }
+        Document doc;
+        try {
+            DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setErrorHandler(QUIET);
+            builder.setEntityResolver((publicId, systemId) -> {
+                throw new SAXException("external entity refused: " + systemId);
+            });
+            doc = builder.parse(new ByteArrayInputStream(bytes));
+        } catch (SAXParseException e) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "request is not acceptable XML (line "
+                    + e.getLineNumber() + ", column " + e.getColumnNumber() + "): " + describe(e));
+        } catch (SAXException | IOException e) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "request is not acceptable XML: " + describe(e));
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException(e);
+        }
+        checkDepth(doc.getDocumentElement());
+        return doc;
+    }
+
+    /** Checks the nesting depth of an element tree (also for DOM handed over by SOAP). */
+    public void checkDepth(Element root) throws NmwgException {
+        if (depth(root, 1) > maxDepth) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "request nests elements deeper than " + maxDepth);
+        }
+    }
+
+    private int depth(Node node, int d) {
+        if (d > maxDepth) {
+            return d; // stop walking: already too deep
+        }
+        int max = d;
+        for (Node c = node.getFirstChild(); c != null; c = c.getNextSibling()) {
+            if (c.getNodeType() == Node.ELEMENT_NODE) {
+                max = Math.max(max, depth(c, d + 1));
+                if (max > maxDepth) {
+                    return max;
+                }
+            }
+        }
+        return max;
+    }
+
+    private static String describe(Exception e) {
+        String m = e.getMessage();
+        if (m != null && m.contains("DOCTYPE")) {
+            return "DOCTYPE declarations are not allowed";
+        }
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    private static final ErrorHandler QUIET = new ErrorHandler() {
+        @Override public void warning(SAXParseException e) { }
+        @Override public void error(SAXParseException e) throws SAXException { throw e; }
+        @Override public void fatalError(SAXParseException e) throws SAXException { throw e; }
+    };
+}

@@ -1,0 +1,35 @@
+package org.nmws.service.transport;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.nmwg.MessageHandler;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Plain HTTP: POST an NMWG message to /nmwg, get the NMWG response. The body is read up
+ * to the configured limit and no further, so an oversized post cannot exhaust memory.
+ */
+@RestController
+class HttpNmwgController {
+    private final MessageHandler handler;
+    private final int maxBytes;
+
+    HttpNmwgController(MessageHandler handler, NmwsProperties props) {
+        this.handler = handler;
+        this.maxBytes = props.xml().maxBytes();
+    }
+
+    @PostMapping(path = "/nmwg", produces = MediaType.APPLICATION_XML_VALUE)
+    ResponseEntity<byte[]> post(HttpServletRequest request) throws IOException {
+        byte[] body;
+        try (InputStream in = request.getInputStream()) {
+            body = in.readNBytes(maxBytes + 1); // one past the limit: the handler reports the oversize
+        }
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(handler.handle(body));
+    }
+}

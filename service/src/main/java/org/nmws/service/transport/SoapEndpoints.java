@@ -1,0 +1,61 @@
+package org.nmws.service.transport;
+
+import jakarta.xml.ws.BindingType;
+import jakarta.xml.ws.Provider;
+import jakarta.xml.ws.Service;
+import jakarta.xml.ws.ServiceMode;
+import jakarta.xml.ws.WebServiceProvider;
+import jakarta.xml.ws.soap.SOAPBinding;
+import javax.xml.transform.dom.DOMSource;
+import org.nmws.service.nmwg.MessageHandler;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * The SOAP 1.1 and 1.2 endpoints: Document/Literal, the body payload is the nmwg:message.
+ * They take the payload as a DOM so that any NMWG dialect reaches the handler as sent
+ * (tool-namespace subjects, unknown types) and gets an NMWG answer, not a binding fault.
+ */
+public final class SoapEndpoints {
+    static final String NAMESPACE = "http://nmws.org/ns/service/1.0/";
+    static final String WSDL = "nmws/wsdl/nmws.wsdl";
+
+    private SoapEndpoints() {
+    }
+
+    abstract static class Base implements Provider<DOMSource> {
+        private final MessageHandler handler;
+
+        Base(MessageHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public DOMSource invoke(DOMSource request) {
+            Node n = request == null ? null : request.getNode();
+            Element root = n instanceof Document d ? d.getDocumentElement() : n instanceof Element e ? e : null;
+            return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root));
+        }
+    }
+
+    @WebServiceProvider(serviceName = "MeasurementService", portName = "MeasurementSoap11Port",
+            targetNamespace = NAMESPACE, wsdlLocation = WSDL)
+    @ServiceMode(Service.Mode.PAYLOAD)
+    @BindingType(SOAPBinding.SOAP11HTTP_BINDING)
+    public static class Soap11 extends Base {
+        public Soap11(MessageHandler handler) {
+            super(handler);
+        }
+    }
+
+    @WebServiceProvider(serviceName = "MeasurementService", portName = "MeasurementSoap12Port",
+            targetNamespace = NAMESPACE, wsdlLocation = WSDL)
+    @ServiceMode(Service.Mode.PAYLOAD)
+    @BindingType(SOAPBinding.SOAP12HTTP_BINDING)
+    public static class Soap12 extends Base {
+        public Soap12(MessageHandler handler) {
+            super(handler);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.nmws.service.nmwg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class SafeXmlTest {
+    private final SafeXml xml = new SafeXml(64 * 1024, 16);
+
+    @Test
+    void aDoctypeWithAnExternalEntityIsRefusedAndTheEntityIsNeverFetched() throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            listener.setSoTimeout(300);
+            String doc = "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY x SYSTEM \"http://127.0.0.1:"
+                    + listener.getLocalPort() + "/secret\">]><m>&x;</m>";
+            NmwgException e = assertThrows(NmwgException.class, () -> xml.parse(doc.getBytes(StandardCharsets.UTF_8)));
+            assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+            assertTrue(e.getMessage().contains("DOCTYPE"), e.getMessage());
+            assertThrows(SocketTimeoutException.class, listener::accept, "the parser must not have connected");
+        }
+    }
+
+    @Test
+    void aBillionLaughsDocumentIsRefusedBeforeExpansion() {
+        String doc = "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;\">]><l>&b;</l>";
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+    }
+
+    @Test
+    void textThatIsNotXmlIsAParseError() {
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse("hello, service".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+    }
+
+    @Test
+    void anEmptyBodyIsAParseError() {
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse(new byte[0]));
+        assertTrue(e.getMessage().contains("empty"));
+    }
+
+    @Test
+    void aDocumentOverTheSizeLimitIsRefusedWithoutParsing() {
+        byte[] big = new byte[64 * 1024 + 1];
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse(big));
+        assertTrue(e.getMessage().contains("exceeds the limit of 65536 bytes"), e.getMessage());
+    }
+
+    @Test
+    void nestingDeeperThanTheLimitIsRefused() {
+        String doc = "<a>".repeat(17) + "</a>".repeat(17);
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains("deeper than 16"), e.getMessage());
+    }
+
+    @Test
+    void nestingAtTheLimitIsAccepted() throws Exception {
+        String doc = "<a>".repeat(16) + "</a>".repeat(16);
+        assertEquals("a", xml.parse(doc.getBytes(StandardCharsets.UTF_8)).getDocumentElement().getLocalName());
+    }
+}

@@ -1,0 +1,62 @@
+package org.nmws.tests;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A real nmprobe-responder process on a free loopback port, stopped with SIGTERM. */
+final class Responder implements AutoCloseable {
+    final int port;
+    final Process process;
+    final Path log;
+
+    private Responder(int port, Process process, Path log) {
+        this.port = port;
+        this.process = process;
+        this.log = log;
+    }
+
+    static Responder start() throws IOException, InterruptedException {
+        Path bin = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
+        if (!Files.isExecutable(bin)) {
+            throw new IllegalStateException("responder binary missing: " + bin.toAbsolutePath() + " (build native-probe first)");
+        }
+        int port = freePort();
+        Path log = Files.createTempFile("nmprobe-responder", ".log");
+        Process p = new ProcessBuilder(List.of(bin.toString(), "-p", Integer.toString(port), "-b", "127.0.0.1"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return new Responder(port, p, log);
+            } catch (IOException notYet) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException("responder exited: " + Files.readString(log));
+                }
+                Thread.sleep(50);
+            }
+        }
+        p.destroyForcibly();
+        throw new IllegalStateException("responder did not listen on " + port + " within 10 s: " + Files.readString(log));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy(); // SIGTERM: the responder shuts down cleanly
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}

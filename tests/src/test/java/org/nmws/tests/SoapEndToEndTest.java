@@ -1,0 +1,205 @@
+package org.nmws.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.nmws.client.NmwsClient;
+import org.nmws.client.nmwg.Message;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The foundation, end to end: the real service on a random port, a real responder
+ * process, SOAP 1.1 and 1.2 from the client generated from the WSDL and from raw HTTP,
+ * real round-trip tests through JNI, results kept in SQLite and read back.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SoapEndToEndTest {
+    static final String ENV = "http://nmws.org/ns/environment/1.0/";
+    static final String PINGER = "http://ggf.org/ns/nmwg/tools/pinger/2.0/";
+    static final String PING = "http://ggf.org/ns/nmwg/tools/ping/2.0/";
+    static final String RESULT = "http://ggf.org/ns/nmwg/result/2.0/";
+
+    @TempDir
+    Path dataDir;
+    Responder responder;
+    Service service;
+
+    @BeforeAll
+    void start() throws Exception {
+        responder = Responder.start();
+        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (service != null) {
+            service.close();
+        }
+        if (responder != null) {
+            responder.close();
+        }
+    }
+
+    @Test
+    void theGeneratedSoap11ClientGetsAnEcho() {
+        Message reply = NmwsClient.soap11(service.baseUrl).echo();
+        assertEquals("EchoResponse", reply.getType());
+        assertEquals(List.of("success.echo"), NmwsClient.eventTypes(reply));
+    }
+
+    @Test
+    void aRoundTripTestOverSoap11MeasuresTheResponderAndIsStored() {
+        Instant before = Instant.now();
+        NmwsClient client = NmwsClient.soap11(service.baseUrl);
+        Message reply = client.roundTrip("127.0.0.1", Map.of("count", "20", "interval", "0.005", "packetSize", "100"));
+        assertEquals("MeasurementResponse", reply.getType());
+        assertEquals(List.of(NmwsClient.ROUND_TRIP), NmwsClient.eventTypes(reply));
+        NmwsClient.Response r = new NmwsClient.Response(reply);
+        assertEquals("20", r.figure("sent"));
+        assertEquals("20", r.figure("received"));
+        assertEquals("0", r.figure("lossPercent"));
+        double minRtt = Double.parseDouble(r.figure("minRtt"));
+        assertTrue(minRtt > 0 && minRtt < 50, "loopback minRtt " + minRtt + " ms");
+        assertTrue(Double.parseDouble(r.figure("maxRtt")) >= Double.parseDouble(r.figure("medianRtt")));
+        assertTrue(Double.parseDouble(r.figure("medianRtt")) >= minRtt);
+
+        Message stored = client.storedRoundTrips("127.0.0.1", before, Instant.now(), false);
+        List<String> minRtts = new ArrayList<>();
+        for (Element e : new NmwsClient.Response(stored).datums()) {
+            if ("minRtt".equals(e.getAttribute("name"))) {
+                minRtts.add(e.getAttribute("value"));
+            }
+        }
+        assertTrue(minRtts.contains(r.figure("minRtt")), "stored " + minRtts + " holds " + r.figure("minRtt"));
+    }
+
+    @Test
+    void aRoundTripTestOverSoap12CarriesItsEnvironmentAndPerFrameData() throws Exception {
+        HttpResponse<String> resp = service.soap12(measurementRequest("127.0.0.1", 10, "<nmwg:parameter name=\"raw\">true</nmwg:parameter>"));
+        assertEquals(200, resp.statusCode(), resp.body());
+        assertTrue(resp.headers().firstValue("Content-Type").orElse("").startsWith("application/soap+xml"));
+        Element message = Service.validatedMessage(resp.body());
+        assertEquals("MeasurementResponse", message.getAttribute("type"));
+        NodeList frames = message.getElementsByTagNameNS(PING, "datum");
+        assertEquals(10, frames.getLength());
+        for (int i = 0; i < frames.getLength(); i++) {
+            Element f = (Element) frames.item(i);
+            assertEquals(Integer.toString(i), f.getAttribute("seqNum"));
+            assertEquals("64", f.getAttribute("numBytes"));
+            double rtt = Double.parseDouble(f.getAttribute("value"));
+            assertTrue(rtt > 0 && rtt < 50, "frame " + i + " rtt " + rtt);
+        }
+        Element env = (Element) message.getElementsByTagNameNS(ENV, "environment").item(0);
+        assertNotNull(env, "environment present");
+        NodeList hosts = env.getElementsByTagNameNS(ENV, "host");
+        assertEquals(2, hosts.getLength());
+        Element src = (Element) hosts.item(0);
+        assertEquals("src", src.getAttribute("role"));
+        assertEquals("127.0.0.1", src.getAttribute("address"));
+        assertFalse(src.getAttribute("kernel").isBlank());
+        Element nic = (Element) src.getElementsByTagNameNS(ENV, "interface").item(0);
+        assertEquals("lo", nic.getAttribute("name"));
+        assertTrue(Integer.parseInt(nic.getAttribute("mtu")) > 0);
+        Element clock = (Element) src.getElementsByTagNameNS(ENV, "clock").item(0);
+        assertFalse(clock.getAttribute("source").isBlank());
+        Element tool = (Element) env.getElementsByTagNameNS(ENV, "tool").item(0);
+        assertEquals("nmprobe", tool.getAttribute("name"));
+        assertFalse(tool.getAttribute("version").isBlank());
+        assertEquals("dst", ((Element) hosts.item(1)).getAttribute("role"));
+    }
+
+    @Test
+    void aPerfsonarStyleRawPostIsAcceptedAsSent() throws Exception {
+        HttpResponse<String> resp = service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
+                + "type=\"EchoRequest\" id=\"e1\"><nmwg:metadata id=\"m1\"><nmwg:eventType>"
+                + "http://schemas.perfsonar.net/tools/admin/echo/2.0</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>");
+        assertEquals(200, resp.statusCode(), resp.body());
+        Element message = Service.validatedMessage(resp.body());
+        assertEquals("EchoResponse", message.getAttribute("type"));
+        assertEquals("e1", message.getAttribute("messageIdRef"));
+    }
+
+    @Test
+    void theWsdlIsServedWithBothBindings() throws Exception {
+        HttpResponse<String> resp = service.get("/services/MeasurementService?wsdl");
+        assertEquals(200, resp.statusCode());
+        assertTrue(resp.body().contains("MeasurementSoap11Binding"), resp.body());
+        assertTrue(resp.body().contains("MeasurementSoap12Binding"));
+    }
+
+    @Test
+    void badInputGetsErrorResultsAndTheServiceKeepsServing() throws Exception {
+        assertError(service.soap11("<nmwg:message xmlns:nmwg=\"http://example.org/not-nmwg\" type=\"EchoRequest\"/>"),
+                "error.common.parse_error");
+        assertError(service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"TeleportRequest\"/>"),
+                "error.common.action_not_supported");
+        assertError(service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\">"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"absent\"/></nmwg:message>"), "error.common.structure");
+        assertError(service.post("/nmwg", "this is not XML at all", "application/xml", null), "error.common.parse_error");
+        assertError(service.post("/nmwg", "<a xmlns=\"urn:x\"/>", "application/xml", null), "error.common.parse_error");
+
+        // Not XML inside a SOAP envelope is an envelope-level failure: a SOAP fault, not a crash.
+        HttpResponse<String> fault = service.post("/services/MeasurementService", "not xml", "text/xml", "");
+        assertEquals(500, fault.statusCode());
+        assertTrue(fault.body().contains("Fault"), fault.body());
+
+        assertEquals(List.of("success.echo"), NmwsClient.eventTypes(NmwsClient.soap11(service.baseUrl).echo()));
+    }
+
+    @Test
+    void aDoctypeWithAnExternalEntityIsRefusedAndTheEntityIsNeverFetched() throws Exception {
+        try (ServerSocket trap = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            trap.setSoTimeout(500);
+            String doctype = "<?xml version=\"1.0\"?><!DOCTYPE m [<!ENTITY x SYSTEM \"http://127.0.0.1:"
+                    + trap.getLocalPort() + "/secret\">]>";
+            String nmwg = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"EchoRequest\">&x;</nmwg:message>";
+            assertError(service.post("/nmwg", doctype + nmwg, "application/xml", null), "error.common.parse_error");
+            HttpResponse<String> soap = service.post("/services/MeasurementService", doctype
+                    + "<S:Envelope xmlns:S=\"" + Service.SOAP11 + "\"><S:Body>" + nmwg + "</S:Body></S:Envelope>",
+                    "text/xml", "http://ggf.org/ns/nmwg/base/2.0/message/");
+            assertEquals(500, soap.statusCode(), "a DTD in the envelope is a SOAP fault");
+            assertFalse(soap.body().contains("secret"));
+            assertThrows(SocketTimeoutException.class, trap::accept, "the service must not fetch the entity");
+        }
+        assertEquals(List.of("success.echo"), NmwsClient.eventTypes(NmwsClient.soap11(service.baseUrl).echo()));
+    }
+
+    private static void assertError(HttpResponse<String> resp, String code) {
+        assertEquals(200, resp.statusCode(), "a protocol error is a normal NMWG response: " + resp.body());
+        Element message = Service.validatedMessage(resp.body());
+        NodeList ets = message.getElementsByTagNameNS(Service.NMWG, "eventType");
+        assertEquals(code, ets.item(0).getTextContent().trim(), resp.body());
+        String datum = message.getElementsByTagNameNS(RESULT, "datum").item(0).getTextContent();
+        assertFalse(datum.isBlank());
+        assertFalse(datum.contains("Exception") || datum.contains("\tat "), "no stack trace: " + datum);
+    }
+
+    static String measurementRequest(String dst, int count, String extraParams) {
+        return "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" "
+                + "type=\"MeasurementRequest\" id=\"mr1\"><nmwg:metadata id=\"m1\"><nmwg:subject id=\"s1\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst type=\"ipv4\" value=\"" + dst + "\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p1\">"
+                + "<nmwg:parameter name=\"count\">" + count + "</nmwg:parameter>"
+                + "<nmwg:parameter name=\"interval\">0.005</nmwg:parameter>" + extraParams
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
+    }
+}
