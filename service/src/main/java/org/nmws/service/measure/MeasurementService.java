@@ -47,7 +47,25 @@ public class MeasurementService {
         return measurementPoint;
     }
 
-    public RoundTripParameters roundTripParameters(Map<String, String> nmwgParameters) throws MeasurementException {
+    /** A result as kept, and whether the client asked for per-frame data. */
+    public record Measured(Observation observation, boolean raw) {
+    }
+
+    /**
+     * Runs the test that measures a characteristic, with NMWG parameters, and archives it.
+     * The one entry point for every dialect: adding a characteristic means a case here.
+     */
+    public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
+            throws MeasurementException {
+        return switch (c.test()) {
+            case ROUND_TRIP -> {
+                RoundTripParameters p = roundTripParameters(nmwgParameters);
+                yield new Measured(roundTrip(subject, p), p.raw());
+            }
+        };
+    }
+
+    RoundTripParameters roundTripParameters(Map<String, String> nmwgParameters) throws MeasurementException {
         try {
             return RoundTripParameters.parse(nmwgParameters, props.responderPort(), props.limits().maxCount(),
                     props.limits().maxDuration());
@@ -57,7 +75,7 @@ public class MeasurementService {
     }
 
     /** Runs a round-trip test from this host to the subject's dst and archives it. */
-    public Observation roundTrip(PathSubject subject, RoundTripParameters p) throws MeasurementException {
+    Observation roundTrip(PathSubject subject, RoundTripParameters p) throws MeasurementException {
         checkSourceIsLocal(subject);
         if (!Probe.isAvailable()) {
             throw new MeasurementException(MeasurementException.Kind.UNAVAILABLE, "the probe engine is not available here: "

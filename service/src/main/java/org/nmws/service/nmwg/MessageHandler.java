@@ -16,7 +16,6 @@ import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
-import org.nmws.service.measure.RoundTripParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.w3c.dom.Document;
@@ -197,9 +196,8 @@ public class MessageHandler {
         }
         PathSubject subject = SubjectReader.path(r.subject());
         try {
-            RoundTripParameters p = measurements.roundTripParameters(r.parameters());
-            Observation o = measurements.roundTrip(subject, p);
-            w.roundTrip(r.metadataId(), r.eventType(), o, p.raw());
+            MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
+            w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
         } catch (MeasurementException e) {
             throw new NmwgException(code(e.kind()), e.getMessage(), e);
         }
@@ -217,7 +215,7 @@ public class MessageHandler {
             Observation o = archive.findById(id, raw).orElseThrow(() ->
                     new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
             String et = r.eventType() != null ? r.eventType() : Characteristic.PATH_DELAY_ROUNDTRIP.eventTypes().get(0);
-            w.roundTrip(r.metadataId(), et, o, raw);
+            w.observation(r.metadataId(), et, o, raw);
             return;
         }
         if (r.subject() == null) {
@@ -258,7 +256,7 @@ public class MessageHandler {
             return;
         }
         for (Observation o : found) {
-            w.roundTrip(r.metadataId(), r.eventType(), o, raw);
+            w.observation(r.metadataId(), r.eventType(), o, raw);
         }
     }
 

@@ -75,12 +75,19 @@ public final class NmwgWriter {
         data.getAny().add(datum);
     }
 
+    /** An observation in the form its clients read, chosen by the test that took it. */
+    public void observation(String metadataIdRef, String eventType, Observation o, boolean raw) {
+        switch (o.test()) {
+            case ROUND_TRIP -> roundTrip(metadataIdRef, eventType, o, raw);
+        }
+    }
+
     /**
      * A round-trip observation: metadata with subject, eventType, every test parameter, the
      * archive key and the observation environment; data with the PingER summary datums and,
      * when asked, one ping datum per frame.
      */
-    public void roundTrip(String metadataIdRef, String eventType, Observation o, boolean raw) {
+    private void roundTrip(String metadataIdRef, String eventType, Observation o, boolean raw) {
         Metadata md = metadata(metadataIdRef);
         md.getAny().add(subject(o.subject(), md.getId()));
         md.getAny().add(NMWG.createEventType(eventType));
