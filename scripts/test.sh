@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  pkgs="cmake gcc make curl"
+  # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
+  pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

@@ -1,0 +1,170 @@
+/* delayline.c -- a user-space delay line for the namespace lab.
+ *
+ * The lab kernel has no netem, so delay and reordering are made here: packets that
+ * iptables sends to NFQUEUE are held for a fixed delay before their ACCEPT verdict, and
+ * every k-th packet is held longer so that the ones behind it overtake it (reordering
+ * with a known extent). Run it inside the router namespace with real-time priority and a
+ * 1 ns timer slack; without those, a 10 ms delay showed a p99 of 44 ms.
+ *
+ * usage: nmws-delayline -q QUEUE -d DELAY_US [-k EVERY_K -x EXTRA_US]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+#include <linux/netfilter.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_HELD 65536 /* packets held at once; the kernel queue is sized to match */
+
+typedef struct held {
+    uint64_t release_ns; /* CLOCK_MONOTONIC time of the verdict */
+    uint32_t id;         /* NFQUEUE packet id */
+} held;
+
+typedef struct line {
+    held heap[MAX_HELD];  /* min-heap on release_ns */
+    size_t n;             /* packets in the heap */
+    uint64_t delay_ns;    /* added to every packet */
+    uint64_t every_k;     /* every k-th packet is held longer; 0 = never */
+    uint64_t extra_ns;    /* how much longer */
+    uint64_t seen;        /* packets queued so far */
+    uint64_t dropped;     /* packets accepted at once because the heap was full */
+    struct nfq_q_handle *qh;
+} line;
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop = 1;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void heap_push(line *l, held h) {
+    size_t i = l->n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (l->heap[parent].release_ns <= h.release_ns) break;
+        l->heap[i] = l->heap[parent];
+        i = parent;
+    }
+    l->heap[i] = h;
+}
+
+static held heap_pop(line *l) {
+    held top = l->heap[0];
+    held last = l->heap[--l->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= l->n) break;
+        if (c + 1 < l->n && l->heap[c + 1].release_ns < l->heap[c].release_ns) c++;
+        if (last.release_ns <= l->heap[c].release_ns) break;
+        l->heap[i] = l->heap[c];
+        i = c;
+    }
+    if (l->n > 0) l->heap[i] = last;
+    return top;
+}
+
+static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa, void *data) {
+    (void)msg;
+    line *l = data;
+    struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+    if (ph == NULL) return 0;
+    uint32_t id = ntohl(ph->packet_id);
+    l->seen++;
+    if (l->n == MAX_HELD) {
+        l->dropped++;
+        return nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);
+    }
+    uint64_t hold = l->delay_ns;
+    if (l->every_k > 0 && l->seen % l->every_k == 0) hold += l->extra_ns;
+    heap_push(l, (held){now_ns() + hold, id});
+    return 0;
+}
+
+static void release_due(line *l) {
+    uint64_t now = now_ns();
+    while (l->n > 0 && l->heap[0].release_ns <= now) {
+        held h = heap_pop(l);
+        nfq_set_verdict(l->qh, h.id, NF_ACCEPT, 0, NULL);
+    }
+}
+
+int main(int argc, char **argv) {
+    static line l;
+    int queue = 0, opt;
+    while ((opt = getopt(argc, argv, "q:d:k:x:")) != -1) {
+        switch (opt) {
+        case 'q': queue = atoi(optarg); break;
+        case 'd': l.delay_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
+        case 'k': l.every_k = strtoull(optarg, NULL, 10); break;
+        case 'x': l.extra_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
+        default:
+            fprintf(stderr, "usage: %s -q QUEUE -d DELAY_US [-k EVERY_K -x EXTRA_US]\n", argv[0]);
+            return 2;
+        }
+    }
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+
+    struct nfq_handle *h = nfq_open();
+    if (h == NULL) { perror("nfq_open"); return 1; }
+    nfq_unbind_pf(h, AF_INET);
+    if (nfq_bind_pf(h, AF_INET) < 0) { perror("nfq_bind_pf"); return 1; }
+    l.qh = nfq_create_queue(h, (uint16_t)queue, on_packet, &l);
+    if (l.qh == NULL) { perror("nfq_create_queue"); return 1; }
+    if (nfq_set_mode(l.qh, NFQNL_COPY_META, 0) < 0) { perror("nfq_set_mode"); return 1; }
+    nfq_set_queue_maxlen(l.qh, MAX_HELD);
+    nfnl_rcvbufsiz(nfq_nfnlh(h), 16 * 1024 * 1024);
+    int fd = nfq_fd(h);
+    fprintf(stderr, "delayline: queue %d delay %llu us every %llu +%llu us\n", queue,
+            (unsigned long long)(l.delay_ns / 1000), (unsigned long long)l.every_k,
+            (unsigned long long)(l.extra_ns / 1000));
+    fflush(stderr);
+
+    char buf[65536] __attribute__((aligned));
+    while (!stop) {
+        int timeout_ms = 1;
+        if (l.n == 0) timeout_ms = 100;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        /* Sleep in poll only until close to the next release; the last stretch spins. */
+        if (l.n > 0) {
+            uint64_t now = now_ns(), next = l.heap[0].release_ns;
+            timeout_ms = next > now + 1500000ull ? (int)((next - now - 1000000ull) / 1000000ull) : 0;
+        }
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0 && (p.revents & POLLIN)) {
+            for (;;) {
+                ssize_t len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (len <= 0) break;
+                nfq_handle_packet(h, buf, (int)len);
+            }
+        }
+        release_due(&l);
+    }
+    while (l.n > 0) {
+        held x = heap_pop(&l);
+        nfq_set_verdict(l.qh, x.id, NF_ACCEPT, 0, NULL);
+    }
+    fprintf(stderr, "delayline: %llu packets, %llu passed undelayed (queue full)\n",
+            (unsigned long long)l.seen, (unsigned long long)l.dropped);
+    nfq_destroy_queue(l.qh);
+    nfq_close(h);
+    return 0;
+}

@@ -1,0 +1,77 @@
+package org.nmws.tests.lab;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The system under test placed in the lab: the real service (its executable jar) in A,
+ * reached over the management link, and a real responder in B.
+ */
+final class LabServices {
+    static final int SERVICE_PORT = 18080;
+    static final int RESPONDER_PORT = 8700;
+
+    final NetLab lab;
+    final String baseUrl;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private LabServices(NetLab lab) {
+        this.lab = lab;
+        this.baseUrl = "http://" + lab.aManagementAddress() + ":" + SERVICE_PORT;
+    }
+
+    static LabServices start(NetLab lab) throws IOException, InterruptedException {
+        Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
+        Path responder = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
+        if (!Files.isRegularFile(jar) || !Files.isExecutable(responder)) {
+            throw new IllegalStateException("build the service jar and responder first: " + jar.toAbsolutePath() + ", " + responder.toAbsolutePath());
+        }
+        Path data = Files.createTempDirectory("nmws-lab-data");
+        Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
+                "-p", Integer.toString(RESPONDER_PORT)), "responder");
+        Process s = lab.startIn(lab.a(), List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
+                "--server.address=" + lab.aManagementAddress(), "--nmws.data-dir=" + data,
+                "--nmws.measurement-point=lab-a"), "service");
+        NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
+        if (!r.isAlive()) {
+            throw new IllegalStateException("responder in B exited with " + r.exitValue());
+        }
+        return new LabServices(lab);
+    }
+
+    /** POSTs an NMWG message to the service's plain HTTP transport. */
+    String post(String nmwg) throws IOException, InterruptedException {
+        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/nmwg"))
+                .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/xml")
+                .POST(HttpRequest.BodyPublishers.ofString(nmwg, StandardCharsets.UTF_8)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (resp.statusCode() != 200) {
+            throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + resp.body());
+        }
+        return resp.body();
+    }
+
+    /** A MeasurementRequest from A to B for eventType with the given NMWG parameters. */
+    static String measurementRequest(String dst, String eventType, String... nameValues) {
+        StringBuilder params = new StringBuilder();
+        for (int i = 0; i < nameValues.length; i += 2) {
+            params.append("<nmwg:parameter name=\"").append(nameValues[i]).append("\">").append(nameValues[i + 1])
+                    .append("</nmwg:parameter>");
+        }
+        return "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\""
+                + " type=\"MeasurementRequest\" id=\"lab\"><nmwg:metadata id=\"m1\"><nmwg:subject id=\"s1\">"
+                + "<nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"" + dst + "\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>" + eventType + "</nmwg:eventType><nmwg:parameters id=\"p1\">"
+                + "<nmwg:parameter name=\"port\">" + RESPONDER_PORT + "</nmwg:parameter>" + params
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
+    }
+}

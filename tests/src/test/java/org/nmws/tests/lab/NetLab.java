@@ -1,0 +1,285 @@
+package org.nmws.tests.lab;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lab of network namespaces on this machine where the truth is known by construction:
+ * A -- R1 -- ... -- Rn -- B, with a management link from the test's own namespace to A.
+ * tbf in the first router sets capacity, nftables drops exactly every Nth packet, a
+ * user-space delay line delays or reorders. Everything it creates carries a random id and
+ * is removed by {@link #close()}, also when a test fails (and by a shutdown hook).
+ */
+public final class NetLab implements AutoCloseable {
+    private final String id;
+    private final int octet;
+    private final List<String> nodes = new ArrayList<>();
+    private final List<Process> processes = new ArrayList<>();
+    private final Thread cleanup = new Thread(this::removeAll, "netlab-cleanup");
+    private boolean closed;
+
+    private NetLab(int routers) {
+        this.id = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
+        this.octet = ThreadLocalRandom.current().nextInt(0, 200 - routers);
+        for (int i = 0; i <= routers + 1; i++) {
+            nodes.add("nmws-" + id + "-" + i);
+        }
+    }
+
+    /** Builds A -- R1..Rn -- B and the management link; fails the test if it cannot (root is needed). */
+    public static NetLab create(int routers) throws IOException, InterruptedException {
+        if (routers < 1) {
+            throw new IllegalArgumentException("a lab needs at least one router");
+        }
+        NetLab lab = new NetLab(routers);
+        Runtime.getRuntime().addShutdownHook(lab.cleanup);
+        try {
+            lab.build();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            lab.close();
+            throw e;
+        }
+        return lab;
+    }
+
+    private void build() throws IOException, InterruptedException {
+        for (String n : nodes) {
+            sh("ip", "netns", "add", n);
+            inNs(n, "ip", "link", "set", "lo", "up");
+        }
+        int last = nodes.size() - 1;
+        for (int i = 0; i < last; i++) {
+            sh("ip", "link", "add", left(i), "netns", nodes.get(i), "type", "veth", "peer", "name", right(i),
+                    "netns", nodes.get(i + 1));
+            inNs(nodes.get(i), "ip", "addr", "add", subnet(i) + ".1/24", "dev", left(i));
+            inNs(nodes.get(i + 1), "ip", "addr", "add", subnet(i) + ".2/24", "dev", right(i));
+            inNs(nodes.get(i), "ip", "link", "set", left(i), "up");
+            inNs(nodes.get(i + 1), "ip", "link", "set", right(i), "up");
+        }
+        // Routes: every node reaches every lab subnet through its neighbour on that side.
+        for (int n = 0; n <= last; n++) {
+            if (n > 0 && n < last) {
+                inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
+            }
+            for (int s = 0; s < last; s++) {
+                if (s == n || s == n - 1) {
+                    continue; // directly connected
+                }
+                String via = s > n ? subnet(n) + ".2" : subnet(n - 1) + ".1";
+                inNs(nodes.get(n), "ip", "route", "add", subnet(s) + ".0/24", "via", via);
+            }
+        }
+        sh("ip", "link", "add", "m" + id + "h", "type", "veth", "peer", "name", "m" + id + "a", "netns", a());
+        sh("ip", "addr", "add", mgmtPrefix() + ".1/30", "dev", "m" + id + "h");
+        sh("ip", "link", "set", "m" + id + "h", "up");
+        inNs(a(), "ip", "addr", "add", mgmtPrefix() + ".2/30", "dev", "m" + id + "a");
+        inNs(a(), "ip", "link", "set", "m" + id + "a", "up");
+    }
+
+    public String a() {
+        return nodes.get(0);
+    }
+
+    public String b() {
+        return nodes.get(nodes.size() - 1);
+    }
+
+    /** The i-th router, from 1. */
+    public String router(int i) {
+        return nodes.get(i);
+    }
+
+    /** A's address on the lab path. */
+    public String aAddress() {
+        return subnet(0) + ".1";
+    }
+
+    /** B's address on the lab path. */
+    public String bAddress() {
+        return subnet(nodes.size() - 2) + ".2";
+    }
+
+    /** The address by which router i (from 1) sends toward A: what a hop list shows. */
+    public String routerAddress(int i) {
+        return subnet(i - 1) + ".2";
+    }
+
+    /** A's address on the management link, reachable from the test's namespace. */
+    public String aManagementAddress() {
+        return mgmtPrefix() + ".2";
+    }
+
+    /** The first router's interface toward B (egress for A -> B traffic). */
+    public String r1TowardB() {
+        return left(1);
+    }
+
+    /** The first router's interface toward A (ingress of A -> B traffic). */
+    public String r1TowardA() {
+        return right(0);
+    }
+
+    /** Capacity: a token bucket on R1's egress toward B, limit = the bottleneck buffer. */
+    public void tbf(int mbit, String limitBytes) throws IOException, InterruptedException {
+        inNs(router(1), "tc", "qdisc", "add", "dev", r1TowardB(), "root", "tbf", "rate", mbit + "mbit",
+                "burst", "32kb", "limit", limitBytes);
+    }
+
+    /** Loss: R1 drops exactly one UDP packet in every n forwarded from A's side. */
+    public void dropEveryNth(int n) throws IOException, InterruptedException {
+        inNs(router(1), "nft", "add", "table", "inet", "lab");
+        inNs(router(1), "nft", "add", "chain", "inet", "lab", "fw", "{ type filter hook forward priority 0 ; policy accept ; }");
+        inNs(router(1), "nft", "add", "rule", "inet", "lab", "fw", "iifname", r1TowardA(), "meta", "l4proto", "udp",
+                "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
+    }
+
+    /**
+     * Delay (and reordering): R1 queues forwarded UDP to a user-space delay line that holds
+     * each packet delayUs, and every k-th packet extraUs longer (k = 0: no reordering).
+     * bothWays also delays B -> A traffic.
+     */
+    public void delayLine(long delayUs, int everyK, long extraUs, boolean bothWays) throws IOException, InterruptedException {
+        Path bin = Path.of(System.getProperty("nmws.delayline.bin", "target/lab/nmws-delayline"));
+        if (!Files.isExecutable(bin)) {
+            throw new IllegalStateException("delay line binary missing: " + bin.toAbsolutePath());
+        }
+        inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardA(), "-p", "udp",
+                "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass");
+        if (bothWays) {
+            inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardB(), "-p", "udp",
+                    "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass");
+        }
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", router(1), "chrt", "-f", "50",
+                bin.toAbsolutePath().toString(), "-q", "0", "-d", Long.toString(delayUs)));
+        if (everyK > 0) {
+            cmd.addAll(List.of("-k", Integer.toString(everyK), "-x", Long.toString(extraUs)));
+        }
+        Process p = start(cmd, "delayline");
+        Thread.sleep(300); // the queue binds before traffic arrives; --queue-bypass passes packets until then
+        if (!p.isAlive()) {
+            throw new IllegalStateException("delay line exited at start with status " + p.exitValue());
+        }
+    }
+
+    /** Starts a process in the lab that is killed when the lab closes; output goes to a log file. */
+    public Process start(List<String> command, String name) throws IOException {
+        Path log = Files.createTempFile("netlab-" + name, ".log");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        synchronized (processes) {
+            processes.add(p);
+        }
+        return p;
+    }
+
+    /** Starts a command inside a namespace (see {@link #start}). */
+    public Process startIn(String ns, List<String> command, String name) throws IOException {
+        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", ns));
+        full.addAll(command);
+        return start(full, name);
+    }
+
+    /** Waits until a TCP port answers, from the test's namespace. */
+    public static void awaitPort(String host, int port, Process owner, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 200);
+                return;
+            } catch (IOException notYet) {
+                if (owner != null && !owner.isAlive()) {
+                    throw new IllegalStateException("process exited with status " + owner.exitValue() + " before " + host + ":" + port + " answered");
+                }
+                Thread.sleep(100);
+            }
+        }
+        throw new IllegalStateException(host + ":" + port + " did not answer within " + timeoutMs + " ms");
+    }
+
+    /** Runs a command inside a namespace and returns its output; fails on a non-zero exit. */
+    public String inNs(String ns, String... command) throws IOException, InterruptedException {
+        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", ns));
+        full.addAll(List.of(command));
+        return sh(full.toArray(new String[0]));
+    }
+
+    public static String sh(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", command) + ": timed out");
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + ": exit " + p.exitValue() + ": " + text.trim());
+        }
+        return text;
+    }
+
+    private String left(int link) {
+        return "v" + id + link + "l";
+    }
+
+    private String right(int link) {
+        return "v" + id + link + "r";
+    }
+
+    private String subnet(int link) {
+        return "10.201." + (octet + link);
+    }
+
+    private String mgmtPrefix() {
+        return "10.202." + octet;
+    }
+
+    private synchronized void removeAll() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        synchronized (processes) {
+            for (Process p : processes) {
+                p.destroy();
+            }
+            for (Process p : processes) {
+                try {
+                    if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                        p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        for (String n : nodes) {
+            try {
+                sh("ip", "netns", "del", n);
+            } catch (IOException | InterruptedException ignored) {
+                // already gone, or never made: nothing to remove
+            }
+        }
+        try {
+            sh("ip", "link", "del", "m" + id + "h");
+        } catch (IOException | InterruptedException ignored) {
+            // went with namespace A
+        }
+    }
+
+    @Override
+    public void close() {
+        removeAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run
+        }
+    }
+}
