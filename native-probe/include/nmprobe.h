@@ -370,6 +370,164 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
                size_t errlen);
 void nmp_rr_result_free(nmp_rr_result *res);
 
+/* ----------------------------------------------------------- UDP stream
+ *
+ * The client sends 'count' frames of 'size' bytes, 'interval_ns' apart
+ * (0 = as fast as possible; busy-wait pacing on the monotonic clock), to a
+ * responder that records each arrival with its kernel receive timestamp
+ * (SO_TIMESTAMPNS). After 'timeout_ns' the client fetches the records and
+ * the responder's host counters over the control connection and computes
+ * everything below. One-way delays compare the receiver's clock with the
+ * sender's (both CLOCK_REALTIME): exact when both share a clock.
+ *
+ * Rates: "user" counts UDP payload bits; "wire" counts, per frame, payload
+ * + UDP 8 + IP 20 (IPv6 40) + Ethernet header 14 + FCS 4 + preamble/SFD 8 +
+ * inter-frame gap 12 bytes (= payload + 66 for IPv4), i.e. what the frame
+ * occupies on an Ethernet link. Buffer estimates count bytes as a queue
+ * holds them: payload + UDP + IP + Ethernet header (no FCS, preamble, IFG). */
+
+#define NMP_HIST_MAX 1000            /* most histogram bins */
+
+typedef struct nmp_stream_spec {
+    const char *host;                /* responder name or literal */
+    int port;                        /* responder control port */
+    uint32_t count;                  /* frames to send */
+    uint32_t size;                   /* UDP payload bytes, NMP_FRAME_HDR..NMP_FRAME_MAX */
+    uint64_t interval_ns;            /* spacing, 0 = back to back */
+    uint64_t timeout_ns;             /* wait after the last send before fetching records */
+    int ttl;                         /* outgoing TTL, 0 = system default */
+    uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
+    uint32_t hist_bins;              /* inter-arrival histogram bins, 0 = 50 */
+    uint64_t hist_width_ns;          /* bin width, 0 = automatic */
+} nmp_stream_spec;
+
+typedef struct nmp_stream_result {
+    uint32_t requested;              /* frames asked for */
+    uint32_t sent;                   /* frames sent */
+    uint32_t received;               /* distinct frames recorded by the receiver */
+    uint32_t lost;                   /* sent - received */
+    uint32_t duplicates;             /* extra arrivals of a seq */
+    uint32_t reordered;              /* RFC 4737 reordered arrivals (seq below next expected) */
+    uint64_t records_over;           /* arrivals the receiver could not record */
+    uint64_t invalid;                /* datagrams the receiver ignored */
+    double loss_percent;             /* 100 * lost / sent */
+    /* sender */
+    nmp_walltime_ns first_send_wall, last_send_wall; /* wall clock of the first and last send */
+    double send_spacing_ns;          /* achieved mean spacing (monotonic), (last - first) / (sent - 1) */
+    double send_user_mbps;           /* payload rate offered */
+    double send_wire_mbps;           /* wire rate offered */
+    /* receiver */
+    nmp_walltime_ns first_arrival_wall, last_arrival_wall; /* kernel timestamps */
+    double recv_user_mbps;           /* (received - 1) * size * 8 / (last - first arrival) */
+    double recv_wire_mbps;           /* the same with wire bytes per frame */
+    uint32_t wire_overhead;          /* wire bytes added to each payload (66 IPv4, 86 IPv6) */
+    /* reordering, RFC 4737 over first arrivals */
+    double reorder_ratio;            /* reordered / received */
+    uint32_t reorder_max_extent;     /* largest reordering extent (arrival positions) */
+    double n_reorder_ratio[3];       /* n-reordering ratio for n = 1, 2, 3 */
+    /* one-way delay over first arrivals, ns */
+    double owd_min_ns, owd_median_ns, owd_mean_ns, owd_p95_ns, owd_p99_ns, owd_max_ns;
+    double jitter_ns;                /* owd p95 - p50 */
+    double ipdv_mean_abs_ns;         /* RFC 3393: mean |owd(i+1) - owd(i)| over consecutive seqs both received */
+    uint32_t ipdv_pairs;             /* pairs used */
+    /* inter-arrival times between consecutive first arrivals, ns */
+    double iat_min_ns, iat_mean_ns, iat_max_ns;
+    double hist_lo_ns;               /* left edge of bin 0 */
+    double hist_width_ns;            /* bin width */
+    uint32_t hist_bins;              /* bins in hist */
+    uint64_t *hist;                  /* counts (owned) */
+    uint64_t hist_under, hist_over;  /* values outside the bins */
+    /* loss pattern: gaps in frames between consecutive lost seqs */
+    uint32_t loss_intervals;         /* number of gaps (losses - 1) */
+    double loss_interval_mean;       /* mean gap, frames */
+    double loss_exp_rate;            /* fitted exponential rate, 1/frames */
+    double loss_exp_ks_d;            /* Kolmogorov-Smirnov distance of the fit (NaN if < 2 gaps) */
+    /* loss onset and bottleneck buffer */
+    int64_t first_loss_seq;          /* lowest lost seq, -1 if none */
+    double rate_before_loss_mbps;    /* payload rate received before the first loss */
+    double rate_after_loss_mbps;     /* payload rate received after it */
+    double buffer_est_frames;        /* frames sent before the first loss minus frames delivered meanwhile */
+    double buffer_est_bytes;         /* the same in queued bytes (payload + 42 IPv4 / 62 IPv6) */
+    double queue_delay_at_loss_ns;   /* owd of the last frame before the loss minus the minimum owd */
+    double buffer_est_delay_bytes;   /* that delay times the post-loss rate, in queued bytes */
+    /* hosts */
+    double sender_cpu_percent;       /* busy CPU share on the sender during the test */
+    double receiver_cpu_percent;     /* on the receiver, admission to RESULTS */
+    uint64_t sender_interrupts;      /* interrupt count delta */
+    uint64_t receiver_interrupts;
+    uint64_t receiver_udp_in;        /* UDP datagrams delivered on the receiver (its netns) */
+    uint64_t receiver_rcvbuf_drops;  /* UDP drops at full socket buffers on the receiver */
+    uint32_t network_lost;           /* lost minus receiver socket drops, >= 0 */
+    /* identity */
+    nmp_walltime_ns start_wall, end_wall; /* test start and end */
+    char local_addr[64];             /* sender address */
+    char remote_addr[64];            /* responder address */
+    int remote_port;                 /* responder control port */
+    /* per-frame arrays of 'requested' entries, indexed by seq (owned) */
+    int32_t *seq;                    /* 0..requested-1 */
+    nmp_walltime_ns *send_wall;      /* sender wall clock, 0 if not sent */
+    nmp_walltime_ns *arrival_wall;   /* first arrival (kernel timestamp), 0 if lost */
+    int64_t *owd_ns;                 /* one-way delay, -1 if lost */
+    int32_t *bytes;                  /* payload bytes received, 0 if lost */
+} nmp_stream_result;
+
+/* Runs one stream test; result ownership and errors as nmp_rr_run. */
+int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stream_result *res, char *err,
+                   size_t errlen);
+/* Allocates the per-frame arrays and histogram of res for 'count' frames
+ * and 'bins' bins (seq filled, others zero / -1). Returns 0 or -ENOMEM. */
+int nmp_stream_result_alloc(nmp_stream_result *res, uint32_t count, uint32_t bins);
+void nmp_stream_result_free(nmp_stream_result *res);
+
+/* The analysis part of nmp_stream_run, for tests: res must be allocated and
+ * hold requested, sent, send_wall[] and (optionally, else send_wall is used)
+ * send_mono[] per seq; recs are the receiver records in arrival order; size
+ * is the payload size and ipv6 selects header sizes; hist_width_ns 0 =
+ * automatic. Fills every derived field except hosts and identity. */
+int nmp_stream_analyze(nmp_stream_result *res, const nmp_monotime_ns *send_mono, const nmp_rec *recs, size_t nrec,
+                       uint32_t size, int ipv6, uint64_t hist_width_ns);
+
+/* -------------------------------------------------- latency vs frame size
+ *
+ * Runs one rr test per size (each its own session) and fits a line through
+ * the per-size minimum RTT: slope (us per byte) reflects the sum of the
+ * transfer rates on the path, intercept (us) the fixed per-packet costs. */
+
+#define NMP_SCAN_MAX_SIZES 64
+
+typedef struct nmp_scan_point {
+    uint32_t size;                   /* UDP payload bytes */
+    uint32_t sent, received;         /* frames */
+    double min_ns, mean_ns, median_ns, max_ns; /* RTT over received frames (NaN if none) */
+    double hist_lo_ns, hist_width_ns; /* RTT histogram geometry */
+    uint64_t *hist;                  /* hist_bins counts (owned by the scan result) */
+    uint64_t hist_under, hist_over;  /* RTTs outside the bins */
+} nmp_scan_point;
+
+typedef struct nmp_scan_spec {
+    nmp_rr_spec rr;                  /* host, port, count, interval, timeout, ttl (size ignored) */
+    const uint32_t *sizes;           /* sizes to test, in order */
+    uint32_t nsizes;                 /* 2..NMP_SCAN_MAX_SIZES */
+    uint32_t hist_bins;              /* RTT histogram bins per size, 0 = 50 */
+    uint64_t hist_width_ns;          /* bin width, 0 = automatic per size */
+} nmp_scan_spec;
+
+typedef struct nmp_scan_result {
+    uint32_t npoints;                /* points measured */
+    nmp_scan_point points[NMP_SCAN_MAX_SIZES]; /* one per size */
+    uint32_t hist_bins;              /* bins per point */
+    double slope_us_per_byte;        /* least-squares fit of min RTT vs size */
+    double intercept_us;
+    double r2;
+    int fit_ok;                      /* nonzero when the fit exists (>= 2 sizes answered) */
+    char remote_addr[64];            /* responder address */
+} nmp_scan_result;
+
+/* Progress counts frames over all sizes. Result ownership as nmp_rr_run. */
+int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_result *res, char *err,
+                 size_t errlen);
+void nmp_scan_result_free(nmp_scan_result *res);
+
 /* ------------------------------------------------------------- errors */
 
 /* snprintf-style helper: writes "fmt..." into err (if errlen > 0). */

@@ -21,8 +21,11 @@ static void on_signal(int sig) {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: nmprobe rr --host HOST [options]\n"
-            "  request-response latency test against an nmprobe-responder\n"
+            "usage: nmprobe rr|stream|scan --host HOST [options]\n"
+            "  rr      request-response latency test against an nmprobe-responder\n"
+            "  stream  one-way UDP stream: rates, loss, reordering, one-way delay, host load\n"
+            "  scan    latency versus frame size (--sizes 64,512,1472), with a line fit\n"
+            "common options:\n"
             "  -H, --host HOST          responder name or address (IPv4 or IPv6)\n"
             "  -p, --port PORT          responder control port (default %d)\n"
             "  -c, --count N            frames to send (default 10)\n"
@@ -32,6 +35,10 @@ static void usage(FILE *f) {
             "      --ttl N              outgoing TTL / hop limit (default: system)\n"
             "      --json               print JSON\n"
             "      --frames             include per-frame records\n"
+            "stream: defaults --count 1000 --size 1472 --interval-us 100 --timeout-ms 500\n"
+            "      --bins N             inter-arrival histogram bins (default 50)\n"
+            "      --bin-width-us US    histogram bin width (default automatic)\n"
+            "scan: --sizes LIST         comma-separated frame sizes (default 64,128,256,512,1024,1472)\n"
             "  -h, --help               this help\n",
             NMP_DEFAULT_PORT, NMP_FRAME_HDR, NMP_FRAME_MAX);
 }
@@ -102,18 +109,46 @@ static void print_rr_human(const nmp_rr_result *r, int frames) {
     }
 }
 
-static int cmd_rr(int argc, char **argv) {
+/* Options of every subcommand; which apply depends on the command. */
+typedef struct cli_opts {
+    nmp_rr_spec rr;                 /* host, port, count, size, interval, timeout, ttl */
+    int count_set, size_set, interval_set, timeout_set; /* given explicitly */
+    uint32_t bins;                  /* histogram bins, 0 = default */
+    uint64_t bin_width_ns;          /* histogram width, 0 = automatic */
+    uint32_t sizes[NMP_SCAN_MAX_SIZES]; /* scan sizes */
+    uint32_t nsizes;                /* how many */
+    int json, frames;               /* output format */
+} cli_opts;
+
+static int parse_sizes(const char *s, cli_opts *o) {
+    char buf[1024], *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", s);
+    o->nsizes = 0;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (o->nsizes >= NMP_SCAN_MAX_SIZES || parse_num("--sizes", t, NMP_FRAME_HDR, NMP_FRAME_MAX, &v) < 0) return -1;
+        o->sizes[o->nsizes++] = (uint32_t)v;
+    }
+    return o->nsizes >= 2 ? 0 : -1;
+}
+
+/* Parses argv into o; returns 0, 1 (help printed) or 2 (usage error). */
+static int parse_opts(int argc, char **argv, cli_opts *o) {
     static const struct option opts[] = {
         {"host", required_argument, NULL, 'H'},      {"port", required_argument, NULL, 'p'},
         {"count", required_argument, NULL, 'c'},     {"size", required_argument, NULL, 's'},
         {"interval-us", required_argument, NULL, 'i'}, {"timeout-ms", required_argument, NULL, 't'},
         {"ttl", required_argument, NULL, 'T'},       {"json", no_argument, NULL, 'j'},
         {"frames", no_argument, NULL, 'F'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"bins", required_argument, NULL, 'b'},      {"bin-width-us", required_argument, NULL, 'w'},
+        {"sizes", required_argument, NULL, 'S'},     {NULL, 0, NULL, 0}};
     nmp_rr_spec spec = {.port = NMP_DEFAULT_PORT, .count = 10, .size = 64, .interval_ns = 1000000,
                         .timeout_ns = 1000000000};
-    int json = 0, frames = 0, c;
+    int c;
     double v;
+    static const uint32_t default_sizes[] = {64, 128, 256, 512, 1024, 1472};
+    memcpy(o->sizes, default_sizes, sizeof(default_sizes));
+    o->nsizes = 6;
     while ((c = getopt_long(argc, argv, "H:p:c:s:i:t:h", opts, NULL)) != -1) {
         switch (c) {
         case 'H': spec.host = optarg; break;
@@ -124,33 +159,63 @@ static int cmd_rr(int argc, char **argv) {
         case 'c':
             if (parse_num("--count", optarg, 1, 10000000, &v) < 0) return 2;
             spec.count = (uint32_t)v;
+            o->count_set = 1;
             break;
         case 's':
             if (parse_num("--size", optarg, NMP_FRAME_HDR, NMP_FRAME_MAX, &v) < 0) return 2;
             spec.size = (uint32_t)v;
+            o->size_set = 1;
             break;
         case 'i':
             if (parse_num("--interval-us", optarg, 0, 60e6, &v) < 0) return 2;
             spec.interval_ns = (uint64_t)(v * 1000);
+            o->interval_set = 1;
             break;
         case 't':
             if (parse_num("--timeout-ms", optarg, 0, 60000, &v) < 0) return 2;
             spec.timeout_ns = (uint64_t)(v * 1e6);
+            o->timeout_set = 1;
             break;
         case 'T':
             if (parse_num("--ttl", optarg, 0, 255, &v) < 0) return 2;
             spec.ttl = (int)v;
             break;
-        case 'j': json = 1; break;
-        case 'F': frames = 1; break;
-        case 'h': usage(stdout); return 0;
+        case 'j': o->json = 1; break;
+        case 'F': o->frames = 1; break;
+        case 'b':
+            if (parse_num("--bins", optarg, 1, NMP_HIST_MAX, &v) < 0) return 2;
+            o->bins = (uint32_t)v;
+            break;
+        case 'w':
+            if (parse_num("--bin-width-us", optarg, 0, 60e6, &v) < 0) return 2;
+            o->bin_width_ns = (uint64_t)(v * 1000);
+            break;
+        case 'S':
+            if (parse_sizes(optarg, o) < 0) {
+                fprintf(stderr, "nmprobe: --sizes wants 2..%d comma-separated sizes in %d..%d\n",
+                        NMP_SCAN_MAX_SIZES, NMP_FRAME_HDR, NMP_FRAME_MAX);
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }
     }
     if (spec.host == NULL) {
-        fprintf(stderr, "nmprobe rr: --host is required\n");
+        fprintf(stderr, "nmprobe: --host is required\n");
         return 2;
     }
+    o->rr = spec;
+    return 0;
+}
+
+static int cmd_rr(int argc, char **argv) {
+    cli_opts o;
+    memset(&o, 0, sizeof(o));
+    int prc = parse_opts(argc, argv, &o);
+    if (prc) return prc == 1 ? 0 : 2;
+    nmp_rr_spec spec = o.rr;
+    int json = o.json, frames = o.frames;
     nmp_control ctl = {.cancel = &cancel_flag};
     nmp_rr_result res;
     char err[NMP_ERRLEN];
@@ -165,6 +230,195 @@ static int cmd_rr(int argc, char **argv) {
     else
         print_rr_human(&res, frames);
     nmp_rr_result_free(&res);
+    return rc < 0 ? 1 : 0;
+}
+
+static void print_stream_human(const nmp_stream_result *r, int frames) {
+    printf("stream %s -> %s (control port %d)\n", r->local_addr, r->remote_addr, r->remote_port);
+    printf("  frames: requested %u, sent %u, received %u, lost %u (%.3f %%), duplicates %u\n", r->requested, r->sent,
+           r->received, r->lost, r->loss_percent, r->duplicates);
+    printf("  sender: spacing %.0f ns, %.2f Mbit/s user, %.2f Mbit/s wire\n", r->send_spacing_ns, r->send_user_mbps,
+           r->send_wire_mbps);
+    printf("  receiver: %.2f Mbit/s user, %.2f Mbit/s wire (wire = payload + %u B per frame: UDP 8, IP, Ethernet 14, "
+           "FCS 4, preamble+IFG 20)\n",
+           r->recv_user_mbps, r->recv_wire_mbps, r->wire_overhead);
+    printf("  reordering (RFC 4737): %u reordered, ratio %.4f, max extent %u, n-reordering 1/2/3 = %.4f/%.4f/%.4f\n",
+           r->reordered, r->reorder_ratio, r->reorder_max_extent, r->n_reorder_ratio[0], r->n_reorder_ratio[1],
+           r->n_reorder_ratio[2]);
+    printf("  one-way delay ms: min %.4f median %.4f mean %.4f p95 %.4f p99 %.4f max %.4f; jitter (p95-p50) %.4f; "
+           "mean |ipdv| %.4f\n",
+           r->owd_min_ns / 1e6, r->owd_median_ns / 1e6, r->owd_mean_ns / 1e6, r->owd_p95_ns / 1e6,
+           r->owd_p99_ns / 1e6, r->owd_max_ns / 1e6, r->jitter_ns / 1e6, r->ipdv_mean_abs_ns / 1e6);
+    printf("  inter-arrival us: min %.2f mean %.2f max %.2f; histogram from %.2f us, %.2f us bins:", r->iat_min_ns / 1e3,
+           r->iat_mean_ns / 1e3, r->iat_max_ns / 1e3, r->hist_lo_ns / 1e3, r->hist_width_ns / 1e3);
+    for (uint32_t i = 0; i < r->hist_bins; i++) printf(" %llu", (unsigned long long)r->hist[i]);
+    printf(" (under %llu, over %llu)\n", (unsigned long long)r->hist_under, (unsigned long long)r->hist_over);
+    printf("  loss pattern: %u gaps, mean %.2f frames, exponential rate %.5f/frame, KS distance %.3f\n",
+           r->loss_intervals, r->loss_interval_mean, r->loss_exp_rate, r->loss_exp_ks_d);
+    if (r->first_loss_seq >= 0)
+        printf("  loss onset: first lost seq %lld; before %.2f Mbit/s, after %.2f Mbit/s; buffer ~ %.1f frames = %.0f B "
+               "(queue delay %.3f ms -> %.0f B)\n",
+               (long long)r->first_loss_seq, r->rate_before_loss_mbps, r->rate_after_loss_mbps, r->buffer_est_frames,
+               r->buffer_est_bytes, r->queue_delay_at_loss_ns / 1e6, r->buffer_est_delay_bytes);
+    printf("  hosts: cpu sender %.1f %% receiver %.1f %%; interrupts sender %llu receiver %llu; receiver UDP in %llu, "
+           "socket-buffer drops %llu; network loss %u\n",
+           r->sender_cpu_percent, r->receiver_cpu_percent, (unsigned long long)r->sender_interrupts,
+           (unsigned long long)r->receiver_interrupts, (unsigned long long)r->receiver_udp_in,
+           (unsigned long long)r->receiver_rcvbuf_drops, r->network_lost);
+    if (frames) {
+        printf("  %8s %20s %20s %12s %6s\n", "seq", "send_epoch_ns", "arrival_epoch_ns", "owd_ns", "bytes");
+        for (uint32_t i = 0; i < r->requested; i++)
+            printf("  %8d %20lld %20lld %12lld %6d\n", r->seq[i], (long long)r->send_wall[i],
+                   (long long)r->arrival_wall[i], (long long)r->owd_ns[i], r->bytes[i]);
+    }
+}
+
+static void print_stream_json(const nmp_stream_result *r, int frames, int cancelled) {
+    printf("{\n  \"test\": \"stream\",\n  \"cancelled\": %s,\n", cancelled ? "true" : "false");
+    printf("  \"localAddress\": \"%s\",\n  \"remoteAddress\": \"%s\",\n  \"remotePort\": %d,\n", r->local_addr,
+           r->remote_addr, r->remote_port);
+    printf("  \"requested\": %u,\n  \"sent\": %u,\n  \"received\": %u,\n  \"lost\": %u,\n  \"duplicates\": %u,\n",
+           r->requested, r->sent, r->received, r->lost, r->duplicates);
+    printf("  \"reordered\": %u,\n  \"maxReorderExtent\": %u,\n  \"wireOverheadBytes\": %u,\n", r->reordered,
+           r->reorder_max_extent, r->wire_overhead);
+    printf("  \"firstLossSeq\": %lld,\n  \"lossIntervals\": %u,\n  \"ipdvPairs\": %u,\n", (long long)r->first_loss_seq,
+           r->loss_intervals, r->ipdv_pairs);
+    printf("  \"senderInterrupts\": %llu,\n  \"receiverInterrupts\": %llu,\n  \"receiverUdpIn\": %llu,\n",
+           (unsigned long long)r->sender_interrupts, (unsigned long long)r->receiver_interrupts,
+           (unsigned long long)r->receiver_udp_in);
+    printf("  \"receiverSocketDrops\": %llu,\n  \"networkLost\": %u,\n", (unsigned long long)r->receiver_rcvbuf_drops,
+           r->network_lost);
+    printf("  \"firstSendEpochNanos\": %lld,\n  \"lastSendEpochNanos\": %lld,\n", (long long)r->first_send_wall,
+           (long long)r->last_send_wall);
+    printf("  \"firstArrivalEpochNanos\": %lld,\n  \"lastArrivalEpochNanos\": %lld,\n",
+           (long long)r->first_arrival_wall, (long long)r->last_arrival_wall);
+    jnum("lossPercent", r->loss_percent, 1);
+    jnum("sendSpacingNs", r->send_spacing_ns, 1);
+    jnum("sendUserMbps", r->send_user_mbps, 1);
+    jnum("sendWireMbps", r->send_wire_mbps, 1);
+    jnum("recvUserMbps", r->recv_user_mbps, 1);
+    jnum("recvWireMbps", r->recv_wire_mbps, 1);
+    jnum("reorderRatio", r->reorder_ratio, 1);
+    jnum("n1ReorderRatio", r->n_reorder_ratio[0], 1);
+    jnum("n2ReorderRatio", r->n_reorder_ratio[1], 1);
+    jnum("n3ReorderRatio", r->n_reorder_ratio[2], 1);
+    jnum("minOwdMs", r->owd_min_ns / 1e6, 1);
+    jnum("medianOwdMs", r->owd_median_ns / 1e6, 1);
+    jnum("meanOwdMs", r->owd_mean_ns / 1e6, 1);
+    jnum("p95OwdMs", r->owd_p95_ns / 1e6, 1);
+    jnum("p99OwdMs", r->owd_p99_ns / 1e6, 1);
+    jnum("maxOwdMs", r->owd_max_ns / 1e6, 1);
+    jnum("jitterMs", r->jitter_ns / 1e6, 1);
+    jnum("meanAbsIpdvMs", r->ipdv_mean_abs_ns / 1e6, 1);
+    jnum("minInterArrivalNs", r->iat_min_ns, 1);
+    jnum("meanInterArrivalNs", r->iat_mean_ns, 1);
+    jnum("maxInterArrivalNs", r->iat_max_ns, 1);
+    jnum("lossIntervalMean", r->loss_interval_mean, 1);
+    jnum("lossExpRate", r->loss_exp_rate, 1);
+    jnum("lossExpKsDistance", r->loss_exp_ks_d, 1);
+    jnum("rateBeforeLossMbps", r->rate_before_loss_mbps, 1);
+    jnum("rateAfterLossMbps", r->rate_after_loss_mbps, 1);
+    jnum("bufferEstimateFrames", r->buffer_est_frames, 1);
+    jnum("bufferEstimateBytes", r->buffer_est_bytes, 1);
+    jnum("queueDelayAtLossMs", r->queue_delay_at_loss_ns / 1e6, 1);
+    jnum("bufferEstimateByDelayBytes", r->buffer_est_delay_bytes, 1);
+    jnum("senderCpuPercent", r->sender_cpu_percent, 1);
+    jnum("receiverCpuPercent", r->receiver_cpu_percent, 1);
+    jnum("histogramStartNs", r->hist_lo_ns, 1);
+    jnum("histogramBinWidthNs", r->hist_width_ns, 1);
+    printf("  \"histogram\": [");
+    for (uint32_t i = 0; i < r->hist_bins; i++) printf("%s%llu", i ? ", " : "", (unsigned long long)r->hist[i]);
+    printf("],\n  \"histogramUnder\": %llu,\n  \"histogramOver\": %llu,\n", (unsigned long long)r->hist_under,
+           (unsigned long long)r->hist_over);
+    printf("  \"startEpochNanos\": %lld,\n  \"endEpochNanos\": %lld%s\n", (long long)r->start_wall,
+           (long long)r->end_wall, frames ? "," : "");
+    if (frames) {
+        printf("  \"frames\": [\n");
+        for (uint32_t i = 0; i < r->requested; i++)
+            printf("    {\"seq\": %d, \"sendEpochNanos\": %lld, \"arrivalEpochNanos\": %lld, \"owdNanos\": %lld, "
+                   "\"bytes\": %d}%s\n",
+                   r->seq[i], (long long)r->send_wall[i], (long long)r->arrival_wall[i], (long long)r->owd_ns[i],
+                   r->bytes[i], i + 1 < r->requested ? "," : "");
+        printf("  ]\n");
+    }
+    printf("}\n");
+}
+
+static int cmd_stream(int argc, char **argv) {
+    cli_opts o;
+    memset(&o, 0, sizeof(o));
+    int prc = parse_opts(argc, argv, &o);
+    if (prc) return prc == 1 ? 0 : 2;
+    nmp_stream_spec spec = {.host = o.rr.host, .port = o.rr.port, .count = o.count_set ? o.rr.count : 1000,
+                            .size = o.size_set ? o.rr.size : 1472,
+                            .interval_ns = o.interval_set ? o.rr.interval_ns : 100000,
+                            .timeout_ns = o.timeout_set ? o.rr.timeout_ns : 500000000, .ttl = o.rr.ttl,
+                            .hist_bins = o.bins, .hist_width_ns = o.bin_width_ns};
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_stream_result res;
+    char err[NMP_ERRLEN];
+    int rc = nmp_stream_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        fprintf(stderr, "nmprobe stream: %s\n", err);
+        return 1;
+    }
+    if (rc == -ECANCELED) fprintf(stderr, "nmprobe stream: %s\n", err);
+    if (o.json)
+        print_stream_json(&res, o.frames, rc == -ECANCELED);
+    else
+        print_stream_human(&res, o.frames);
+    nmp_stream_result_free(&res);
+    return rc < 0 ? 1 : 0;
+}
+
+static int cmd_scan(int argc, char **argv) {
+    cli_opts o;
+    memset(&o, 0, sizeof(o));
+    int prc = parse_opts(argc, argv, &o);
+    if (prc) return prc == 1 ? 0 : 2;
+    nmp_scan_spec spec = {.rr = o.rr, .sizes = o.sizes, .nsizes = o.nsizes, .hist_bins = o.bins,
+                          .hist_width_ns = o.bin_width_ns};
+    if (!o.count_set) spec.rr.count = 100;
+    if (!o.interval_set) spec.rr.interval_ns = 100000;
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_scan_result res;
+    char err[NMP_ERRLEN];
+    int rc = nmp_scan_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        fprintf(stderr, "nmprobe scan: %s\n", err);
+        return 1;
+    }
+    if (o.json) {
+        printf("{\n  \"test\": \"scan\",\n  \"cancelled\": %s,\n  \"remoteAddress\": \"%s\",\n",
+               rc == -ECANCELED ? "true" : "false", res.remote_addr);
+        jnum("slopeUsPerByte", res.slope_us_per_byte, 1);
+        jnum("interceptUs", res.intercept_us, 1);
+        jnum("r2", res.r2, 1);
+        printf("  \"points\": [\n");
+        for (uint32_t i = 0; i < res.npoints; i++) {
+            const nmp_scan_point *p = &res.points[i];
+            printf("    {\"size\": %u, \"sent\": %u, \"received\": %u, \"minRttMs\": %.6f, \"meanRttMs\": %.6f, "
+                   "\"medianRttMs\": %.6f, \"maxRttMs\": %.6f, \"histogramStartNs\": %.1f, \"histogramBinWidthNs\": %.1f, "
+                   "\"histogram\": [",
+                   p->size, p->sent, p->received, p->min_ns / 1e6, p->mean_ns / 1e6, p->median_ns / 1e6,
+                   p->max_ns / 1e6, p->hist_lo_ns, p->hist_width_ns);
+            for (uint32_t b = 0; b < res.hist_bins; b++) printf("%s%llu", b ? ", " : "", (unsigned long long)p->hist[b]);
+            printf("], \"histogramUnder\": %llu, \"histogramOver\": %llu}%s\n", (unsigned long long)p->hist_under,
+                   (unsigned long long)p->hist_over, i + 1 < res.npoints ? "," : "");
+        }
+        printf("  ]\n}\n");
+    } else {
+        printf("scan -> %s: %u sizes\n  %6s %6s %6s %10s %10s %10s %10s\n", res.remote_addr, res.npoints, "size",
+               "sent", "recv", "min_us", "mean_us", "median_us", "max_us");
+        for (uint32_t i = 0; i < res.npoints; i++) {
+            const nmp_scan_point *p = &res.points[i];
+            printf("  %6u %6u %6u %10.2f %10.2f %10.2f %10.2f\n", p->size, p->sent, p->received, p->min_ns / 1e3,
+                   p->mean_ns / 1e3, p->median_ns / 1e3, p->max_ns / 1e3);
+        }
+        printf("  fit of min RTT: slope %.6f us/byte, intercept %.3f us, r^2 %.4f\n", res.slope_us_per_byte,
+               res.intercept_us, res.r2);
+    }
+    nmp_scan_result_free(&res);
     return rc < 0 ? 1 : 0;
 }
 
@@ -184,6 +438,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(argv[1], "rr") == 0) return cmd_rr(argc - 1, argv + 1);
-    fprintf(stderr, "nmprobe: unknown command %s (want rr)\n", argv[1]);
+    if (strcmp(argv[1], "stream") == 0) return cmd_stream(argc - 1, argv + 1);
+    if (strcmp(argv[1], "scan") == 0) return cmd_scan(argc - 1, argv + 1);
+    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream or scan)\n", argv[1]);
     return 2;
 }

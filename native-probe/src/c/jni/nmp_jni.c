@@ -16,7 +16,7 @@
 
 #define PROBE_CLASS "org/nmws/probe/Probe"
 #define CONTROL_CLASS "org/nmws/probe/ProbeControl"
-#define NMP_JNI_ABI 1
+#define NMP_JNI_ABI 2
 
 _Static_assert(sizeof(jint) == sizeof(int32_t), "jint is 32 bits");
 _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong is 64 bits");
@@ -152,12 +152,231 @@ end:
     return rc;
 }
 
+/* Reads a Java byte[] host name into a NUL-terminated heap string. */
+static char *host_string(JNIEnv *env, jbyteArray host, jbyteArray errbuf) {
+    if (host == NULL) {
+        put_err(env, errbuf, "host is null");
+        return NULL;
+    }
+    jsize hl = (*env)->GetArrayLength(env, host);
+    char *h = calloc((size_t)hl + 1, 1);
+    if (h == NULL) {
+        put_err(env, errbuf, "out of memory");
+        return NULL;
+    }
+    (*env)->GetByteArrayRegion(env, host, 0, hl, (jbyte *)h);
+    if (strlen(h) != (size_t)hl) {
+        put_err(env, errbuf, "host contains a NUL byte");
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static volatile int32_t *cancel_flag(JNIEnv *env, jobject buf) {
+    if (buf == NULL || (*env)->GetDirectBufferCapacity(env, buf) < 4) return NULL;
+    return (volatile int32_t *)(*env)->GetDirectBufferAddress(env, buf);
+}
+
+static int len_at_least(JNIEnv *env, jarray a, jsize n) { return a != NULL && (*env)->GetArrayLength(env, a) >= n; }
+
+#define SL(name) org_nmws_probe_Probe_ST_L_##name
+#define SD(name) org_nmws_probe_Probe_ST_D_##name
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nUdpStream(
+    JNIEnv *env, jclass cls, jbyteArray host, jint port, jint count, jint size, jlong interval_ns, jlong timeout_ns,
+    jint ttl_out, jint bins, jlong bin_width_ns, jobject cancel_buf, jobject control, jlongArray sumL,
+    jdoubleArray sumD, jobjectArray addrs, jlongArray hist, jintArray seq, jlongArray send, jlongArray arr,
+    jlongArray owd, jintArray bytes, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_stream_result res;
+    memset(&res, 0, sizeof(res));
+    if (count < 1 || bins < 1 || bins > NMP_HIST_MAX || interval_ns < 0 || timeout_ns < 0 || bin_width_ns < 0 ||
+        !len_at_least(env, sumL, org_nmws_probe_Probe_ST_LONGS) ||
+        !len_at_least(env, sumD, org_nmws_probe_Probe_ST_DOUBLES) || !len_at_least(env, addrs, 2) ||
+        !len_at_least(env, hist, bins) || !len_at_least(env, seq, count) || !len_at_least(env, send, count) ||
+        !len_at_least(env, arr, count) || !len_at_least(env, owd, count) || !len_at_least(env, bytes, count)) {
+        put_err(env, errbuf, "udpStream: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_stream_spec spec = {.host = hostz, .port = port, .count = (uint32_t)count, .size = (uint32_t)size,
+                            .interval_ns = (uint64_t)interval_ns, .timeout_ns = (uint64_t)timeout_ns,
+                            .ttl = ttl_out, .hist_bins = (uint32_t)bins, .hist_width_ns = (uint64_t)bin_width_ns};
+    int rc = nmp_stream_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    jlong l[org_nmws_probe_Probe_ST_LONGS];
+    jdouble d[org_nmws_probe_Probe_ST_DOUBLES];
+    l[SL(REQUESTED)] = res.requested;
+    l[SL(SENT)] = res.sent;
+    l[SL(RECEIVED)] = res.received;
+    l[SL(LOST)] = res.lost;
+    l[SL(DUPLICATES)] = res.duplicates;
+    l[SL(REORDERED)] = res.reordered;
+    l[SL(MAX_EXTENT)] = res.reorder_max_extent;
+    l[SL(FIRST_SEND)] = res.first_send_wall;
+    l[SL(LAST_SEND)] = res.last_send_wall;
+    l[SL(FIRST_ARRIVAL)] = res.first_arrival_wall;
+    l[SL(LAST_ARRIVAL)] = res.last_arrival_wall;
+    l[SL(WIRE_OVERHEAD)] = res.wire_overhead;
+    l[SL(IPDV_PAIRS)] = res.ipdv_pairs;
+    l[SL(HIST_UNDER)] = (jlong)res.hist_under;
+    l[SL(HIST_OVER)] = (jlong)res.hist_over;
+    l[SL(LOSS_INTERVALS)] = res.loss_intervals;
+    l[SL(FIRST_LOSS_SEQ)] = res.first_loss_seq;
+    l[SL(SND_INTR)] = (jlong)res.sender_interrupts;
+    l[SL(RCV_INTR)] = (jlong)res.receiver_interrupts;
+    l[SL(RCV_UDP_IN)] = (jlong)res.receiver_udp_in;
+    l[SL(RCV_DROPS)] = (jlong)res.receiver_rcvbuf_drops;
+    l[SL(NETWORK_LOST)] = res.network_lost;
+    l[SL(INVALID)] = (jlong)res.invalid;
+    l[SL(OVER)] = (jlong)res.records_over;
+    l[SL(START_EPOCH)] = res.start_wall;
+    l[SL(END_EPOCH)] = res.end_wall;
+    l[SL(REMOTE_PORT)] = res.remote_port;
+    l[SL(CANCELLED)] = rc == -ECANCELED;
+    d[SD(LOSS_PERCENT)] = res.loss_percent;
+    d[SD(SEND_SPACING_NS)] = res.send_spacing_ns;
+    d[SD(SEND_USER_MBPS)] = res.send_user_mbps;
+    d[SD(SEND_WIRE_MBPS)] = res.send_wire_mbps;
+    d[SD(RECV_USER_MBPS)] = res.recv_user_mbps;
+    d[SD(RECV_WIRE_MBPS)] = res.recv_wire_mbps;
+    d[SD(REORDER_RATIO)] = res.reorder_ratio;
+    d[SD(NREORDER1)] = res.n_reorder_ratio[0];
+    d[SD(NREORDER2)] = res.n_reorder_ratio[1];
+    d[SD(NREORDER3)] = res.n_reorder_ratio[2];
+    d[SD(OWD_MIN_MS)] = res.owd_min_ns / 1e6;
+    d[SD(OWD_MEDIAN_MS)] = res.owd_median_ns / 1e6;
+    d[SD(OWD_MEAN_MS)] = res.owd_mean_ns / 1e6;
+    d[SD(OWD_P95_MS)] = res.owd_p95_ns / 1e6;
+    d[SD(OWD_P99_MS)] = res.owd_p99_ns / 1e6;
+    d[SD(OWD_MAX_MS)] = res.owd_max_ns / 1e6;
+    d[SD(JITTER_MS)] = res.jitter_ns / 1e6;
+    d[SD(IPDV_MS)] = res.ipdv_mean_abs_ns / 1e6;
+    d[SD(IAT_MIN_NS)] = res.iat_min_ns;
+    d[SD(IAT_MEAN_NS)] = res.iat_mean_ns;
+    d[SD(IAT_MAX_NS)] = res.iat_max_ns;
+    d[SD(HIST_LO_NS)] = res.hist_lo_ns;
+    d[SD(HIST_WIDTH_NS)] = res.hist_width_ns;
+    d[SD(LOSS_MEAN)] = res.loss_interval_mean;
+    d[SD(LOSS_RATE)] = res.loss_exp_rate;
+    d[SD(LOSS_KS)] = res.loss_exp_ks_d;
+    d[SD(RATE_BEFORE_MBPS)] = res.rate_before_loss_mbps;
+    d[SD(RATE_AFTER_MBPS)] = res.rate_after_loss_mbps;
+    d[SD(BUF_FRAMES)] = res.buffer_est_frames;
+    d[SD(BUF_BYTES)] = res.buffer_est_bytes;
+    d[SD(QDELAY_MS)] = res.queue_delay_at_loss_ns / 1e6;
+    d[SD(BUF_DELAY_BYTES)] = res.buffer_est_delay_bytes;
+    d[SD(SND_CPU)] = res.sender_cpu_percent;
+    d[SD(RCV_CPU)] = res.receiver_cpu_percent;
+    (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_ST_LONGS, l);
+    (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_ST_DOUBLES, d);
+    _Static_assert(sizeof(jlong) == sizeof(uint64_t), "histogram counts fit jlong");
+    (*env)->SetLongArrayRegion(env, hist, 0, bins, (const jlong *)res.hist);
+    (*env)->SetIntArrayRegion(env, seq, 0, count, (const jint *)res.seq);
+    (*env)->SetLongArrayRegion(env, send, 0, count, (const jlong *)res.send_wall);
+    (*env)->SetLongArrayRegion(env, arr, 0, count, (const jlong *)res.arrival_wall);
+    (*env)->SetLongArrayRegion(env, owd, 0, count, (const jlong *)res.owd_ns);
+    (*env)->SetIntArrayRegion(env, bytes, 0, count, (const jint *)res.bytes);
+    jstring js = (*env)->NewStringUTF(env, res.local_addr);
+    if (js) (*env)->SetObjectArrayElement(env, addrs, 0, js);
+    js = (*env)->NewStringUTF(env, res.remote_addr);
+    if (js) (*env)->SetObjectArrayElement(env, addrs, 1, js);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    nmp_stream_result_free(&res);
+    free(hostz);
+    return rc;
+}
+
+#define PL(name) org_nmws_probe_Probe_SC_PL_##name
+#define PD(name) org_nmws_probe_Probe_SC_PD_##name
+_Static_assert(org_nmws_probe_Probe_SC_MAX_SIZES == NMP_SCAN_MAX_SIZES, "scan size limits agree");
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nLatencyScan(
+    JNIEnv *env, jclass cls, jbyteArray host, jint port, jintArray sizes, jint count, jlong interval_ns,
+    jlong timeout_ns, jint ttl_out, jint bins, jobject cancel_buf, jobject control, jlongArray pl, jdoubleArray pd,
+    jlongArray hist, jdoubleArray fit, jlongArray info, jobjectArray addr, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_scan_result res;
+    uint32_t sz[NMP_SCAN_MAX_SIZES];
+    memset(&res, 0, sizeof(res));
+    jsize ns = sizes ? (*env)->GetArrayLength(env, sizes) : 0;
+    if (ns < 2 || ns > NMP_SCAN_MAX_SIZES || count < 1 || bins < 1 || bins > NMP_HIST_MAX || interval_ns < 0 ||
+        timeout_ns < 0 || !len_at_least(env, pl, ns * org_nmws_probe_Probe_SC_PL) ||
+        !len_at_least(env, pd, ns * org_nmws_probe_Probe_SC_PD) || !len_at_least(env, hist, ns * bins) ||
+        !len_at_least(env, fit, 3) || !len_at_least(env, info, 2) || !len_at_least(env, addr, 1)) {
+        put_err(env, errbuf, "latencyScan: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    jint tmp[NMP_SCAN_MAX_SIZES];
+    (*env)->GetIntArrayRegion(env, sizes, 0, ns, tmp);
+    for (jsize i = 0; i < ns; i++) sz[i] = (uint32_t)tmp[i];
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_scan_spec spec = {.rr = {.host = hostz, .port = port, .count = (uint32_t)count,
+                                 .interval_ns = (uint64_t)interval_ns, .timeout_ns = (uint64_t)timeout_ns,
+                                 .ttl = ttl_out},
+                          .sizes = sz, .nsizes = (uint32_t)ns, .hist_bins = (uint32_t)bins};
+    int rc = nmp_scan_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    for (uint32_t i = 0; i < res.npoints; i++) {
+        const nmp_scan_point *p = &res.points[i];
+        jlong l[org_nmws_probe_Probe_SC_PL];
+        jdouble d[org_nmws_probe_Probe_SC_PD];
+        l[PL(SIZE)] = p->size;
+        l[PL(SENT)] = p->sent;
+        l[PL(RECEIVED)] = p->received;
+        l[PL(UNDER)] = (jlong)p->hist_under;
+        l[PL(OVER)] = (jlong)p->hist_over;
+        d[PD(MIN_MS)] = p->min_ns / 1e6;
+        d[PD(MEAN_MS)] = p->mean_ns / 1e6;
+        d[PD(MEDIAN_MS)] = p->median_ns / 1e6;
+        d[PD(MAX_MS)] = p->max_ns / 1e6;
+        d[PD(HIST_LO_NS)] = p->hist_lo_ns;
+        d[PD(HIST_WIDTH_NS)] = p->hist_width_ns;
+        (*env)->SetLongArrayRegion(env, pl, (jsize)i * org_nmws_probe_Probe_SC_PL, org_nmws_probe_Probe_SC_PL, l);
+        (*env)->SetDoubleArrayRegion(env, pd, (jsize)i * org_nmws_probe_Probe_SC_PD, org_nmws_probe_Probe_SC_PD, d);
+        (*env)->SetLongArrayRegion(env, hist, (jsize)i * bins, bins, (const jlong *)p->hist);
+    }
+    jdouble f[3] = {res.slope_us_per_byte, res.intercept_us, res.r2};
+    jlong inf[2] = {res.npoints, rc == -ECANCELED};
+    (*env)->SetDoubleArrayRegion(env, fit, 0, 3, f);
+    (*env)->SetLongArrayRegion(env, info, 0, 2, inf);
+    jstring js = (*env)->NewStringUTF(env, res.remote_addr);
+    if (js) (*env)->SetObjectArrayElement(env, addr, 0, js);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    nmp_scan_result_free(&res);
+    free(hostz);
+    return rc;
+}
+
 static const JNINativeMethod probe_methods[] = {
     {"nAbi", "()I", (void *)Java_org_nmws_probe_Probe_nAbi},
     {"nVersion", "()Ljava/lang/String;", (void *)Java_org_nmws_probe_Probe_nVersion},
     {"nRoundTrip",
      "([BIIIJJILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[I[J[J[I[I[B)I",
      (void *)Java_org_nmws_probe_Probe_nRoundTrip},
+    {"nUdpStream",
+     "([BIIIJJIIJLjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[J[I[J[J[J[I[B)I",
+     (void *)Java_org_nmws_probe_Probe_nUdpStream},
+    {"nLatencyScan",
+     "([BI[IIJJIILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[J[D[J[Ljava/lang/String;[B)I",
+     (void *)Java_org_nmws_probe_Probe_nLatencyScan},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -2,6 +2,9 @@ package org.nmws.probe;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,7 +16,7 @@ import java.util.Optional;
 public final class Probe {
 
   /** Bumped whenever the native call layout below changes; checked against the library. */
-  static final int ABI = 1;
+  static final int ABI = 2;
 
   // Layout of the summary arrays passed to nRoundTrip. javac -h exports these constants into the
   // generated header, which the C side includes, so both sides share one definition.
@@ -39,6 +42,90 @@ public final class Probe {
   static final int RR_D_MAX_IPD_MS = 7;
   static final int RR_D_IQR_IPD_MS = 8;
   static final int RR_DOUBLES = 9;
+
+
+  // Layout of the summary arrays passed to nUdpStream.
+  static final int ST_L_REQUESTED = 0;
+  static final int ST_L_SENT = 1;
+  static final int ST_L_RECEIVED = 2;
+  static final int ST_L_LOST = 3;
+  static final int ST_L_DUPLICATES = 4;
+  static final int ST_L_REORDERED = 5;
+  static final int ST_L_MAX_EXTENT = 6;
+  static final int ST_L_FIRST_SEND = 7;
+  static final int ST_L_LAST_SEND = 8;
+  static final int ST_L_FIRST_ARRIVAL = 9;
+  static final int ST_L_LAST_ARRIVAL = 10;
+  static final int ST_L_WIRE_OVERHEAD = 11;
+  static final int ST_L_IPDV_PAIRS = 12;
+  static final int ST_L_HIST_UNDER = 13;
+  static final int ST_L_HIST_OVER = 14;
+  static final int ST_L_LOSS_INTERVALS = 15;
+  static final int ST_L_FIRST_LOSS_SEQ = 16;
+  static final int ST_L_SND_INTR = 17;
+  static final int ST_L_RCV_INTR = 18;
+  static final int ST_L_RCV_UDP_IN = 19;
+  static final int ST_L_RCV_DROPS = 20;
+  static final int ST_L_NETWORK_LOST = 21;
+  static final int ST_L_INVALID = 22;
+  static final int ST_L_OVER = 23;
+  static final int ST_L_START_EPOCH = 24;
+  static final int ST_L_END_EPOCH = 25;
+  static final int ST_L_REMOTE_PORT = 26;
+  static final int ST_L_CANCELLED = 27;
+  static final int ST_LONGS = 28;
+
+  static final int ST_D_LOSS_PERCENT = 0;
+  static final int ST_D_SEND_SPACING_NS = 1;
+  static final int ST_D_SEND_USER_MBPS = 2;
+  static final int ST_D_SEND_WIRE_MBPS = 3;
+  static final int ST_D_RECV_USER_MBPS = 4;
+  static final int ST_D_RECV_WIRE_MBPS = 5;
+  static final int ST_D_REORDER_RATIO = 6;
+  static final int ST_D_NREORDER1 = 7;
+  static final int ST_D_NREORDER2 = 8;
+  static final int ST_D_NREORDER3 = 9;
+  static final int ST_D_OWD_MIN_MS = 10;
+  static final int ST_D_OWD_MEDIAN_MS = 11;
+  static final int ST_D_OWD_MEAN_MS = 12;
+  static final int ST_D_OWD_P95_MS = 13;
+  static final int ST_D_OWD_P99_MS = 14;
+  static final int ST_D_OWD_MAX_MS = 15;
+  static final int ST_D_JITTER_MS = 16;
+  static final int ST_D_IPDV_MS = 17;
+  static final int ST_D_IAT_MIN_NS = 18;
+  static final int ST_D_IAT_MEAN_NS = 19;
+  static final int ST_D_IAT_MAX_NS = 20;
+  static final int ST_D_HIST_LO_NS = 21;
+  static final int ST_D_HIST_WIDTH_NS = 22;
+  static final int ST_D_LOSS_MEAN = 23;
+  static final int ST_D_LOSS_RATE = 24;
+  static final int ST_D_LOSS_KS = 25;
+  static final int ST_D_RATE_BEFORE_MBPS = 26;
+  static final int ST_D_RATE_AFTER_MBPS = 27;
+  static final int ST_D_BUF_FRAMES = 28;
+  static final int ST_D_BUF_BYTES = 29;
+  static final int ST_D_QDELAY_MS = 30;
+  static final int ST_D_BUF_DELAY_BYTES = 31;
+  static final int ST_D_SND_CPU = 32;
+  static final int ST_D_RCV_CPU = 33;
+  static final int ST_DOUBLES = 34;
+
+  // Layout of the per-point arrays passed to nLatencyScan (point i at i * SC_PL / i * SC_PD).
+  static final int SC_PL_SIZE = 0;
+  static final int SC_PL_SENT = 1;
+  static final int SC_PL_RECEIVED = 2;
+  static final int SC_PL_UNDER = 3;
+  static final int SC_PL_OVER = 4;
+  static final int SC_PL = 5;
+  static final int SC_PD_MIN_MS = 0;
+  static final int SC_PD_MEAN_MS = 1;
+  static final int SC_PD_MEDIAN_MS = 2;
+  static final int SC_PD_MAX_MS = 3;
+  static final int SC_PD_HIST_LO_NS = 4;
+  static final int SC_PD_HIST_WIDTH_NS = 5;
+  static final int SC_PD = 6;
+  static final int SC_MAX_SIZES = 64;
 
   static final int ERRLEN = 256;
 
@@ -166,6 +253,124 @@ public final class Probe {
         sumL[RR_L_CANCELLED] != 0);
   }
 
+  /** Runs a UDP stream test without progress or cancellation. */
+  public static UdpStreamResult udpStream(UdpStreamSpec spec) {
+    return udpStream(spec, new ProbeControl());
+  }
+
+  /**
+   * Runs a one-way UDP stream test to an nmprobe responder, blocking until the receiver's records
+   * are fetched and analysed. Cancelling stops sending; the records of what was sent are still
+   * fetched and the result has {@code cancelled() == true}.
+   *
+   * @throws ProbeException as {@link #roundTrip(RoundTripSpec, ProbeControl)}
+   */
+  public static UdpStreamResult udpStream(UdpStreamSpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("udpStream");
+    int n = spec.count();
+    long[] l = new long[ST_LONGS];
+    double[] d = new double[ST_DOUBLES];
+    String[] addrs = new String[2];
+    long[] hist = new long[spec.histogramBins()];
+    int[] seq = new int[n];
+    long[] send = new long[n];
+    long[] arrival = new long[n];
+    long[] owd = new long[n];
+    int[] bytes = new int[n];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nUdpStream(spec.host().getBytes(StandardCharsets.UTF_8), spec.port(), n,
+          spec.packetSize(), spec.intervalNanos(), spec.timeoutNanos(), spec.ttl(),
+          spec.histogramBins(), spec.histogramBinWidthNanos(), control.cancelFlag(), control, l, d,
+          addrs, hist, seq, send, arrival, owd, bytes, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("udpStream", -rc, message(err));
+    }
+    return new UdpStreamResult(
+        (int) l[ST_L_REQUESTED], (int) l[ST_L_SENT], (int) l[ST_L_RECEIVED], (int) l[ST_L_LOST],
+        (int) l[ST_L_DUPLICATES], d[ST_D_LOSS_PERCENT],
+        new UdpStreamResult.Sender(l[ST_L_FIRST_SEND], l[ST_L_LAST_SEND], d[ST_D_SEND_SPACING_NS],
+            d[ST_D_SEND_USER_MBPS], d[ST_D_SEND_WIRE_MBPS]),
+        new UdpStreamResult.Receiver(l[ST_L_FIRST_ARRIVAL], l[ST_L_LAST_ARRIVAL],
+            d[ST_D_RECV_USER_MBPS], d[ST_D_RECV_WIRE_MBPS], (int) l[ST_L_WIRE_OVERHEAD]),
+        new UdpStreamResult.Reordering((int) l[ST_L_REORDERED], d[ST_D_REORDER_RATIO],
+            (int) l[ST_L_MAX_EXTENT],
+            new double[] {d[ST_D_NREORDER1], d[ST_D_NREORDER2], d[ST_D_NREORDER3]}),
+        new UdpStreamResult.OneWayDelay(d[ST_D_OWD_MIN_MS], d[ST_D_OWD_MEDIAN_MS],
+            d[ST_D_OWD_MEAN_MS], d[ST_D_OWD_P95_MS], d[ST_D_OWD_P99_MS], d[ST_D_OWD_MAX_MS],
+            d[ST_D_JITTER_MS], d[ST_D_IPDV_MS], (int) l[ST_L_IPDV_PAIRS]),
+        new UdpStreamResult.Histogram(d[ST_D_HIST_LO_NS], d[ST_D_HIST_WIDTH_NS], hist,
+            l[ST_L_HIST_UNDER], l[ST_L_HIST_OVER], d[ST_D_IAT_MIN_NS], d[ST_D_IAT_MEAN_NS],
+            d[ST_D_IAT_MAX_NS]),
+        new UdpStreamResult.LossPattern((int) l[ST_L_LOSS_INTERVALS], d[ST_D_LOSS_MEAN],
+            d[ST_D_LOSS_RATE], d[ST_D_LOSS_KS]),
+        new UdpStreamResult.LossOnset(l[ST_L_FIRST_LOSS_SEQ], d[ST_D_RATE_BEFORE_MBPS],
+            d[ST_D_RATE_AFTER_MBPS], d[ST_D_BUF_FRAMES], d[ST_D_BUF_BYTES], d[ST_D_QDELAY_MS],
+            d[ST_D_BUF_DELAY_BYTES]),
+        new UdpStreamResult.Hosts(d[ST_D_SND_CPU], d[ST_D_RCV_CPU], l[ST_L_SND_INTR],
+            l[ST_L_RCV_INTR], l[ST_L_RCV_UDP_IN], l[ST_L_RCV_DROPS], (int) l[ST_L_NETWORK_LOST],
+            l[ST_L_INVALID], l[ST_L_OVER]),
+        l[ST_L_START_EPOCH], l[ST_L_END_EPOCH], addrs[0], addrs[1], (int) l[ST_L_REMOTE_PORT],
+        seq, send, arrival, owd, bytes, l[ST_L_CANCELLED] != 0);
+  }
+
+  /** Runs a latency scan without progress or cancellation. */
+  public static LatencyScanResult latencyScan(LatencyScanSpec spec) {
+    return latencyScan(spec, new ProbeControl());
+  }
+
+  /**
+   * Runs one request-response test per frame size and fits a line through the per-size minimum
+   * RTT. Progress counts frames over all sizes. Cancelling keeps the sizes measured so far.
+   *
+   * @throws ProbeException as {@link #roundTrip(RoundTripSpec, ProbeControl)}
+   */
+  public static LatencyScanResult latencyScan(LatencyScanSpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("latencyScan");
+    int[] sizes = spec.sizes();
+    int bins = spec.histogramBins();
+    long[] pl = new long[sizes.length * SC_PL];
+    double[] pd = new double[sizes.length * SC_PD];
+    long[] hist = new long[sizes.length * bins];
+    double[] fit = new double[3];
+    long[] info = new long[2];
+    String[] addr = new String[1];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nLatencyScan(spec.host().getBytes(StandardCharsets.UTF_8), spec.port(), sizes,
+          spec.countPerSize(), spec.intervalNanos(), spec.timeoutNanos(), spec.ttl(), bins,
+          control.cancelFlag(), control, pl, pd, hist, fit, info, addr, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("latencyScan", -rc, message(err));
+    }
+    List<LatencyScanResult.SizePoint> points = new ArrayList<>();
+    for (int i = 0; i < (int) info[0]; i++) {
+      int a = i * SC_PL;
+      int b = i * SC_PD;
+      points.add(new LatencyScanResult.SizePoint((int) pl[a + SC_PL_SIZE],
+          (int) pl[a + SC_PL_SENT], (int) pl[a + SC_PL_RECEIVED], pd[b + SC_PD_MIN_MS],
+          pd[b + SC_PD_MEAN_MS], pd[b + SC_PD_MEDIAN_MS], pd[b + SC_PD_MAX_MS],
+          pd[b + SC_PD_HIST_LO_NS], pd[b + SC_PD_HIST_WIDTH_NS],
+          Arrays.copyOfRange(hist, i * bins, (i + 1) * bins), pl[a + SC_PL_UNDER],
+          pl[a + SC_PL_OVER]));
+    }
+    return new LatencyScanResult(points, fit[0], fit[1], fit[2], addr[0], info[1] != 0);
+  }
+
   private static void requireAvailable(String call) {
     if (UNAVAILABLE != null) {
       throw new ProbeException(
@@ -211,6 +416,48 @@ public final class Probe {
   }
 
   private static native int nAbi();
+
+  private static native int nUdpStream(
+      byte[] host,
+      int port,
+      int count,
+      int packetSize,
+      long intervalNanos,
+      long timeoutNanos,
+      int ttl,
+      int histogramBins,
+      long histogramBinWidthNanos,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] summaryLongs,
+      double[] summaryDoubles,
+      String[] addresses,
+      long[] histogram,
+      int[] seq,
+      long[] sendEpochNanos,
+      long[] arrivalEpochNanos,
+      long[] owdNanos,
+      int[] bytes,
+      byte[] errorMessage);
+
+  private static native int nLatencyScan(
+      byte[] host,
+      int port,
+      int[] sizes,
+      int countPerSize,
+      long intervalNanos,
+      long timeoutNanos,
+      int ttl,
+      int histogramBins,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] pointLongs,
+      double[] pointDoubles,
+      long[] histograms,
+      double[] fit,
+      long[] info,
+      String[] remoteAddress,
+      byte[] errorMessage);
 
   private static native String nVersion();
 

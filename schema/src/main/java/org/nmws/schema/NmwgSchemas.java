@@ -19,7 +19,8 @@ public final class NmwgSchemas {
     /** The XSD files under nmws/xsd/, imports last so that includes resolve. */
     public static final List<String> FILES = List.of(
             "nmwg-base.xsd", "nmwg-topology.xsd", "nmwg-result.xsd", "nmwg-time.xsd",
-            "nmwg-select.xsd", "nmwg-ping.xsd", "nmwg-pinger.xsd", "nmws-environment.xsd");
+            "nmwg-select.xsd", "nmwg-ping.xsd", "nmwg-pinger.xsd", "nmwg-owamp-summary.xsd", "nmwg-owamp-owd.xsd",
+            "nmwg-iperf.xsd", "nmws-result.xsd", "nmws-environment.xsd");
 
     private static volatile Schema schema;
 

@@ -1,0 +1,477 @@
+/* nmp_stream.c -- the UDP stream test (UDPmon's throughput test): paced
+ * frames one way, receiver records with kernel timestamps fetched over the
+ * control connection, and the analysis of those records: rates, loss,
+ * RFC 4737 reordering, one-way delay and RFC 3393 IPDV, inter-arrival
+ * histogram, loss pattern and the bottleneck buffer seen at loss onset. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "nmp_client.h"
+
+#define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
+#define PROGRESS_NS 100000000ull    /* progress callback period */
+#define DEFAULT_BINS 50
+
+void nmp_stream_result_free(nmp_stream_result *res) {
+    free(res->seq);
+    free(res->send_wall);
+    free(res->arrival_wall);
+    free(res->owd_ns);
+    free(res->bytes);
+    free(res->hist);
+    res->seq = NULL;
+    res->send_wall = res->arrival_wall = NULL;
+    res->owd_ns = NULL;
+    res->bytes = NULL;
+    res->hist = NULL;
+}
+
+int nmp_stream_result_alloc(nmp_stream_result *res, uint32_t count, uint32_t bins) {
+    res->requested = count;
+    res->hist_bins = bins;
+    res->seq = malloc((size_t)count * sizeof(*res->seq));
+    res->send_wall = calloc(count, sizeof(*res->send_wall));
+    res->arrival_wall = calloc(count, sizeof(*res->arrival_wall));
+    res->owd_ns = malloc((size_t)count * sizeof(*res->owd_ns));
+    res->bytes = calloc(count, sizeof(*res->bytes));
+    res->hist = calloc(bins ? bins : 1, sizeof(*res->hist));
+    if (!res->seq || !res->send_wall || !res->arrival_wall || !res->owd_ns || !res->bytes || !res->hist) {
+        nmp_stream_result_free(res);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        res->seq[i] = (int32_t)i;
+        res->owd_ns[i] = -1;
+    }
+    return 0;
+}
+
+/* Quantiles of an already sorted array (type 7). */
+static double q7(const double *s, size_t n, double q) {
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(h);
+    if (lo + 1 >= n) return s[n - 1];
+    return s[lo] + (h - (double)lo) * (s[lo + 1] - s[lo]);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* RFC 4737 reordering over the first-arrival sequence fs[0..n). */
+static void reordering(nmp_stream_result *res, const uint32_t *fs, size_t n) {
+    uint32_t *pmax = malloc((n ? n : 1) * sizeof(*pmax)); /* running maximum of seq */
+    uint64_t nre[3] = {0, 0, 0};
+    uint32_t next_exp = 0, reordered = 0, max_extent = 0;
+    if (pmax == NULL) return;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = fs[i];
+        pmax[i] = i == 0 || s > pmax[i - 1] ? s : pmax[i - 1];
+        if (s >= next_exp) {
+            next_exp = s + 1;
+            continue;
+        }
+        reordered++;
+        /* extent: i minus the earliest position whose seq exceeds s (pmax is monotone) */
+        size_t lo = 0, hi = i;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (pmax[mid] > s)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (i - lo > max_extent) max_extent = (uint32_t)(i - lo);
+        for (size_t k = 1; k <= 3; k++) {
+            int all = i >= k;
+            for (size_t j = 1; all && j <= k; j++) all = fs[i - j] > s;
+            if (all) nre[k - 1]++;
+        }
+    }
+    free(pmax);
+    res->reordered = reordered;
+    res->reorder_max_extent = max_extent;
+    res->reorder_ratio = n ? (double)reordered / (double)n : 0;
+    for (int k = 0; k < 3; k++) res->n_reorder_ratio[k] = n ? (double)nre[k] / (double)n : 0;
+}
+
+/* Payload rate in Mbit/s of frames [first..last] of the given count. */
+static double rate_mbps(uint32_t frames, uint32_t size, double span_ns) {
+    if (frames < 2 || !(span_ns > 0)) return NAN;
+    return (double)(frames - 1) * size * 8.0 / span_ns * 1e3;
+}
+
+int nmp_stream_analyze(nmp_stream_result *res, const nmp_monotime_ns *send_mono, const nmp_rec *recs, size_t nrec,
+                       uint32_t size, int ipv6, uint64_t hist_width_ns) {
+    uint32_t n = res->requested;
+    uint32_t ip = ipv6 ? 40 : 20;
+    uint32_t queued_per_frame = size + 8 + ip + 14;
+    int rc = -ENOMEM;
+    uint32_t *fs = malloc((nrec ? nrec : 1) * sizeof(*fs));
+    double *owd = malloc((nrec ? nrec : 1) * sizeof(*owd));
+    double *iat = malloc((nrec ? nrec : 1) * sizeof(*iat));
+    double *gaps = malloc((n ? n : 1) * sizeof(*gaps));
+    nmp_walltime_ns *farr = malloc((nrec ? nrec : 1) * sizeof(*farr));
+    if (!fs || !owd || !iat || !gaps || !farr) goto end;
+
+    res->wire_overhead = 8 + ip + 14 + 4 + 20;
+    res->received = res->duplicates = 0;
+    /* first arrivals, in arrival order */
+    size_t nf = 0;
+    for (size_t i = 0; i < nrec; i++) {
+        const nmp_rec *r = &recs[i];
+        if (r->seq >= n) continue; /* the receiver checked this; be safe */
+        if (res->arrival_wall[r->seq] != 0) {
+            res->duplicates++;
+            continue;
+        }
+        res->arrival_wall[r->seq] = r->arrival_wall;
+        res->owd_ns[r->seq] = r->arrival_wall - r->send_wall;
+        res->bytes[r->seq] = (int32_t)r->bytes;
+        fs[nf] = r->seq;
+        farr[nf] = r->arrival_wall;
+        owd[nf] = (double)(r->arrival_wall - r->send_wall);
+        nf++;
+    }
+    res->received = (uint32_t)nf;
+    res->lost = res->sent > res->received ? res->sent - res->received : 0;
+    res->loss_percent = res->sent ? 100.0 * res->lost / res->sent : 0;
+    reordering(res, fs, nf);
+
+    /* sender */
+    res->send_spacing_ns = res->send_user_mbps = res->send_wire_mbps = NAN;
+    res->first_send_wall = res->last_send_wall = 0;
+    if (res->sent > 0) {
+        res->first_send_wall = res->send_wall[0];
+        res->last_send_wall = res->send_wall[res->sent - 1];
+    }
+    if (res->sent > 1) {
+        double span = send_mono ? (double)(send_mono[res->sent - 1] - send_mono[0])
+                                : (double)(res->last_send_wall - res->first_send_wall);
+        res->send_spacing_ns = span / (double)(res->sent - 1);
+        res->send_user_mbps = rate_mbps(res->sent, size, span);
+        res->send_wire_mbps = rate_mbps(res->sent, size + res->wire_overhead, span);
+    }
+
+    /* receiver rates and inter-arrival times */
+    res->recv_user_mbps = res->recv_wire_mbps = NAN;
+    res->iat_min_ns = res->iat_mean_ns = res->iat_max_ns = NAN;
+    res->hist_lo_ns = res->hist_width_ns = NAN;
+    res->hist_under = res->hist_over = 0;
+    memset(res->hist, 0, res->hist_bins * sizeof(*res->hist));
+    res->first_arrival_wall = res->last_arrival_wall = 0;
+    if (nf > 0) {
+        nmp_walltime_ns lo = farr[0], hi = farr[0];
+        for (size_t i = 1; i < nf; i++) {
+            if (farr[i] < lo) lo = farr[i];
+            if (farr[i] > hi) hi = farr[i];
+        }
+        res->first_arrival_wall = lo;
+        res->last_arrival_wall = hi;
+        res->recv_user_mbps = rate_mbps((uint32_t)nf, size, (double)(hi - lo));
+        res->recv_wire_mbps = rate_mbps((uint32_t)nf, size + res->wire_overhead, (double)(hi - lo));
+    }
+    if (nf > 1) {
+        size_t m = nf - 1;
+        double sum = 0;
+        for (size_t i = 0; i < m; i++) {
+            iat[i] = (double)(farr[i + 1] - farr[i]);
+            sum += iat[i];
+        }
+        qsort(iat, m, sizeof(*iat), cmp_double);
+        res->iat_min_ns = iat[0];
+        res->iat_max_ns = iat[m - 1];
+        res->iat_mean_ns = sum / (double)m;
+        double width = (double)hist_width_ns, lo = floor(iat[0] / 1000.0) * 1000.0;
+        if (!(width > 0)) {
+            width = ceil((q7(iat, m, 0.99) - lo) / res->hist_bins / 100.0) * 100.0;
+            if (width < 100) width = 100;
+        }
+        res->hist_lo_ns = lo;
+        res->hist_width_ns = width;
+        nmp_stats_histogram(iat, m, lo, width, res->hist_bins, res->hist, &res->hist_under, &res->hist_over);
+    }
+
+    /* one-way delay and IPDV */
+    res->owd_min_ns = res->owd_median_ns = res->owd_mean_ns = res->owd_p95_ns = res->owd_p99_ns = NAN;
+    res->owd_max_ns = res->jitter_ns = res->ipdv_mean_abs_ns = NAN;
+    res->ipdv_pairs = 0;
+    if (nf > 0) {
+        double sum = 0;
+        for (size_t i = 0; i < nf; i++) sum += owd[i];
+        qsort(owd, nf, sizeof(*owd), cmp_double);
+        res->owd_min_ns = owd[0];
+        res->owd_max_ns = owd[nf - 1];
+        res->owd_mean_ns = sum / (double)nf;
+        res->owd_median_ns = q7(owd, nf, 0.5);
+        res->owd_p95_ns = q7(owd, nf, 0.95);
+        res->owd_p99_ns = q7(owd, nf, 0.99);
+        res->jitter_ns = res->owd_p95_ns - res->owd_median_ns;
+        double s = 0;
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            if (res->owd_ns[i] >= 0 && res->owd_ns[i + 1] >= 0) {
+                s += fabs((double)(res->owd_ns[i + 1] - res->owd_ns[i]));
+                res->ipdv_pairs++;
+            }
+        }
+        if (res->ipdv_pairs) res->ipdv_mean_abs_ns = s / res->ipdv_pairs;
+    }
+
+    /* loss pattern */
+    res->loss_intervals = 0;
+    res->loss_interval_mean = res->loss_exp_rate = res->loss_exp_ks_d = NAN;
+    res->first_loss_seq = -1;
+    int64_t prev = -1;
+    for (uint32_t i = 0; i < res->sent; i++) {
+        if (res->arrival_wall[i] != 0) continue;
+        if (res->first_loss_seq < 0) res->first_loss_seq = i;
+        if (prev >= 0) gaps[res->loss_intervals++] = (double)((int64_t)i - prev);
+        prev = i;
+    }
+    nmp_expfit fit;
+    if (res->loss_intervals >= 2 && nmp_stats_expfit(gaps, res->loss_intervals, &fit) == 0) {
+        res->loss_interval_mean = fit.mean;
+        res->loss_exp_rate = fit.rate;
+        res->loss_exp_ks_d = fit.ks_d;
+    } else if (res->loss_intervals == 1) {
+        res->loss_interval_mean = gaps[0];
+        res->loss_exp_rate = 1.0 / gaps[0];
+    }
+
+    /* loss onset: rates before / after, backlog when the first frame was dropped */
+    res->rate_before_loss_mbps = res->rate_after_loss_mbps = NAN;
+    res->buffer_est_frames = res->buffer_est_bytes = NAN;
+    res->queue_delay_at_loss_ns = res->buffer_est_delay_bytes = NAN;
+    int64_t L = res->first_loss_seq;
+    if (L > 1 && nf > 0) {
+        nmp_walltime_ns b_lo = INT64_MAX, b_hi = INT64_MIN, a_lo = INT64_MAX, a_hi = INT64_MIN;
+        uint32_t nb = 0, na = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            nmp_walltime_ns t = res->arrival_wall[i];
+            if (t == 0) continue;
+            if ((int64_t)i < L) {
+                nb++;
+                if (t < b_lo) b_lo = t;
+                if (t > b_hi) b_hi = t;
+            } else {
+                na++;
+                if (t < a_lo) a_lo = t;
+                if (t > a_hi) a_hi = t;
+            }
+        }
+        res->rate_before_loss_mbps = rate_mbps(nb, size, (double)(b_hi - b_lo));
+        res->rate_after_loss_mbps = rate_mbps(na, size, (double)(a_hi - a_lo));
+        /* frames 0..L-1 were sent by the time frame L was; how many had arrived by then */
+        double t_send = send_mono ? (double)(send_mono[L] - send_mono[0])
+                                  : (double)(res->send_wall[L] - res->send_wall[0]);
+        uint32_t drained = 0;
+        for (size_t i = 0; i < nf; i++)
+            if ((double)(farr[i] - res->first_arrival_wall) <= t_send) drained++;
+        double backlog = (double)L - (double)drained;
+        if (backlog < 0) backlog = 0;
+        res->buffer_est_frames = backlog;
+        res->buffer_est_bytes = backlog * queued_per_frame;
+        res->queue_delay_at_loss_ns = (double)res->owd_ns[L - 1] - res->owd_min_ns;
+        if (res->owd_ns[L - 1] >= 0 && !isnan(res->rate_after_loss_mbps))
+            res->buffer_est_delay_bytes = res->queue_delay_at_loss_ns * res->rate_after_loss_mbps / 8e3 *
+                                          ((double)queued_per_frame / size);
+    }
+    rc = 0;
+end:
+    free(fs);
+    free(owd);
+    free(iat);
+    free(gaps);
+    free(farr);
+    return rc;
+}
+
+/* --------------------------------------------------------------- sender */
+
+typedef struct stream_run {
+    const nmp_stream_spec *spec;    /* parameters */
+    const nmp_control *ctl;         /* cancel and progress, may be NULL */
+    nmp_stream_result *res;         /* result being filled */
+    nmp_client cl;                  /* session sockets */
+    nmp_monotime_ns *send_mono;     /* monotonic send time per seq */
+    nmp_monotime_ns next_progress;  /* next progress report */
+    uint8_t buf[NMP_FRAME_MAX];     /* frame buffer */
+} stream_run;
+
+static int cancelled(const stream_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
+
+static void progress(stream_run *t, int force) {
+    nmp_monotime_ns now = nmp_mono_now();
+    if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
+    t->next_progress = now + PROGRESS_NS;
+    t->ctl->progress(t->ctl->progress_ctx, t->res->sent, t->res->requested);
+}
+
+/* Sends frame seq, waiting for socket space when the kernel pushes back.
+ * Returns 0 or -errno. */
+static int send_frame(stream_run *t, uint32_t seq, char *err, size_t errlen) {
+    nmp_frame_hdr h = {.type = NMP_FRAME_STREAM, .cookie = t->cl.cookie, .seq = seq, .total = t->res->requested};
+    for (int tries = 0;; tries++) {
+        h.send_wall = nmp_wall_now();
+        nmp_frame_encode(t->buf, &h);
+        nmp_monotime_ns now = nmp_mono_now();
+        ssize_t n = send(t->cl.udp, t->buf, t->spec->size, 0);
+        if (n == (ssize_t)t->spec->size) {
+            t->send_mono[seq] = now;
+            t->res->send_wall[seq] = h.send_wall;
+            t->res->sent++;
+            return 0;
+        }
+        if (n < 0 && (errno == EINTR || errno == ECONNREFUSED) && tries < 3) continue;
+        if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && tries < 100000 && !cancelled(t)) {
+            struct pollfd p = {.fd = t->cl.udp, .events = POLLOUT};
+            poll(&p, 1, 1);
+            continue;
+        }
+        int rc = n < 0 ? -errno : -EMSGSIZE;
+        nmp_seterr(err, errlen, "udp send to %s:%d: %s", t->spec->host, t->cl.udp_port, strerror(-rc));
+        return rc;
+    }
+}
+
+static uint64_t get_or0(const nmp_ctl_msg *m, const char *key) {
+    uint64_t v = 0;
+    if (nmp_ctl_get_u64(m, key, 0, UINT64_MAX, &v, NULL, 0) < 0) v = 0;
+    return v;
+}
+
+/* Fills the receiver host figures from the DATA line. */
+static void receiver_counters(nmp_stream_result *res, const nmp_ctl_msg *m) {
+    nmp_host_counters b = {.valid = 1}, a = {.valid = 1};
+    b.cpu_total = get_or0(m, "cpu_total_b");
+    b.cpu_idle = get_or0(m, "cpu_idle_b");
+    a.cpu_total = get_or0(m, "cpu_total_a");
+    a.cpu_idle = get_or0(m, "cpu_idle_a");
+    res->receiver_cpu_percent = nmp_host_cpu_busy_percent(&b, &a);
+    uint64_t x = get_or0(m, "intr_b"), y = get_or0(m, "intr_a");
+    res->receiver_interrupts = y > x ? y - x : 0;
+    x = get_or0(m, "udp_in_b");
+    y = get_or0(m, "udp_in_a");
+    res->receiver_udp_in = y > x ? y - x : 0;
+    x = get_or0(m, "rcvbuf_b");
+    y = get_or0(m, "rcvbuf_a");
+    res->receiver_rcvbuf_drops = y > x ? y - x : 0;
+    res->records_over = get_or0(m, "over");
+    res->invalid = get_or0(m, "invalid");
+}
+
+static int check_spec(const nmp_stream_spec *s, char *err, size_t errlen) {
+    if (s->host == NULL || s->host[0] == '\0' || s->port < 1 || s->port > 65535 || s->count < 1 ||
+        s->count > 10000000 || s->size < NMP_FRAME_HDR || s->size > NMP_FRAME_MAX || s->ttl < 0 || s->ttl > 255 ||
+        s->interval_ns > 60000000000ull || s->timeout_ns > 60000000000ull || s->hist_bins > NMP_HIST_MAX) {
+        nmp_seterr(err, errlen,
+                   "stream: parameter out of range (host non-empty, port 1..65535, count 1..10000000, size %d..%d, "
+                   "ttl 0..255, interval and timeout <= 60 s, hist_bins <= %d)",
+                   NMP_FRAME_HDR, NMP_FRAME_MAX, NMP_HIST_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stream_result *res, char *err,
+                   size_t errlen) {
+    char req[NMP_CTL_MAXLINE + 1], e2[NMP_ERRLEN];
+    nmp_host_counters hb, ha;
+    uint8_t *blob = NULL;
+    size_t bloblen = 0;
+    nmp_rec *recs = NULL;
+    int rc, slack = -1;
+    memset(res, 0, sizeof(*res));
+    if ((rc = check_spec(spec, err, errlen)) < 0) return rc;
+    stream_run *t = calloc(1, sizeof(*t));
+    if (t == NULL) return -ENOMEM;
+    t->cl.ctl = t->cl.udp = -1;
+    t->spec = spec;
+    t->ctl = ctl;
+    t->res = res;
+    uint32_t n = spec->count;
+    t->send_mono = calloc(n, sizeof(*t->send_mono));
+    if (t->send_mono == NULL || nmp_stream_result_alloc(res, n, spec->hist_bins ? spec->hist_bins : DEFAULT_BINS) < 0) {
+        nmp_seterr(err, errlen, "stream: out of memory for %u frames", n);
+        rc = -ENOMEM;
+        goto error;
+    }
+    res->remote_port = spec->port;
+    uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
+    nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
+                   n, spec->size, (unsigned long long)spec->interval_ns, (unsigned long long)timeout_ms);
+    rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
+                         spec->ttl, err, errlen);
+    if (rc < 0) goto error;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    getsockname(t->cl.udp, (struct sockaddr *)&ss, &sl);
+    nmp_addr_str((struct sockaddr *)&ss, res->local_addr, sizeof(res->local_addr));
+    nmp_addr_str((struct sockaddr *)&t->cl.peer, res->remote_addr, sizeof(res->remote_addr));
+    int ipv6 = t->cl.peer.ss_family == AF_INET6;
+
+    if (nmp_host_sample(&hb, e2, sizeof(e2)) < 0) hb.valid = 0;
+    slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+    memset(t->buf, 0, sizeof(t->buf));
+    res->start_wall = nmp_wall_now();
+    nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS;
+    for (uint32_t i = 0; i < n && !cancelled(t); i++) {
+        if (spec->interval_ns > 0 || i == 0) nmp_sleep_until(t0 + (nmp_monotime_ns)i * spec->interval_ns, SPIN_NS);
+        if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
+        if ((i & 255) == 0) progress(t, 0);
+    }
+    if (nmp_host_sample(&ha, e2, sizeof(e2)) < 0) ha.valid = 0;
+    /* let frames in flight arrive, checking for cancel */
+    nmp_monotime_ns until = nmp_mono_now() + spec->timeout_ns;
+    while (!cancelled(t) && nmp_mono_now() < until) {
+        nmp_monotime_ns now = nmp_mono_now(), step = now + 20000000ull;
+        nmp_sleep_until(step < until ? step : until, 0);
+    }
+    progress(t, 1);
+    int was_cancelled = cancelled(t);
+    nmp_ctl_msg data;
+    uint32_t max_records = n + n / 8 + 16;
+    if ((rc = nmp_client_results(&t->cl, max_records, &data, &blob, &bloblen, err, errlen)) < 0) goto error;
+    if ((rc = nmp_client_end(&t->cl, NULL, NULL, err, errlen)) < 0) goto error;
+    res->end_wall = nmp_wall_now();
+    size_t nrec = bloblen / NMP_REC_SIZE;
+    recs = malloc((nrec ? nrec : 1) * sizeof(*recs));
+    if (recs == NULL) {
+        rc = -ENOMEM;
+        goto error;
+    }
+    for (size_t i = 0; i < nrec; i++) nmp_rec_decode(blob + i * NMP_REC_SIZE, &recs[i]);
+    rc = nmp_stream_analyze(res, t->send_mono, recs, nrec, spec->size, ipv6, spec->hist_width_ns);
+    if (rc < 0) {
+        nmp_seterr(err, errlen, "stream: analysis: %s", strerror(-rc));
+        goto error;
+    }
+    res->sender_cpu_percent = nmp_host_cpu_busy_percent(&hb, &ha);
+    res->sender_interrupts = hb.valid && ha.valid && ha.interrupts > hb.interrupts ? ha.interrupts - hb.interrupts : 0;
+    receiver_counters(res, &data);
+    res->network_lost = res->lost > res->receiver_rcvbuf_drops ? res->lost - (uint32_t)res->receiver_rcvbuf_drops : 0;
+    if (was_cancelled) {
+        rc = -ECANCELED;
+        nmp_seterr(err, errlen, "stream %s:%d: cancelled after %u of %u frames", spec->host, spec->port, res->sent, n);
+    }
+    goto end;
+error:
+    nmp_stream_result_free(res);
+end:
+    if (slack >= 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    nmp_client_close(&t->cl);
+    free(blob);
+    free(recs);
+    free(t->send_mono);
+    free(t);
+    return rc;
+}

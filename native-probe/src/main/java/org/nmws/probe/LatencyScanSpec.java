@@ -1,0 +1,91 @@
+package org.nmws.probe;
+
+import static org.nmws.probe.RoundTripSpec.range;
+
+import java.util.Arrays;
+
+/**
+ * Parameters of a latency-versus-frame-size scan: one request-response test of {@code
+ * countPerSize} frames per size. Validated on construction.
+ *
+ * @param host responder host name or IPv4/IPv6 literal
+ * @param port responder control port
+ * @param sizes 2..64 UDP payload sizes, each 32..9000 (copied)
+ * @param countPerSize frames per size
+ * @param intervalNanos spacing between frames
+ * @param timeoutNanos wait after the last frame of each size
+ * @param ttl outgoing TTL, 0 = system default
+ * @param histogramBins RTT histogram bins per size, 1..1000
+ */
+public record LatencyScanSpec(
+    String host,
+    int port,
+    int[] sizes,
+    int countPerSize,
+    long intervalNanos,
+    long timeoutNanos,
+    int ttl,
+    int histogramBins) {
+
+  public static final int MAX_SIZES = 64;
+
+  public LatencyScanSpec {
+    new RoundTripSpec(host, port, countPerSize, 64, intervalNanos, timeoutNanos, ttl);
+    if (sizes == null || sizes.length < 2 || sizes.length > MAX_SIZES) {
+      throw new IllegalArgumentException(
+          "sizes must hold 2.." + MAX_SIZES + " entries, was "
+              + (sizes == null ? "null" : sizes.length));
+    }
+    sizes = sizes.clone();
+    for (int s : sizes) {
+      range("sizes[]", s, RoundTripSpec.MIN_SIZE, RoundTripSpec.MAX_SIZE);
+    }
+    range("histogramBins", histogramBins, 1, 1000);
+  }
+
+  /** Sizes 64, 128, 256, 512, 1024, 1472; 100 frames each 100 us apart; 1 s timeout. */
+  public static LatencyScanSpec defaults(String host) {
+    return new LatencyScanSpec(
+        host, RoundTripSpec.DEFAULT_PORT, new int[] {64, 128, 256, 512, 1024, 1472}, 100,
+        100_000L, 1_000_000_000L, 0, 50);
+  }
+
+  public LatencyScanSpec withPort(int newPort) {
+    return new LatencyScanSpec(host, newPort, sizes, countPerSize, intervalNanos, timeoutNanos, ttl,
+        histogramBins);
+  }
+
+  public LatencyScanSpec withSizes(int... newSizes) {
+    return new LatencyScanSpec(host, port, newSizes, countPerSize, intervalNanos, timeoutNanos, ttl,
+        histogramBins);
+  }
+
+  public LatencyScanSpec withCountPerSize(int n) {
+    return new LatencyScanSpec(host, port, sizes, n, intervalNanos, timeoutNanos, ttl,
+        histogramBins);
+  }
+
+  @Override
+  public int[] sizes() {
+    return sizes.clone();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LatencyScanSpec s && host.equals(s.host) && port == s.port
+        && Arrays.equals(sizes, s.sizes) && countPerSize == s.countPerSize
+        && intervalNanos == s.intervalNanos && timeoutNanos == s.timeoutNanos && ttl == s.ttl
+        && histogramBins == s.histogramBins;
+  }
+
+  @Override
+  public int hashCode() {
+    return host.hashCode() * 31 + Arrays.hashCode(sizes) + port;
+  }
+
+  @Override
+  public String toString() {
+    return "LatencyScanSpec[host=" + host + ", port=" + port + ", sizes=" + Arrays.toString(sizes)
+        + ", countPerSize=" + countPerSize + ", intervalNanos=" + intervalNanos + "]";
+  }
+}

@@ -1,0 +1,190 @@
+package org.nmws.probe;
+
+/**
+ * Outcome of a UDP stream test. Figures that need more data than arrived are {@link Double#NaN}.
+ * One-way delays compare the receiver's kernel receive timestamp with the sender's wall clock
+ * carried in each frame: exact only when both hosts share (or tightly synchronise) a clock.
+ *
+ * <p>Rates: "user" counts UDP payload bits; "wire" adds, per frame, UDP 8 + IP 20 (IPv6 40) +
+ * Ethernet header 14 + FCS 4 + preamble 8 + inter-frame gap 12 bytes ({@link
+ * Receiver#wireOverheadBytes()}). Receiver rate = (received - 1) * size * 8 / (last - first
+ * arrival).
+ *
+ * <p>Per-frame arrays have {@link #requested()} entries indexed by sequence number; accessors
+ * return copies. {@link #timeSequence()} gives the arrival time relative to the first arrival with
+ * -1 for lost frames (UDPmon's time-sequence plot).
+ */
+public record UdpStreamResult(
+    int requested,
+    int sent,
+    int received,
+    int lost,
+    int duplicates,
+    double lossPercent,
+    Sender sender,
+    Receiver receiver,
+    Reordering reordering,
+    OneWayDelay delay,
+    Histogram interArrival,
+    LossPattern lossPattern,
+    LossOnset lossOnset,
+    Hosts hosts,
+    long startEpochNanos,
+    long endEpochNanos,
+    String localAddress,
+    String remoteAddress,
+    int remotePort,
+    int[] seq,
+    long[] sendEpochNanos,
+    long[] arrivalEpochNanos,
+    long[] owdNanos,
+    int[] bytes,
+    boolean cancelled) {
+
+  /** What the sender achieved (monotonic clock). */
+  public record Sender(
+      long firstSendEpochNanos,
+      long lastSendEpochNanos,
+      double spacingNanos,
+      double userMbps,
+      double wireMbps) {}
+
+  /** What the receiver saw (kernel receive timestamps). */
+  public record Receiver(
+      long firstArrivalEpochNanos,
+      long lastArrivalEpochNanos,
+      double userMbps,
+      double wireMbps,
+      int wireOverheadBytes) {}
+
+  /**
+   * RFC 4737 reordering over first arrivals: a frame is reordered when its sequence number is
+   * below the next expected one; extent is in arrival positions; {@code nReorderingRatio[n-1]} is
+   * the n-reordering ratio for n = 1, 2, 3.
+   */
+  public record Reordering(int reordered, double ratio, int maxExtent, double[] nReorderingRatio) {
+    @Override
+    public double[] nReorderingRatio() {
+      return nReorderingRatio.clone();
+    }
+  }
+
+  /**
+   * One-way delay statistics (type-7 quantiles) over first arrivals; jitter = p95 - median; mean
+   * |IPDV| per RFC 3393 over consecutive sequence numbers that both arrived.
+   */
+  public record OneWayDelay(
+      double minMs,
+      double medianMs,
+      double meanMs,
+      double p95Ms,
+      double p99Ms,
+      double maxMs,
+      double jitterMs,
+      double meanAbsIpdvMs,
+      int ipdvPairs) {}
+
+  /** Histogram of times between consecutive arrivals. */
+  public record Histogram(
+      double startNanos,
+      double binWidthNanos,
+      long[] counts,
+      long under,
+      long over,
+      double minNanos,
+      double meanNanos,
+      double maxNanos) {
+    @Override
+    public long[] counts() {
+      return counts.clone();
+    }
+  }
+
+  /**
+   * Gaps (in frames) between consecutive losses, fitted with an exponential distribution by
+   * maximum likelihood; {@code ksDistance} is the Kolmogorov-Smirnov distance of the fit (NaN with
+   * fewer than two gaps).
+   */
+  public record LossPattern(
+      int intervals, double meanIntervalFrames, double exponentialRate, double ksDistance) {}
+
+  /**
+   * The first loss and the bottleneck it reveals: receive rates before and after it, and the queue
+   * at that moment, estimated twice — frames sent before the first lost one minus frames delivered
+   * meanwhile, and queueing delay of the last frame before the loss times the post-loss rate — in
+   * bytes as a queue holds them (payload + UDP + IP + Ethernet header). {@code firstLossSeq} is -1
+   * without loss.
+   */
+  public record LossOnset(
+      long firstLossSeq,
+      double rateBeforeMbps,
+      double rateAfterMbps,
+      double bufferFrames,
+      double bufferBytes,
+      double queueDelayMs,
+      double bufferBytesByDelay) {}
+
+  /**
+   * Host load during the test: busy CPU share (all CPUs, /proc/stat), interrupt count deltas, and
+   * on the receiver the UDP datagrams delivered and dropped at full socket buffers (its network
+   * namespace's /proc/net/snmp). {@code networkLost} = lost minus receiver socket drops: loss not
+   * explained by the receiving host.
+   */
+  public record Hosts(
+      double senderCpuPercent,
+      double receiverCpuPercent,
+      long senderInterrupts,
+      long receiverInterrupts,
+      long receiverUdpDatagrams,
+      long receiverSocketDrops,
+      int networkLost,
+      long receiverInvalid,
+      long receiverRecordsOverflow) {}
+
+  @Override
+  public int[] seq() {
+    return seq.clone();
+  }
+
+  @Override
+  public long[] sendEpochNanos() {
+    return sendEpochNanos.clone();
+  }
+
+  @Override
+  public long[] arrivalEpochNanos() {
+    return arrivalEpochNanos.clone();
+  }
+
+  @Override
+  public long[] owdNanos() {
+    return owdNanos.clone();
+  }
+
+  @Override
+  public int[] bytes() {
+    return bytes.clone();
+  }
+
+  /** Arrival time of each frame relative to the first arrival, -1 for lost frames. */
+  public long[] timeSequence() {
+    long[] t = new long[arrivalEpochNanos.length];
+    long first = receiver.firstArrivalEpochNanos();
+    for (int i = 0; i < t.length; i++) {
+      t[i] = arrivalEpochNanos[i] == 0 ? -1 : arrivalEpochNanos[i] - first;
+    }
+    return t;
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "UdpStreamResult[%s -> %s:%d sent=%d received=%d lost=%d (%.3f%%) dup=%d reordered=%d"
+            + " send %.1f Mbit/s (spacing %.0f ns) recv %.1f Mbit/s (wire %.1f) owd ms"
+            + " min/median/p99=%.4f/%.4f/%.4f jitter %.4f socket drops %d%s]",
+        localAddress, remoteAddress, remotePort, sent, received, lost, lossPercent, duplicates,
+        reordering.reordered(), sender.userMbps(), sender.spacingNanos(), receiver.userMbps(),
+        receiver.wireMbps(), delay.minMs(), delay.medianMs(), delay.p99Ms(), delay.jitterMs(),
+        hosts.receiverSocketDrops(), cancelled ? " cancelled" : "");
+  }
+}
