@@ -8,12 +8,23 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
   pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux"
+  # the PostgreSQL server the archive tests run against (a private cluster, started below)
+  pkgs="$pkgs postgresql"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
   fi
+fi
+
+# The archive tests need a real PostgreSQL: start a private cluster unless one was handed in.
+# A missing server makes those tests fail, never skip (nmws.test.postgres=skip is for local runs only).
+if [ -z "${NMWS_TEST_PG_URL:-}" ]; then
+  pgdir=$(mktemp -d /tmp/nmws-test-pg.XXXXXX)
+  trap 'scripts/test-postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+  NMWS_TEST_PG_URL=$(scripts/test-postgres.sh start "$pgdir")
+  export NMWS_TEST_PG_URL
 fi
 
 ./mvnw -B -ntp install "$@"

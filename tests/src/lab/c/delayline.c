@@ -1,12 +1,14 @@
 /* delayline.c -- a user-space delay line for the namespace lab.
  *
  * The lab kernel has no netem, so delay and reordering are made here: packets that
- * iptables sends to NFQUEUE are held for a fixed delay before their ACCEPT verdict, and
- * every k-th packet is held longer so that the ones behind it overtake it (reordering
- * with a known extent). Run it inside the router namespace with real-time priority and a
- * 1 ns timer slack; without those, a 10 ms delay showed a p99 of 44 ms.
+ * iptables sends to NFQUEUE are held for a fixed delay before their ACCEPT verdict. For
+ * reordering, every k-th packet is held back until the n packets behind it have been
+ * released (or 50 ms have passed): counting packets rather than time makes the reordering
+ * extent exactly n whatever the sender's pacing jitter. -x instead holds it a fixed extra
+ * time. Run it inside the router namespace with real-time priority and a 1 ns timer slack;
+ * without those, a 10 ms delay showed a p99 of 44 ms.
  *
- * usage: nmws-delayline -q QUEUE -d DELAY_US [-k EVERY_K -x EXTRA_US]
+ * usage: nmws-delayline -q QUEUE -d DELAY_US [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,18 +25,31 @@
 #include <unistd.h>
 
 #define MAX_HELD 65536 /* packets held at once; the kernel queue is sized to match */
+#define MAX_BACK 1024  /* packets held back for reordering at once */
+#define MAX_BACK_NS 50000000ull /* a held-back packet goes after 50 ms even if too few overtook it */
 
 typedef struct held {
     uint64_t release_ns; /* CLOCK_MONOTONIC time of the verdict */
+    uint64_t order;      /* arrival number at the delay line */
     uint32_t id;         /* NFQUEUE packet id */
 } held;
+
+typedef struct back {
+    uint64_t order;       /* arrival number: only packets that came after it count as overtaking */
+    uint32_t id;          /* NFQUEUE packet id */
+    uint32_t to_overtake; /* packets still to be released before this one */
+    uint64_t deadline_ns; /* released then at the latest */
+} back;
 
 typedef struct line {
     held heap[MAX_HELD];  /* min-heap on release_ns */
     size_t n;             /* packets in the heap */
     uint64_t delay_ns;    /* added to every packet */
     uint64_t every_k;     /* every k-th packet is held longer; 0 = never */
-    uint64_t extra_ns;    /* how much longer */
+    uint64_t extra_ns;    /* how much longer (time mode) */
+    uint32_t overtakers;  /* or: how many later packets pass it (count mode) */
+    back backq[MAX_BACK]; /* held-back packets, oldest first */
+    size_t nback;         /* entries in backq */
     uint64_t seen;        /* packets queued so far */
     uint64_t dropped;     /* packets accepted at once because the heap was full */
     struct nfq_q_handle *qh;
@@ -92,9 +107,32 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
         return nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);
     }
     uint64_t hold = l->delay_ns;
-    if (l->every_k > 0 && l->seen % l->every_k == 0) hold += l->extra_ns;
-    heap_push(l, (held){now_ns() + hold, id});
+    if (l->every_k > 0 && l->seen % l->every_k == 0) {
+        if (l->overtakers > 0 && l->nback < MAX_BACK) {
+            l->backq[l->nback++] = (back){l->seen, id, l->overtakers, now_ns() + l->delay_ns + MAX_BACK_NS};
+            return 0;
+        }
+        hold += l->extra_ns;
+    }
+    heap_push(l, (held){now_ns() + hold, l->seen, id});
     return 0;
+}
+
+/* After each normal release: count it against the held-back packets that arrived before it,
+ * and let go those that enough packets have overtaken (or that waited too long). released
+ * is the arrival number of the packet just released, 0 for none. */
+static void release_back(line *l, uint64_t released, uint64_t now) {
+    size_t kept = 0;
+    for (size_t i = 0; i < l->nback; i++) {
+        back *b = &l->backq[i];
+        if (released > b->order && b->to_overtake > 0) b->to_overtake--;
+        if (b->to_overtake == 0 || now >= b->deadline_ns) {
+            nfq_set_verdict(l->qh, b->id, NF_ACCEPT, 0, NULL);
+        } else {
+            l->backq[kept++] = *b;
+        }
+    }
+    l->nback = kept;
 }
 
 static void release_due(line *l) {
@@ -102,20 +140,23 @@ static void release_due(line *l) {
     while (l->n > 0 && l->heap[0].release_ns <= now) {
         held h = heap_pop(l);
         nfq_set_verdict(l->qh, h.id, NF_ACCEPT, 0, NULL);
+        release_back(l, h.order, now);
     }
+    release_back(l, 0, now);
 }
 
 int main(int argc, char **argv) {
     static line l;
     int queue = 0, opt;
-    while ((opt = getopt(argc, argv, "q:d:k:x:")) != -1) {
+    while ((opt = getopt(argc, argv, "q:d:k:x:n:")) != -1) {
         switch (opt) {
         case 'q': queue = atoi(optarg); break;
         case 'd': l.delay_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
         case 'k': l.every_k = strtoull(optarg, NULL, 10); break;
         case 'x': l.extra_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
+        case 'n': l.overtakers = (uint32_t)strtoul(optarg, NULL, 10); break;
         default:
-            fprintf(stderr, "usage: %s -q QUEUE -d DELAY_US [-k EVERY_K -x EXTRA_US]\n", argv[0]);
+            fprintf(stderr, "usage: %s -q QUEUE -d DELAY_US [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]\n", argv[0]);
             return 2;
         }
     }
@@ -133,15 +174,14 @@ int main(int argc, char **argv) {
     nfq_set_queue_maxlen(l.qh, MAX_HELD);
     nfnl_rcvbufsiz(nfq_nfnlh(h), 16 * 1024 * 1024);
     int fd = nfq_fd(h);
-    fprintf(stderr, "delayline: queue %d delay %llu us every %llu +%llu us\n", queue,
+    fprintf(stderr, "delayline: queue %d delay %llu us, every %llu-th +%llu us or after %u overtakers\n", queue,
             (unsigned long long)(l.delay_ns / 1000), (unsigned long long)l.every_k,
-            (unsigned long long)(l.extra_ns / 1000));
+            (unsigned long long)(l.extra_ns / 1000), l.overtakers);
     fflush(stderr);
 
     char buf[65536] __attribute__((aligned));
     while (!stop) {
-        int timeout_ms = 1;
-        if (l.n == 0) timeout_ms = 100;
+        int timeout_ms = l.nback > 0 ? 1 : 100;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         /* Sleep in poll only until close to the next release; the last stretch spins. */
         if (l.n > 0) {
@@ -162,6 +202,7 @@ int main(int argc, char **argv) {
         held x = heap_pop(&l);
         nfq_set_verdict(l.qh, x.id, NF_ACCEPT, 0, NULL);
     }
+    for (size_t i = 0; i < l.nback; i++) nfq_set_verdict(l.qh, l.backq[i].id, NF_ACCEPT, 0, NULL);
     fprintf(stderr, "delayline: %llu packets, %llu passed undelayed (queue full)\n",
             (unsigned long long)l.seen, (unsigned long long)l.dropped);
     nfq_destroy_queue(l.qh);

@@ -73,6 +73,11 @@ final class Service implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> delete(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The nmwg:message in a response (SOAP or plain), checked against the project's XSDs. */
     static Element validatedMessage(String responseBody) {
         try {

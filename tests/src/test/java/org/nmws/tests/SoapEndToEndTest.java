@@ -183,6 +183,38 @@ class SoapEndToEndTest {
         assertEquals(List.of("success.echo"), NmwsClient.eventTypes(NmwsClient.soap11(service.baseUrl).echo()));
     }
 
+    @Test
+    void aLongTestShowsItsProgressAndCanBeCancelled() throws Exception {
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> reply = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return service.post("/nmwg", measurementRequest("127.0.0.1", 5000, ""), "application/xml", null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        String id = null;
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (id == null && System.nanoTime() < deadline) {
+            for (com.fasterxml.jackson.databind.JsonNode t : json.readTree(service.get("/api/tests").body())) {
+                if (t.get("done").asInt() > 0 && t.get("total").asInt() == 5000) {
+                    assertEquals("127.0.0.1", t.get("dst").asText());
+                    id = t.get("id").asText();
+                }
+            }
+            Thread.sleep(50);
+        }
+        assertNotNull(id, "the running test is listed with progress");
+        HttpResponse<String> cancel = service.delete("/api/tests/" + id);
+        assertEquals(202, cancel.statusCode());
+        HttpResponse<String> resp = reply.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        Element message = Service.validatedMessage(resp.body());
+        assertEquals("error.mp.measurement", message.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent());
+        String datum = message.getElementsByTagNameNS(RESULT, "datum").item(0).getTextContent();
+        assertTrue(datum.contains("was cancelled after"), datum);
+        assertEquals(404, service.delete("/api/tests/" + id).statusCode(), "a finished test is gone from the list");
+    }
+
     private static void assertError(HttpResponse<String> resp, String code) {
         assertEquals(200, resp.statusCode(), "a protocol error is a normal NMWG response: " + resp.body());
         Element message = Service.validatedMessage(resp.body());

@@ -1,7 +1,9 @@
 package org.nmws.service.archive;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.nmws.service.measure.Observation;
 
 /** Where observations are kept. Every implementation passes the same contract tests. */
@@ -17,4 +19,31 @@ public interface Archive {
     List<Observation> find(ObservationQuery query);
 
     Optional<Observation> findById(long id, boolean withFrames);
+
+    /** The distinct series (measurement point, test, subject, parameters) matching the query, oldest first. */
+    List<Series> series(SeriesQuery query);
+
+    /**
+     * Query-time consolidation: one figure of one path's observations in [from, to), grouped
+     * into buckets of the query's resolution aligned to the epoch, each bucket carrying its
+     * count, average, minimum, maximum and median. The figure is a summary datum (one value
+     * per observation) or the raw per-frame values (one value per kept frame, in ns).
+     * Buckets without values are left out; the list is in time order. This is what an NMWG
+     * select with consolidationFunction and resolution reads.
+     */
+    List<TimeBucket> aggregate(AggregateQuery query);
+
+    /**
+     * Retention: removes the raw frames of observations that started before {@code rawBefore}
+     * (their summaries stay) and whole observations that started before {@code summaryBefore}.
+     * Either bound may be null to keep that kind. Runs in short transactions so writers are
+     * never blocked for long.
+     */
+    Purged purge(Instant rawBefore, Instant summaryBefore);
+
+    /**
+     * Every observation that started in [from, to), any test, path or measurement point, in
+     * id order, handed to {@code sink} one at a time (for export; never all in memory).
+     */
+    void forEach(Instant from, Instant to, boolean withFrames, Consumer<Observation> sink);
 }

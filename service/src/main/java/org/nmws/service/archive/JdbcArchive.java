@@ -1,8 +1,11 @@
 package org.nmws.service.archive;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -10,8 +13,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.nmws.service.measure.Characteristic;
 import org.nmws.service.measure.Endpoint;
 import org.nmws.service.measure.Environment;
@@ -23,13 +27,18 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The archive on plain SQL that SQLite and PostgreSQL both speak (the schema differs only
- * in how ids are generated; see db/migration/{vendor}). Parameters, environment and summary
- * are JSON text: they are read whole with their observation, never queried inside.
+ * in id generation and BLOB/BYTEA; see db/migration/{vendor}). Parameters, environment and
+ * summary are JSON text: read whole with their observation; aggregation pulls one summary
+ * figure out of the text in Java, so no vendor's JSON functions are needed. Raw frames are
+ * packed {@link FrameCodec} chunks, one row per 4096 frames.
  */
 public class JdbcArchive implements Archive {
     private static final TypeReference<LinkedHashMap<String, String>> STRING_MAP = new TypeReference<>() { };
     private static final TypeReference<LinkedHashMap<String, Double>> DOUBLE_MAP = new TypeReference<>() { };
-    private static final int FRAME_BATCH = 1000;
+    /** Observations per retention transaction: short enough that a writer never waits long. */
+    private static final int PURGE_BATCH = 500;
+    /** Observations per export page: keyset paging, so no cursor stays open across vendors. */
+    private static final int SCAN_PAGE = 200;
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -46,23 +55,16 @@ public class JdbcArchive implements Archive {
         Long id = tx.execute(status -> {
             Long newId = jdbc.queryForObject("""
                     INSERT INTO observation (measurement_point, test, src_host, src_type, dst_host, dst_type,
-                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
+                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
                     o.measurementPoint(), o.test().name(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
                     o.subject().dst().host(), o.subject().dst().type(),
                     o.srcAddress(), o.dstAddress(), o.tool(), o.toolVersion(),
                     epochNanos(o.start()), epochNanos(o.end()),
-                    write(o.parameters()), write(o.environment()), write(o.summary()));
-            List<Observation.Frame> frames = o.frames();
-            for (int from = 0; from < frames.size(); from += FRAME_BATCH) {
-                List<Object[]> rows = new ArrayList<>();
-                for (Observation.Frame f : frames.subList(from, Math.min(frames.size(), from + FRAME_BATCH))) {
-                    rows.add(new Object[] {newId, f.seq(), f.sendEpochNanos(), f.valueNanos(), f.bytes(), f.ttl()});
-                }
-                jdbc.batchUpdate("INSERT INTO frame (observation_id, seq, send_ns, value_ns, bytes, ttl) VALUES (?, ?, ?, ?, ?, ?)", rows);
-            }
+                    write(o.parameters()), write(o.environment()), write(o.summary()), o.frames().size());
+            saveFrames(newId, o.frames());
             return newId;
         });
         return o.withId(id);
@@ -84,6 +86,12 @@ public class JdbcArchive implements Archive {
         if (q.to() != null) {
             sql.append(" AND start_ns <= ?");
             args.add(epochNanos(q.to()));
+        }
+        if (q.parameters() != null) {
+            // Parameters are stored as JSON text written in the test's stable order, so one
+            // series is one exact text (see series()).
+            sql.append(" AND parameters = ?");
+            args.add(write(q.parameters()));
         }
         sql.append(" ORDER BY start_ns DESC, id DESC LIMIT ?");
         args.add(q.limit());
@@ -109,10 +117,197 @@ public class JdbcArchive implements Archive {
         return Optional.of(withFrames ? o.withFrames(frames(id)) : o);
     }
 
+    @Override
+    public List<Series> series(SeriesQuery q) {
+        StringBuilder sql = new StringBuilder("SELECT measurement_point, test, src_host, src_type, dst_host, dst_type,"
+                + " parameters, COUNT(*) AS n, MIN(start_ns) AS first_ns, MAX(start_ns) AS last_ns"
+                + " FROM observation WHERE 1 = 1");
+        List<Object> args = new ArrayList<>();
+        if (q.test() != null) {
+            sql.append(" AND test = ?");
+            args.add(q.test().name());
+        }
+        if (q.src() != null) {
+            sql.append(" AND (src_host = ? OR src_address = ?)");
+            args.add(q.src());
+            args.add(q.src());
+        }
+        if (q.dst() != null) {
+            sql.append(" AND (dst_host = ? OR dst_address = ?)");
+            args.add(q.dst());
+            args.add(q.dst());
+        }
+        sql.append(" GROUP BY measurement_point, test, src_host, src_type, dst_host, dst_type, parameters"
+                + " ORDER BY first_ns, measurement_point, dst_host");
+        List<Series> out = new ArrayList<>();
+        jdbc.query(sql.toString(), rs -> {
+            if (out.size() >= q.limit()) {
+                return;
+            }
+            Map<String, String> params = read(rs.getString("parameters"), STRING_MAP);
+            if (!params.entrySet().containsAll(q.parameters().entrySet())) {
+                return;
+            }
+            String srcHost = rs.getString("src_host");
+            Endpoint src = srcHost == null ? null : new Endpoint(srcHost, rs.getString("src_type"));
+            out.add(new Series(rs.getString("measurement_point"), Characteristic.ProbeTest.valueOf(rs.getString("test")),
+                    new PathSubject(src, new Endpoint(rs.getString("dst_host"), rs.getString("dst_type"))), params,
+                    rs.getLong("n"), instant(rs.getLong("first_ns")), instant(rs.getLong("last_ns"))));
+        }, args.toArray());
+        return out;
+    }
+
+    @Override
+    public List<TimeBucket> aggregate(AggregateQuery q) {
+        StringBuilder where = new StringBuilder(" WHERE o.test = ? AND (o.dst_host = ? OR o.dst_address = ?)");
+        List<Object> args = new ArrayList<>(List.of(q.test().name(), q.dst(), q.dst()));
+        if (q.src() != null) {
+            where.append(" AND (o.src_host = ? OR o.src_address = ?)");
+            args.add(q.src());
+            args.add(q.src());
+        }
+        where.append(" AND o.start_ns >= ? AND o.start_ns < ?");
+        long fromNs = epochNanos(q.from());
+        long toNs = epochNanos(q.to());
+        args.add(fromNs);
+        args.add(toNs);
+        Buckets buckets = new Buckets(q.resolution());
+        if (q.source() == AggregateQuery.Source.SUMMARY) {
+            jdbc.query("SELECT o.start_ns, o.summary FROM observation o" + where, rs -> {
+                double v = figure(rs.getString(2), q.figure());
+                if (!Double.isNaN(v)) {
+                    buckets.add(rs.getLong(1), v);
+                }
+            }, args.toArray());
+        } else {
+            long[] sends = new long[FrameCodec.CHUNK_FRAMES];
+            long[] values = new long[FrameCodec.CHUNK_FRAMES];
+            jdbc.query("SELECT c.frame_count, c.data FROM observation o JOIN frame_chunk c ON c.observation_id = o.id"
+                    + where, rs -> {
+                int n = FrameCodec.decodeSendsAndValues(rs.getBytes(2), rs.getInt(1), sends, values);
+                for (int i = 0; i < n; i++) {
+                    // A long test can run past the window's end: its later frames belong to later buckets.
+                    if (sends[i] >= fromNs && sends[i] < toNs) {
+                        buckets.add(sends[i], values[i]);
+                    }
+                }
+            }, args.toArray());
+        }
+        return buckets.consolidate();
+    }
+
+    /** One number out of a stored summary without building the map; NaN when absent or not a number. */
+    private double figure(String summaryJson, String name) {
+        try (JsonParser p = json.getFactory().createParser(summaryJson)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IllegalStateException("stored summary is not a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals(name)) {
+                    return value.isNumeric() ? p.getDoubleValue() : Double.NaN;
+                }
+                p.skipChildren();
+            }
+            return Double.NaN;
+        } catch (IOException e) {
+            throw new IllegalStateException("stored summary JSON is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Purged purge(Instant rawBefore, Instant summaryBefore) {
+        long rawObservations = 0;
+        long rawFrames = 0;
+        long observations = 0;
+        // Whole observations first, so the raw count holds only observations whose summaries stay.
+        if (summaryBefore != null) {
+            while (true) {
+                List<long[]> batch = jdbc.query("SELECT id FROM observation WHERE start_ns < ? LIMIT ?",
+                        (rs, n) -> new long[] {rs.getLong(1)}, epochNanos(summaryBefore), PURGE_BATCH);
+                if (batch.isEmpty()) {
+                    break;
+                }
+                String ids = idList(batch);
+                tx.executeWithoutResult(status -> {
+                    // Explicit, not ON DELETE CASCADE: SQLite enforces foreign keys only when asked to.
+                    jdbc.update("DELETE FROM frame_chunk WHERE observation_id IN (" + ids + ")");
+                    jdbc.update("DELETE FROM observation WHERE id IN (" + ids + ")");
+                });
+                observations += batch.size();
+            }
+        }
+        if (rawBefore != null) {
+            while (true) {
+                List<long[]> batch = jdbc.query("SELECT id, raw_frames FROM observation WHERE raw_frames > 0 AND start_ns < ? LIMIT ?",
+                        (rs, n) -> new long[] {rs.getLong(1), rs.getLong(2)}, epochNanos(rawBefore), PURGE_BATCH);
+                if (batch.isEmpty()) {
+                    break;
+                }
+                String ids = idList(batch);
+                tx.executeWithoutResult(status -> {
+                    jdbc.update("DELETE FROM frame_chunk WHERE observation_id IN (" + ids + ")");
+                    jdbc.update("UPDATE observation SET raw_frames = 0 WHERE id IN (" + ids + ")");
+                });
+                rawObservations += batch.size();
+                for (long[] row : batch) {
+                    rawFrames += row[1];
+                }
+            }
+        }
+        return new Purged(rawObservations, rawFrames, observations);
+    }
+
+    /** Ids read from the database (longs, never client text) as a literal IN list. */
+    private static String idList(List<long[]> rows) {
+        StringBuilder b = new StringBuilder();
+        for (long[] row : rows) {
+            if (b.length() > 0) {
+                b.append(',');
+            }
+            b.append(row[0]);
+        }
+        return b.toString();
+    }
+
+    @Override
+    public void forEach(Instant from, Instant to, boolean withFrames, Consumer<Observation> sink) {
+        long after = Long.MIN_VALUE;
+        while (true) {
+            List<Observation> page = jdbc.query(
+                    "SELECT * FROM observation WHERE id > ? AND start_ns >= ? AND start_ns < ? ORDER BY id LIMIT ?",
+                    rowMapper, after, epochNanos(from), epochNanos(to), SCAN_PAGE);
+            for (Observation o : page) {
+                sink.accept(withFrames ? o.withFrames(frames(o.id())) : o);
+            }
+            if (page.size() < SCAN_PAGE) {
+                return;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+    }
+
+    private void saveFrames(long observationId, List<Observation.Frame> frames) {
+        if (frames.isEmpty()) {
+            return;
+        }
+        List<byte[]> chunks = FrameCodec.chunks(frames);
+        List<Object[]> rows = new ArrayList<>(chunks.size());
+        for (int i = 0; i < chunks.size(); i++) {
+            int count = Math.min(FrameCodec.CHUNK_FRAMES, frames.size() - i * FrameCodec.CHUNK_FRAMES);
+            rows.add(new Object[] {observationId, i, count, chunks.get(i)});
+        }
+        jdbc.batchUpdate("INSERT INTO frame_chunk (observation_id, chunk_no, frame_count, data) VALUES (?, ?, ?, ?)", rows);
+    }
+
     private List<Observation.Frame> frames(long observationId) {
-        return jdbc.query("SELECT seq, send_ns, value_ns, bytes, ttl FROM frame WHERE observation_id = ? ORDER BY seq",
-                (rs, n) -> new Observation.Frame(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getInt(4), rs.getInt(5)),
-                observationId);
+        List<Observation.Frame> out = new ArrayList<>();
+        jdbc.query("SELECT frame_count, data FROM frame_chunk WHERE observation_id = ? ORDER BY chunk_no",
+                rs -> {
+                    FrameCodec.decode(rs.getBytes(2), rs.getInt(1), out);
+                }, observationId);
+        return out;
     }
 
     private final RowMapper<Observation> rowMapper = this::mapRow;

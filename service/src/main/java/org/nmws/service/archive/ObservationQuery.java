@@ -1,6 +1,7 @@
 package org.nmws.service.archive;
 
 import java.time.Instant;
+import java.util.Map;
 import org.nmws.service.measure.Characteristic;
 
 /**
@@ -12,12 +13,19 @@ import org.nmws.service.measure.Characteristic;
  * @param to inclusive end, or null for now
  * @param withFrames whether per-frame records are read too
  * @param limit most observations returned, newest first
+ * @param parameters when not null, only observations whose stored parameters are exactly these (one series)
  */
 public record ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
-                               boolean withFrames, int limit) {
+                               boolean withFrames, int limit, Map<String, String> parameters) {
     public ObservationQuery {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
+    }
+
+    /** A query over every parameter set. */
+    public ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
+                            boolean withFrames, int limit) {
+        this(test, dst, src, from, to, withFrames, limit, null);
     }
 }

@@ -20,10 +20,26 @@ public enum Characteristic {
     PATH_DELAY_JITTER_ROUNDTRIP("path.delay.jitter.roundTrip", ProbeTest.ROUND_TRIP,
             "http://ggf.org/ns/nmwg/characteristic/delay/jitter/roundtrip/2.0/"),
     PATH_LOSS_ROUNDTRIP("path.loss.roundTrip", ProbeTest.ROUND_TRIP,
-            "http://ggf.org/ns/nmwg/characteristic/loss/roundtrip/2.0/");
+            "http://ggf.org/ns/nmwg/characteristic/loss/roundtrip/2.0/"),
+    PATH_DELAY_ONEWAY("path.delay.oneWay", ProbeTest.UDP_STREAM,
+            "http://ggf.org/ns/nmwg/tools/owamp/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914",
+            "http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921",
+            "owamp"),
+    PATH_DELAY_JITTER_ONEWAY("path.delay.jitter.oneWay", ProbeTest.UDP_STREAM,
+            "http://ggf.org/ns/nmwg/characteristic/delay/jitter/one-way/20070914"),
+    PATH_LOSS_ONEWAY("path.loss.oneWay", ProbeTest.UDP_STREAM,
+            "http://ggf.org/ns/nmwg/characteristic/loss/one-way/20070914"),
+    PATH_REORDERING_ONEWAY("path.reordering.oneWay", ProbeTest.UDP_STREAM,
+            "http://ggf.org/ns/nmwg/characteristic/reordering/one-way/20070914"),
+    PATH_BANDWIDTH_ACHIEVABLE_UDP("path.bandwidth.achievable.UDP", ProbeTest.UDP_STREAM,
+            "http://ggf.org/ns/nmwg/tools/iperf/2.0",
+            "http://ggf.org/ns/nmwg/characteristics/bandwidth/achievable/2.0",
+            "http://ggf.org/ns/nmwg/characteristics/bandwidth/acheiveable/2.0",
+            "http://ggf.org/ns/nmwg/characteristics/bandwidth/achieveable/2.0");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP }
+    public enum ProbeTest { ROUND_TRIP, UDP_STREAM }
 
     private final String dottedName;
     private final ProbeTest test;

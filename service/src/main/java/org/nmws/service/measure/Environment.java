@@ -12,7 +12,17 @@ public record Environment(Host src, Host dst) {
      * @param role src or dst
      */
     public record Host(String role, String name, String address, String kernel, String cpuModel,
-                       Integer cpus, Nic nic, Clock clock) {
+                       Integer cpus, Nic nic, Clock clock, Load load) {
+        public Host withLoad(Load newLoad) {
+            return new Host(role, name, address, kernel, cpuModel, cpus, nic, clock, newLoad);
+        }
+    }
+
+    /**
+     * What the host did during the test: CPU busy share, interrupts taken, and datagrams the
+     * kernel dropped at full socket buffers (host loss, told apart from network loss).
+     */
+    public record Load(Double cpuBusyPercent, Long interrupts, Long udpRcvbufErrors) {
     }
 
     /** The interface a test's traffic left or arrived by. */

@@ -43,7 +43,7 @@ public class HostEnvironment {
     /** This host as the given role, with the interface that owns localAddress. */
     public Environment.Host describe(String role, String localAddress) {
         return new Environment.Host(role, hostName, localAddress, kernel, cpuModel, cpus,
-                nicFor(localAddress), clock.get());
+                nicFor(localAddress), clock.get(), null);
     }
 
     /** The clock source the kernel uses, e.g. tsc. */

@@ -14,7 +14,13 @@ class MeasureConfig {
     }
 
     @Bean
-    MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props) {
-        return new MeasurementService(archive, host, props);
+    RunningTests runningTests() {
+        return new RunningTests();
+    }
+
+    @Bean
+    MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props,
+                                          RunningTests running) {
+        return new MeasurementService(archive, host, props, running);
     }
 }

@@ -13,9 +13,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.nmws.probe.Probe;
+import org.nmws.probe.ProbeControl;
 import org.nmws.probe.ProbeException;
 import org.nmws.probe.RoundTripResult;
 import org.nmws.probe.RoundTripSpec;
+import org.nmws.probe.UdpStreamResult;
+import org.nmws.probe.UdpStreamSpec;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.slf4j.Logger;
@@ -29,15 +32,18 @@ import org.slf4j.LoggerFactory;
 public class MeasurementService {
     private static final Logger log = LoggerFactory.getLogger(MeasurementService.class);
     public static final String TOOL = "nmprobe";
+    private static final int HISTOGRAM_BINS = 50;
 
     private final Archive archive;
     private final HostEnvironment host;
     private final NmwsProperties props;
     private final String measurementPoint;
     private final Map<String, Semaphore> pathLocks = new ConcurrentHashMap<>();
+    private final RunningTests running;
 
-    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props) {
+    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running) {
         this.archive = archive;
+        this.running = running;
         this.host = host;
         this.props = props;
         this.measurementPoint = props.measurementPoint().isBlank() ? host.hostName() : props.measurementPoint();
@@ -60,22 +66,69 @@ public class MeasurementService {
         return switch (c.test()) {
             case ROUND_TRIP -> {
                 RoundTripParameters p = roundTripParameters(nmwgParameters);
-                yield new Measured(roundTrip(subject, p), p.raw());
+                yield new Measured(roundTrip(c, subject, p), p.raw());
+            }
+            case UDP_STREAM -> {
+                StreamParameters p = parse(() -> StreamParameters.parse(nmwgParameters, props.responderPort(),
+                        props.limits().maxCount(), props.limits().maxDuration()));
+                yield new Measured(udpStream(c, subject, p), p.raw());
             }
         };
     }
 
     RoundTripParameters roundTripParameters(Map<String, String> nmwgParameters) throws MeasurementException {
+        return parse(() -> RoundTripParameters.parse(nmwgParameters, props.responderPort(), props.limits().maxCount(),
+                props.limits().maxDuration()));
+    }
+
+    private static <T> T parse(java.util.function.Supplier<T> parser) throws MeasurementException {
         try {
-            return RoundTripParameters.parse(nmwgParameters, props.responderPort(), props.limits().maxCount(),
-                    props.limits().maxDuration());
+            return parser.get();
         } catch (IllegalArgumentException e) {
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage());
         }
     }
 
     /** Runs a round-trip test from this host to the subject's dst and archives it. */
-    Observation roundTrip(PathSubject subject, RoundTripParameters p) throws MeasurementException {
+    Observation roundTrip(Characteristic c, PathSubject subject, RoundTripParameters p) throws MeasurementException {
+        String dst = subject.dst().host();
+        RoundTripResult r = locked(c.dottedName(), subject, control -> {
+            log.info("round-trip test to {}:{} count={} size={} interval={}s", dst, p.port(), p.count(),
+                    p.packetSize(), p.intervalSeconds());
+            RoundTripResult result = Probe.roundTrip(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl()), control);
+            return new Outcome<>(result, result.cancelled(), result.sent(), p.count());
+        });
+        return archive.save(toObservation(subject, p, r));
+    }
+
+    /** Runs a UDP stream from this host to the subject's dst and archives it. */
+    Observation udpStream(Characteristic c, PathSubject subject, StreamParameters p) throws MeasurementException {
+        String dst = subject.dst().host();
+        UdpStreamResult r = locked(c.dottedName(), subject, control -> {
+            log.info("UDP stream to {}:{} count={} size={} interval={}s", dst, p.port(), p.count(),
+                    p.packetSize(), p.intervalSeconds());
+            UdpStreamResult result = Probe.udpStream(new UdpStreamSpec(dst, p.port(), p.count(), p.packetSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(),
+                    HISTOGRAM_BINS, 0), control);
+            return new Outcome<>(result, result.cancelled(), result.sent(), p.count());
+        });
+        return archive.save(StreamObservations.of(subject, p, r, measurementPoint, host));
+    }
+
+    /** What a probe call gave, and whether it was cancelled before the end. */
+    private record Outcome<T>(T result, boolean cancelled, int done, int total) {
+    }
+
+    private interface ProbeCall<T> {
+        Outcome<T> run(ProbeControl control);
+    }
+
+    /**
+     * Runs a probe call with the path's lock held (one test per destination from this
+     * point at a time), turning engine failures into measurement errors.
+     */
+    private <T> T locked(String what, PathSubject subject, ProbeCall<T> call) throws MeasurementException {
         checkSourceIsLocal(subject);
         if (!Probe.isAvailable()) {
             throw new MeasurementException(MeasurementException.Kind.UNAVAILABLE, "the probe engine is not available here: "
@@ -93,22 +146,22 @@ public class MeasurementService {
             Thread.currentThread().interrupt();
             throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the path to " + dst);
         }
-        RoundTripResult r;
+        RunningTests.Entry entry = running.start(what, dst);
         try {
-            RoundTripSpec spec = new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
-                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl());
-            log.info("round-trip test to {}:{} count={} size={} interval={}s", dst, p.port(), p.count(),
-                    p.packetSize(), p.intervalSeconds());
-            r = Probe.roundTrip(spec);
+            Outcome<T> outcome = call.run(entry.control);
+            if (outcome.cancelled()) {
+                throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " to " + dst
+                        + " was cancelled after " + outcome.done() + " of " + outcome.total() + " frames; nothing was kept");
+            }
+            return outcome.result();
         } catch (ProbeException e) {
             throw new MeasurementException(MeasurementException.Kind.FAILED, e.getMessage(), e);
         } catch (IllegalArgumentException e) {
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage(), e);
         } finally {
+            running.finish(entry);
             lock.release();
         }
-        Observation o = toObservation(subject, p, r);
-        return archive.save(o);
     }
 
     private Observation toObservation(PathSubject subject, RoundTripParameters p, RoundTripResult r) {
@@ -137,14 +190,14 @@ public class MeasurementService {
             frames.add(new Observation.Frame(seq[i], sent[i], rtt[i], bytes[i], ttl[i]));
         }
         Environment env = new Environment(host.describe("src", r.localAddress()),
-                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null));
+                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
         return new Observation(0, measurementPoint, Characteristic.ProbeTest.ROUND_TRIP, subject,
                 r.localAddress(), r.remoteAddress(), TOOL, Probe.version(), p.asNmwg(), env,
                 instant(r.startEpochNanos()), instant(r.endEpochNanos()), s, frames);
     }
 
     /** A measurement point measures from itself: a src, when given, must be one of this host's addresses. */
-    private static void checkSourceIsLocal(PathSubject subject) throws MeasurementException {
+    static void checkSourceIsLocal(PathSubject subject) throws MeasurementException {
         if (subject.src() == null) {
             return;
         }
@@ -162,7 +215,7 @@ public class MeasurementService {
                 + " is not an address of this measurement point; a test runs from the host that is asked");
     }
 
-    private static Instant instant(long epochNanos) {
+    static Instant instant(long epochNanos) {
         return Instant.ofEpochSecond(Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));
     }
 }

@@ -20,18 +20,18 @@ public record RoundTripParameters(int count, int packetSize, double intervalSeco
      * message that names the parameter and the range (never clamped silently).
      */
     public static RoundTripParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
-        double interval = decimal(p, "interval", 0.1, 0.0, 60.0);
+        double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
         int count;
         if (p.containsKey("count") || !p.containsKey("timeDuration")) {
-            count = integer(p, "count", 10, 1, maxCount);
+            count = Params.integer(p, "count", 10, 1, maxCount);
         } else {
-            double duration = decimal(p, "timeDuration", 0, 0.001, maxDuration.toSeconds());
+            double duration = Params.decimal(p, "timeDuration", 0, 0.001, maxDuration.toSeconds());
             count = (int) Math.max(1, Math.min(maxCount, Math.round(duration / Math.max(interval, 0.001))));
         }
-        int size = integer(p, "packetSize", 64, MIN_PACKET_SIZE, MAX_PACKET_SIZE);
-        int ttl = integer(p, "ttl", 0, 0, 255);
-        double timeout = decimal(p, "timeout", 1.0, 0.001, 60.0);
-        int port = integer(p, "port", defaultPort, 1, 65535);
+        int size = Params.integer(p, "packetSize", 64, MIN_PACKET_SIZE, MAX_PACKET_SIZE);
+        int ttl = Params.integer(p, "ttl", 0, 0, 255);
+        double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
+        int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
         double seconds = count * interval + timeout;
         if (seconds > maxDuration.toSeconds()) {
@@ -47,50 +47,11 @@ public record RoundTripParameters(int count, int packetSize, double intervalSeco
         Map<String, String> m = new LinkedHashMap<>();
         m.put("count", Integer.toString(count));
         m.put("packetSize", Integer.toString(packetSize));
-        m.put("interval", trim(intervalSeconds));
+        m.put("interval", Params.plain(intervalSeconds));
         m.put("ttl", Integer.toString(ttl));
-        m.put("timeout", trim(timeoutSeconds));
+        m.put("timeout", Params.plain(timeoutSeconds));
         m.put("port", Integer.toString(port));
         m.put("protocol", "UDP");
         return m;
-    }
-
-    private static String trim(double v) {
-        String s = String.format(java.util.Locale.ROOT, "%.6f", v).replaceAll("0+$", "");
-        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
-    }
-
-    private static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
-        String v = p.get(name);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        long n;
-        try {
-            n = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected an integer " + min + ".." + max);
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException("parameter " + name + " is " + n + ": must be " + min + ".." + max);
-        }
-        return (int) n;
-    }
-
-    private static double decimal(Map<String, String> p, String name, double dflt, double min, double max) {
-        String v = p.get(name);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        double d;
-        try {
-            d = Double.parseDouble(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected a number " + min + ".." + max);
-        }
-        if (!(d >= min && d <= max)) {
-            throw new IllegalArgumentException("parameter " + name + " is " + v + ": must be " + min + ".." + max);
-        }
-        return d;
     }
 }

@@ -20,6 +20,8 @@ public final class ErrorCodes {
     public static final String MA_STORAGE = "error.ma.storage";
     /** The test could not be run or failed (responder unreachable, refused, busy). */
     public static final String MP_MEASUREMENT = "error.mp.measurement";
+    /** Another test holds the path; the client may retry later (GGF v1: TryAgain). */
+    public static final String MP_BUSY = "error.mp.busy";
     /** The probe engine is not available on this host. */
     public static final String MP_UNAVAILABLE = "error.mp.unavailable";
     /** Anything unexpected; the datum says what, never with a stack trace. */

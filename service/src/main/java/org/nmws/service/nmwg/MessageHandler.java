@@ -11,6 +11,8 @@ import java.util.Set;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.Series;
+import org.nmws.service.archive.SeriesQuery;
 import org.nmws.service.measure.Characteristic;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
@@ -30,6 +32,9 @@ public class MessageHandler {
     private static final Logger log = LoggerFactory.getLogger(MessageHandler.class);
     static final String SELECT_EVENT_TYPE = "http://ggf.org/ns/nmwg/ops/select/2.0";
     private static final int MAX_STORED_RESULTS = 1000;
+    /** Consolidation reads summaries only (no frames), so it may read many more. */
+    private static final int MAX_CONSOLIDATED = 100_000;
+    private static final int MAX_SERIES = 1000;
 
     private final SafeXml xml;
     private final NmwgReader reader = new NmwgReader();
@@ -48,6 +53,16 @@ public class MessageHandler {
     public byte[] handle(byte[] request) {
         try {
             return answer(reader.read(xml.parse(request))).toBytes();
+        } catch (NmwgException e) {
+            return errorMessage(null, "ErrorResponse", e).toBytes();
+        }
+    }
+
+    /** A message element already parsed (by a transport routing dialects), response bytes out. */
+    public byte[] handleParsed(Element message) {
+        try {
+            xml.checkDepth(message);
+            return answer(reader.read(message)).toBytes();
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toBytes();
         }
@@ -74,9 +89,10 @@ public class MessageHandler {
         try {
             return switch (msg.type()) {
                 case "EchoRequest" -> echo(msg);
-                case "MeasurementRequest", "SetupDataRequest" -> perPair(msg, replyType);
+                case "MeasurementRequest", "SetupDataRequest", "MetadataKeyRequest", "DataInfoRequest" -> perPair(msg, replyType);
                 default -> throw new NmwgException(ErrorCodes.ACTION_NOT_SUPPORTED, "message type '" + msg.type()
-                        + "' is not supported; this service answers EchoRequest, MeasurementRequest, SetupDataRequest");
+                        + "' is not supported; this service answers EchoRequest, MetadataKeyRequest, SetupDataRequest,"
+                        + " DataInfoRequest, MeasurementRequest");
             };
         } catch (NmwgException e) {
             return errorMessage(msg.id(), replyType, e);
@@ -103,11 +119,14 @@ public class MessageHandler {
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
             try {
-                Resolved r = resolve(data, byId);
-                if (msg.type().equals("MeasurementRequest")) {
-                    measure(w, r);
-                } else {
-                    setupData(w, r);
+                // Listing what is stored needs no eventType (an empty filter lists everything).
+                boolean listing = msg.type().equals("MetadataKeyRequest") || msg.type().equals("DataInfoRequest");
+                Resolved r = resolve(data, byId, !listing);
+                switch (msg.type()) {
+                    case "MeasurementRequest" -> measure(w, r);
+                    case "MetadataKeyRequest" -> describeSeries(w, r, false);
+                    case "DataInfoRequest" -> describeSeries(w, r, true);
+                    default -> setupData(w, r);
                 }
             } catch (NmwgException e) {
                 w.status(ref, e.code(), e.getMessage());
@@ -130,6 +149,15 @@ public class MessageHandler {
      * the nearest metadata winning for each item. Dangling references and cycles are errors.
      */
     Resolved resolve(RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId) throws NmwgException {
+        return resolve(data, byId, true);
+    }
+
+    /**
+     * @param eventTypeRequired whether a chain naming no characteristic (no known eventType,
+     *        no tool-namespace subject, no key) is an error
+     */
+    Resolved resolve(RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId, boolean eventTypeRequired)
+            throws NmwgException {
         if (data.metadataIdRef() == null) {
             throw new NmwgException(ErrorCodes.STRUCTURE, "data '" + data.id() + "' has no metadataIdRef");
         }
@@ -142,6 +170,7 @@ public class MessageHandler {
         Map<String, String> params = new LinkedHashMap<>();
         List<RequestMessage.Param> select = new ArrayList<>();
         String key = null;
+        String toolNamespace = null;
         while (id != null) {
             if (!seen.add(id)) {
                 throw new NmwgException(ErrorCodes.STRUCTURE, "metadata references form a cycle through '" + id + "'");
@@ -153,6 +182,9 @@ public class MessageHandler {
             }
             if (subject == null && md.subject() != null && NmwgReader.children(md.subject()).size() > 0) {
                 subject = md.subject();
+            }
+            if (toolNamespace == null && md.subject() != null && isToolNamespace(md.subject().getNamespaceURI())) {
+                toolNamespace = md.subject().getNamespaceURI();
             }
             for (String et : md.eventTypes()) {
                 if (et.startsWith(SELECT_EVENT_TYPE)) {
@@ -175,7 +207,17 @@ public class MessageHandler {
             }
             id = md.metadataIdRef() != null ? md.metadataIdRef() : md.subjectIdRef();
         }
-        if (characteristic == null && key == null) {
+        if (characteristic == null && unknown.isEmpty() && toolNamespace != null) {
+            // perfSONAR MPs name the tool by the subject's namespace alone (ping:subject, owamp:subject).
+            Optional<Characteristic> c = Characteristic.lookup(toolNamespace);
+            if (c.isPresent()) {
+                characteristic = c.get();
+                eventType = toolNamespace;
+            } else {
+                unknown.add(toolNamespace);
+            }
+        }
+        if (characteristic == null && (key == null || !unknown.isEmpty()) && (eventTypeRequired || !unknown.isEmpty())) {
             if (!unknown.isEmpty()) {
                 throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "eventType '" + unknown.get(0)
                         + "' is not supported; supported: " + supported());
@@ -205,59 +247,124 @@ public class MessageHandler {
 
     private void setupData(NmwgWriter w, Resolved r) throws NmwgException {
         boolean raw = Boolean.parseBoolean(r.parameters().getOrDefault("raw", "false"));
+        Select select = Select.parse(r.select());
         if (r.key() != null) {
-            long id;
-            try {
-                id = Long.parseLong(r.key());
-            } catch (NumberFormatException e) {
-                throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
-            }
-            Observation o = archive.findById(id, raw).orElseThrow(() ->
-                    new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
-            String et = r.eventType() != null ? r.eventType() : Characteristic.PATH_DELAY_ROUNDTRIP.eventTypes().get(0);
-            w.observation(r.metadataId(), et, o, raw);
+            setupDataByKey(w, r, select, raw);
             return;
         }
         if (r.subject() == null) {
             throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
         }
         PathSubject subject = SubjectReader.path(r.subject());
-        Instant from = null;
-        Instant to = null;
-        for (RequestMessage.Param p : r.select()) {
-            String op = p.operator() == null ? "" : p.operator();
-            switch (p.name()) {
-                case "startTime" -> from = Times.parse("startTime", p.value());
-                case "endTime" -> to = Times.parse("endTime", p.value());
-                case "time" -> {
-                    if (op.equals("gte") || op.equals("gt")) {
-                        from = Times.parse("time " + op, p.value());
-                    } else if (op.equals("lte") || op.equals("lt")) {
-                        to = Times.parse("time " + op, p.value());
-                    }
-                }
-                default -> { }
-            }
+        ObservationQuery q = new ObservationQuery(r.characteristic().test(), subject.dst().host(),
+                subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
+                raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+        answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw);
+    }
+
+    /** A key from an earlier answer: a series key (from MetadataKeyRequest) or one observation's id. */
+    private void setupDataByKey(NmwgWriter w, Resolved r, Select select, boolean raw) throws NmwgException {
+        if (r.key().isEmpty()) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the nmwg:key carries no maKey parameter;"
+                    + " send back a key from a MetadataKeyRequest answer");
         }
-        if (from != null && to != null && from.isAfter(to)) {
-            throw new NmwgException(ErrorCodes.PARAMETER, "select startTime " + from + " is after endTime " + to);
+        if (SeriesKeys.isSeriesKey(r.key())) {
+            SeriesKeys.Key k = SeriesKeys.decode(r.key());
+            ObservationQuery q = new ObservationQuery(k.test(), k.subject().dst().host(),
+                    k.subject().src() == null ? null : k.subject().src().host(), select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS,
+                    k.parameters());
+            String et = r.eventType() != null ? r.eventType() : eventTypesOf(k.test()).get(0);
+            answerStored(w, r.metadataId(), et, "the series of maKey " + r.key(), k.subject(), r.key(), q, select, raw);
+            return;
         }
+        long id;
+        try {
+            id = Long.parseLong(r.key());
+        } catch (NumberFormatException e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+        }
+        Observation o = archive.findById(id, raw).orElseThrow(() ->
+                new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
+        String et = r.eventType() != null ? r.eventType() : eventTypesOf(o.test()).get(0);
+        w.observation(r.metadataId(), et, o, raw);
+    }
+
+    /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
+    private void answerStored(NmwgWriter w, String metadataId, String eventType, String what, PathSubject subject,
+                              String maKey, ObservationQuery q, Select select, boolean raw) throws NmwgException {
         List<Observation> found;
         try {
-            found = archive.find(new ObservationQuery(r.characteristic().test(), subject.dst().host(),
-                    subject.src() == null ? null : subject.src().host(), from, to, raw, MAX_STORED_RESULTS));
+            found = archive.find(q);
         } catch (RuntimeException e) {
             log.error("archive query failed", e);
             throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
         }
         if (found.isEmpty()) {
-            w.noData(r.metadataId(), r.eventType(), subject, "No data in the archive for " + r.characteristic().dottedName()
-                    + " to " + subject.dst().host() + (from == null ? "" : " from " + from) + (to == null ? "" : " to " + to) + ".");
+            w.noData(metadataId, eventType, subject, "No data in the archive for " + what + " to " + subject.dst().host()
+                    + (select.from() == null ? "" : " from " + select.from())
+                    + (select.to() == null ? "" : " to " + select.to()) + ".");
+            return;
+        }
+        if (select.consolidates()) {
+            w.consolidated(metadataId, eventType, subject, maKey, select,
+                    Consolidation.buckets(found, select.function(), select.resolutionSeconds()));
             return;
         }
         for (Observation o : found) {
-            w.observation(r.metadataId(), r.eventType(), o, raw);
+            w.observation(metadataId, eventType, o, raw);
         }
+    }
+
+    /**
+     * MetadataKeyRequest and DataInfoRequest: the series the archive holds that match the
+     * subject (src and dst each optional), eventType and parameters, each with its maKey;
+     * DataInfoRequest adds how many observations each holds and their time span.
+     */
+    private void describeSeries(NmwgWriter w, Resolved r, boolean dataInfo) throws NmwgException {
+        SeriesQuery query;
+        if (r.key() != null && SeriesKeys.isSeriesKey(r.key())) {
+            SeriesKeys.Key k = SeriesKeys.decode(r.key());
+            query = new SeriesQuery(k.test(), k.subject().src() == null ? null : k.subject().src().host(),
+                    k.subject().dst().host(), k.parameters(), MAX_SERIES);
+        } else {
+            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null) : SubjectReader.ends(r.subject());
+            Map<String, String> params = new LinkedHashMap<>(r.parameters());
+            params.remove("raw"); // a reply option, not a property of stored data
+            query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
+                    ends.src() == null ? null : ends.src().host(), ends.dst() == null ? null : ends.dst().host(),
+                    params, MAX_SERIES);
+        }
+        List<Series> found;
+        try {
+            found = archive.series(query);
+        } catch (RuntimeException e) {
+            log.error("archive series query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        if (found.isEmpty()) {
+            w.noData(r.metadataId(), r.eventType(), null, "No metadata in the archive matches"
+                    + (query.test() == null ? "" : " " + r.characteristic().dottedName())
+                    + (query.src() == null ? "" : " from " + query.src())
+                    + (query.dst() == null ? "" : " to " + query.dst())
+                    + (query.parameters().isEmpty() ? "" : " with parameters " + query.parameters()) + ".");
+            return;
+        }
+        for (Series s : found) {
+            List<String> eventTypes = r.eventType() != null ? List.of(r.eventType()) : eventTypesOf(s.test());
+            w.series(r.metadataId(), eventTypes, s, SeriesKeys.encode(s), dataInfo);
+        }
+    }
+
+    /** The preferred eventType of every characteristic a test yields, registry order. */
+    static List<String> eventTypesOf(Characteristic.ProbeTest test) {
+        List<String> out = new ArrayList<>();
+        for (Characteristic c : Characteristic.values()) {
+            if (c.test() == test) {
+                out.add(c.eventTypes().get(0));
+            }
+        }
+        return out;
     }
 
     private static String code(MeasurementException.Kind kind) {
@@ -265,8 +372,15 @@ public class MessageHandler {
             case PARAMETER -> ErrorCodes.PARAMETER;
             case SUBJECT -> ErrorCodes.SUBJECT;
             case UNAVAILABLE -> ErrorCodes.MP_UNAVAILABLE;
-            case BUSY, FAILED -> ErrorCodes.MP_MEASUREMENT;
+            case BUSY -> ErrorCodes.MP_BUSY;
+            case FAILED -> ErrorCodes.MP_MEASUREMENT;
         };
+    }
+
+    /** A subject namespace that names a tool (not base, select or topology). */
+    private static boolean isToolNamespace(String ns) {
+        return ns != null && !ns.equals(NmwgNamespaces.BASE) && !ns.equals(NmwgNamespaces.SELECT)
+                && !ns.equals(NmwgNamespaces.TOPOLOGY);
     }
 
     private static String supported() {

@@ -91,6 +91,7 @@ public final class NmwgReader {
         }
     }
 
+    /** The key's maKey, or "" when the key carries none (a client that sent another archive's key). */
     private static String readKey(Element key) {
         for (Element params : children(key)) {
             if (!"parameters".equals(params.getLocalName())) {
@@ -103,7 +104,7 @@ public final class NmwgReader {
                 }
             }
         }
-        return null;
+        return "";
     }
 
     static List<Element> children(Element e) {

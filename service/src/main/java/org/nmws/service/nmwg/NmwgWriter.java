@@ -14,6 +14,7 @@ import javax.xml.parsers.ParserConfigurationException;
 import org.nmws.schema.environment.ClockType;
 import org.nmws.schema.environment.HostType;
 import org.nmws.schema.environment.InterfaceType;
+import org.nmws.schema.environment.LoadType;
 import org.nmws.schema.environment.ToolType;
 import org.nmws.schema.nmwg.Data;
 import org.nmws.schema.nmwg.Key;
@@ -25,6 +26,7 @@ import org.nmws.schema.nmwg.ParametersType;
 import org.nmws.schema.nmwg.SubjectType;
 import org.nmws.schema.topology.EndPointPair;
 import org.nmws.schema.topology.EndPointType;
+import org.nmws.service.archive.Series;
 import org.nmws.service.measure.Endpoint;
 import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.Observation;
@@ -38,6 +40,7 @@ import org.w3c.dom.Document;
 public final class NmwgWriter {
     private static final JAXBContext CONTEXT = createContext();
     private static final ObjectFactory NMWG = new ObjectFactory();
+    private static final org.nmws.schema.select.ObjectFactory SELECT = new org.nmws.schema.select.ObjectFactory();
     private static final DatatypeFactory DATATYPES = datatypeFactory();
 
     private final Message message = new Message();
@@ -63,11 +66,18 @@ public final class NmwgWriter {
         data.getAny().add(datum);
     }
 
-    /** A pair saying the store holds nothing that matches; the eventType echoes the request. */
+    /**
+     * A pair saying the store holds nothing that matches; subject and eventType echo the
+     * request and are left out when it named none (a MetadataKeyRequest without a filter).
+     */
     public void noData(String metadataIdRef, String eventType, PathSubject subject, String text) {
         Metadata md = metadata(metadataIdRef);
-        md.getAny().add(subject(subject, md.getId()));
-        md.getAny().add(NMWG.createEventType(eventType));
+        if (subject != null) {
+            md.getAny().add(subject(subject, md.getId()));
+        }
+        if (eventType != null) {
+            md.getAny().add(NMWG.createEventType(eventType));
+        }
         Data data = data(md.getId());
         org.nmws.schema.result.Datum datum = new org.nmws.schema.result.Datum();
         datum.setType("noData");
@@ -79,7 +89,98 @@ public final class NmwgWriter {
     public void observation(String metadataIdRef, String eventType, Observation o, boolean raw) {
         switch (o.test()) {
             case ROUND_TRIP -> roundTrip(metadataIdRef, eventType, o, raw);
+            case UDP_STREAM -> stream(metadataIdRef, eventType, o, raw);
         }
+    }
+
+    /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */
+    private Metadata resultMetadata(String metadataIdRef, String eventType, Observation o) {
+        Metadata md = metadata(metadataIdRef);
+        md.getAny().add(subject(o.subject(), md.getId()));
+        md.getAny().add(NMWG.createEventType(eventType));
+        md.getAny().add(NMWG.createParameters(parameters(o.parameters(), "parameters." + md.getId())));
+        md.getAny().add(key(o.id()));
+        md.getAny().add(environment(o));
+        return md;
+    }
+
+    /**
+     * A UDP stream: the owamp summary datum (delays in seconds, as owamp clients read them),
+     * the iperf datum (throughput in bits/s, jitter, loss) as bwctl clients read it, one
+     * nmws figure per further figure, and one owd datum per frame when asked.
+     */
+    private void stream(String metadataIdRef, String eventType, Observation o, boolean raw) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+        Map<String, Double> f = o.summary();
+        org.nmws.schema.owamp.summary.Datum summary = new org.nmws.schema.owamp.summary.Datum();
+        summary.setTimeType("unix");
+        summary.setStartTime(unixTime(o.start()));
+        summary.setEndTime(unixTime(o.end()));
+        summary.setSent(f.get("sent").longValue());
+        summary.setLoss(f.get("lost").longValue());
+        summary.setDuplicates(f.get("duplicates").longValue());
+        if (f.containsKey("minDelayMs")) {
+            summary.setMinDelay(f.get("minDelayMs") / 1e3);
+            summary.setMaxDelay(f.get("maxDelayMs") / 1e3);
+        }
+        Environment.Clock clock = o.environment().src() == null ? null : o.environment().src().clock();
+        if (clock != null && clock.maxErrorUs() != null) {
+            summary.setMaxError(clock.maxErrorUs() / 1e6);
+        }
+        data.getAny().add(summary);
+        org.nmws.schema.iperf.Datum iperf = new org.nmws.schema.iperf.Datum();
+        iperf.setTimeType("unix");
+        iperf.setTimeValue(unixTime(o.start()));
+        if (f.containsKey("receiverUserMbps")) {
+            iperf.setThroughput(f.get("receiverUserMbps") * 1e6);
+        }
+        if (f.containsKey("meanAbsIpdvMs")) {
+            iperf.setJitter(f.get("meanAbsIpdvMs"));
+        }
+        iperf.setLost(f.get("lost").longValue());
+        iperf.setSent(f.get("sent").longValue());
+        data.getAny().add(iperf);
+        for (Map.Entry<String, Double> e : f.entrySet()) {
+            org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
+            fig.setName(e.getKey());
+            fig.setValue(e.getValue());
+            String units = figureUnits(e.getKey());
+            if (units != null) {
+                fig.setUnits(units);
+            }
+            data.getAny().add(fig);
+        }
+        if (raw) {
+            for (Observation.Frame fr : o.frames()) {
+                org.nmws.schema.owamp.owd.Datum d = new org.nmws.schema.owamp.owd.Datum();
+                d.setSequenceNumber(fr.seq());
+                d.setTimeType("unix");
+                d.setSendTime(unixTime(fr.sendEpochNanos()));
+                if (!fr.lost()) {
+                    d.setReceiveTime(unixTime(fr.sendEpochNanos() + fr.valueNanos()));
+                }
+                d.setNumBytes(fr.bytes());
+                data.getAny().add(d);
+            }
+        }
+    }
+
+    /** Units from a figure's name suffix (the convention of measure/StreamObservations). */
+    static String figureUnits(String name) {
+        if (name.endsWith("Ms")) {
+            return "ms";
+        } else if (name.endsWith("Us")) {
+            return "us";
+        } else if (name.endsWith("Mbps")) {
+            return "Mbit/s";
+        } else if (name.endsWith("Percent")) {
+            return "%";
+        } else if (name.endsWith("Bytes") || name.endsWith("BytesByDelay")) {
+            return "bytes";
+        } else if (name.endsWith("Ratio") || name.endsWith("Distance")) {
+            return "ratio";
+        }
+        return null;
     }
 
     /**
@@ -88,13 +189,7 @@ public final class NmwgWriter {
      * when asked, one ping datum per frame.
      */
     private void roundTrip(String metadataIdRef, String eventType, Observation o, boolean raw) {
-        Metadata md = metadata(metadataIdRef);
-        md.getAny().add(subject(o.subject(), md.getId()));
-        md.getAny().add(NMWG.createEventType(eventType));
-        md.getAny().add(NMWG.createParameters(parameters(o.parameters(), "parameters." + md.getId())));
-        md.getAny().add(key(o.id()));
-        md.getAny().add(environment(o));
-        Data data = data(md.getId());
+        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
         String time = unixTime(o.start());
         for (Map.Entry<String, Double> e : o.summary().entrySet()) {
             org.nmws.schema.pinger.Datum d = new org.nmws.schema.pinger.Datum();
@@ -125,6 +220,96 @@ public final class NmwgWriter {
                 data.getAny().add(d);
             }
         }
+    }
+
+    /**
+     * Consolidated stored data: the metadata echoes the subject, eventType, the select
+     * parameters that shaped it and the series key when there is one; the data holds one
+     * set of PingER-style figures per bucket, stamped with the bucket's start, plus how many
+     * observations the bucket consolidates.
+     */
+    void consolidated(String metadataIdRef, String eventType, PathSubject subject, String maKey, Select select,
+                      java.util.List<Consolidation.Bucket> buckets) {
+        Metadata md = metadata(metadataIdRef);
+        md.getAny().add(subject(subject, md.getId()));
+        md.getAny().add(NMWG.createEventType(eventType));
+        Map<String, String> sel = new java.util.LinkedHashMap<>();
+        if (select.from() != null) {
+            sel.put("startTime", unixTime(select.from()));
+        }
+        if (select.to() != null) {
+            sel.put("endTime", unixTime(select.to()));
+        }
+        sel.put("consolidationFunction", select.function().wireName());
+        if (select.resolutionSeconds() > 0) {
+            sel.put("resolution", Long.toString(select.resolutionSeconds()));
+        }
+        md.getAny().add(SELECT.createParameters(parameters(sel, "select." + md.getId())));
+        if (maKey != null) {
+            md.getAny().add(key(maKey, md.getId()));
+        }
+        Data data = data(md.getId());
+        for (Consolidation.Bucket b : buckets) {
+            String time = unixTime(b.start());
+            data.getAny().add(figure("observations", b.observations(), time));
+            for (Map.Entry<String, Double> e : b.figures().entrySet()) {
+                data.getAny().add(figure(e.getKey(), e.getValue(), time));
+            }
+        }
+    }
+
+    /**
+     * One stored series (MetadataKeyRequest, DataInfoRequest): the metadata says what it is
+     * (subject, eventTypes, test parameters); the data carries the maKey to send back, and for
+     * DataInfoRequest how many observations it holds and the time they span.
+     */
+    public void series(String metadataIdRef, java.util.List<String> eventTypes, Series s, String maKey, boolean dataInfo) {
+        Metadata md = metadata(metadataIdRef);
+        md.getAny().add(subject(s.subject(), md.getId()));
+        for (String et : eventTypes) {
+            md.getAny().add(NMWG.createEventType(et));
+        }
+        md.getAny().add(NMWG.createParameters(parameters(s.parameters(), "parameters." + md.getId())));
+        Data data = data(md.getId());
+        data.getAny().add(key(maKey, data.getId()));
+        if (dataInfo) {
+            org.nmws.schema.time.Time t = new org.nmws.schema.time.Time();
+            t.setType("unix");
+            t.setStart(timeStamp(s.first()));
+            t.setEnd(timeStamp(s.last()));
+            data.getAny().add(t);
+            org.nmws.schema.result.Datum count = new org.nmws.schema.result.Datum();
+            count.setType("observations");
+            count.getContent().add(Long.toString(s.count()));
+            data.getAny().add(count);
+        }
+    }
+
+    private static org.nmws.schema.time.TimeStampType timeStamp(Instant t) {
+        org.nmws.schema.time.TimeStampType ts = new org.nmws.schema.time.TimeStampType();
+        ts.setType("unix");
+        ts.setValueAttribute(unixTime(t));
+        return ts;
+    }
+
+    private static org.nmws.schema.pinger.Datum figure(String name, double value, String time) {
+        org.nmws.schema.pinger.Datum d = new org.nmws.schema.pinger.Datum();
+        d.setName(name);
+        d.setValue(number(value));
+        String units = units(name);
+        if (units != null) {
+            d.setValueUnits(units);
+        }
+        d.setTimeType("unix");
+        d.setTimeValue(time);
+        return d;
+    }
+
+    private static Key key(String maKey, String ownerId) {
+        Key key = new Key();
+        key.setId("key." + ownerId);
+        key.getParameters().add(parameters(Map.of("maKey", maKey), "keyParameters." + ownerId));
+        return key;
     }
 
     public Document toDocument() {
@@ -244,6 +429,13 @@ public final class NmwgWriter {
             c.setState(h.clock().state());
             t.setClock(c);
         }
+        if (h.load() != null) {
+            LoadType load = new LoadType();
+            load.setCpuBusyPercent(h.load().cpuBusyPercent());
+            load.setInterrupts(h.load().interrupts());
+            load.setUdpRcvbufErrors(h.load().udpRcvbufErrors());
+            t.setLoad(load);
+        }
         return t;
     }
 
@@ -286,7 +478,8 @@ public final class NmwgWriter {
         try {
             return JAXBContext.newInstance("org.nmws.schema.nmwg:org.nmws.schema.topology:org.nmws.schema.result"
                     + ":org.nmws.schema.time:org.nmws.schema.select:org.nmws.schema.ping:org.nmws.schema.pinger"
-                    + ":org.nmws.schema.environment", NmwgWriter.class.getClassLoader());
+                    + ":org.nmws.schema.environment:org.nmws.schema.owamp.summary:org.nmws.schema.owamp.owd"
+                    + ":org.nmws.schema.iperf:org.nmws.schema.figure", NmwgWriter.class.getClassLoader());
         } catch (JAXBException e) {
             throw new ExceptionInInitializerError(e);
         }

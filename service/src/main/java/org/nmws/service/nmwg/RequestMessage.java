@@ -20,7 +20,7 @@ public record RequestMessage(String id, String type, List<Metadata> metadata, Li
      * @param subjectIdRef the subject's own metadataIdRef (select and tool subjects chain this way), or null
      * @param parameters parameters of non-select namespaces, in document order
      * @param selectParameters parameters of the select namespace, in document order
-     * @param key the maKey sent back by a client, or null
+     * @param key the maKey sent back by a client, "" for a key without maKey, or null for no key
      */
     public record Metadata(String id, String metadataIdRef, Element subject, String subjectIdRef,
                            List<String> eventTypes, List<Param> parameters, List<Param> selectParameters,

@@ -36,6 +36,32 @@ final class SubjectReader {
         }
     }
 
+    /** Both ends of a subject used as a filter: either may be null. */
+    record Ends(Endpoint src, Endpoint dst) {
+    }
+
+    /** Lenient read of a filter subject: an endPointPair with src, dst, both or neither. */
+    static Ends ends(Element subject) throws NmwgException {
+        Element pair = find(subject, "endPointPair");
+        if (pair == null) {
+            return new Ends(null, null);
+        }
+        Endpoint src = null;
+        Endpoint dst = null;
+        try {
+            for (Element c : NmwgReader.children(pair)) {
+                switch (c.getLocalName()) {
+                    case "src" -> src = endpoint(c);
+                    case "dst" -> dst = endpoint(c);
+                    default -> { }
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "subject: " + e.getMessage());
+        }
+        return new Ends(src, dst);
+    }
+
     private static Endpoint endpoint(Element e) {
         String value = NmwgReader.attr(e, "value");
         if (value == null) {

@@ -4,22 +4,22 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import org.nmws.service.NmwsProperties;
-import org.nmws.service.nmwg.MessageHandler;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Plain HTTP: POST an NMWG message to /nmwg, get the NMWG response. The body is read up
+ * Plain HTTP: POST an NMWG message (or a GGF v1 networkMeasurementRequest) to /nmwg, get
+ * the response in the same dialect. The body is read up
  * to the configured limit and no further, so an oversized post cannot exhaust memory.
  */
 @RestController
 class HttpNmwgController {
-    private final MessageHandler handler;
+    private final Dialects handler;
     private final int maxBytes;
 
-    HttpNmwgController(MessageHandler handler, NmwsProperties props) {
+    HttpNmwgController(Dialects handler, NmwsProperties props) {
         this.handler = handler;
         this.maxBytes = props.xml().maxBytes();
     }

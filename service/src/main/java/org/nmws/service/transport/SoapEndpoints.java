@@ -7,7 +7,6 @@ import jakarta.xml.ws.ServiceMode;
 import jakarta.xml.ws.WebServiceProvider;
 import jakarta.xml.ws.soap.SOAPBinding;
 import javax.xml.transform.dom.DOMSource;
-import org.nmws.service.nmwg.MessageHandler;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -15,7 +14,8 @@ import org.w3c.dom.Node;
 /**
  * The SOAP 1.1 and 1.2 endpoints: Document/Literal, the body payload is the nmwg:message.
  * They take the payload as a DOM so that any NMWG dialect reaches the handler as sent
- * (tool-namespace subjects, unknown types) and gets an NMWG answer, not a binding fault.
+ * (tool-namespace subjects, unknown types) and gets an NMWG answer, not a binding fault;
+ * a GGF v1 networkMeasurementRequest body is routed by its namespace to the v1 codec.
  */
 public final class SoapEndpoints {
     static final String NAMESPACE = "http://nmws.org/ns/service/1.0/";
@@ -25,9 +25,9 @@ public final class SoapEndpoints {
     }
 
     abstract static class Base implements Provider<DOMSource> {
-        private final MessageHandler handler;
+        private final Dialects handler;
 
-        Base(MessageHandler handler) {
+        Base(Dialects handler) {
             this.handler = handler;
         }
 
@@ -44,7 +44,7 @@ public final class SoapEndpoints {
     @ServiceMode(Service.Mode.PAYLOAD)
     @BindingType(SOAPBinding.SOAP11HTTP_BINDING)
     public static class Soap11 extends Base {
-        public Soap11(MessageHandler handler) {
+        public Soap11(Dialects handler) {
             super(handler);
         }
     }
@@ -54,7 +54,7 @@ public final class SoapEndpoints {
     @ServiceMode(Service.Mode.PAYLOAD)
     @BindingType(SOAPBinding.SOAP12HTTP_BINDING)
     public static class Soap12 extends Base {
-        public Soap12(MessageHandler handler) {
+        public Soap12(Dialects handler) {
             super(handler);
         }
     }

@@ -23,6 +23,7 @@ import org.nmws.service.measure.Endpoint;
 import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.RunningTests;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
 
@@ -41,7 +42,7 @@ class MessageHandlerTest {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
                 new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8));
         archive = TestArchives.sqlite(dir);
-        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props);
+        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests());
         handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props);
     }
 
@@ -185,8 +186,8 @@ class MessageHandlerTest {
                 new Observation.Frame(0, 1, 250_000, 64, 64), new Observation.Frame(1, 2, 300_000, 64, 64),
                 new Observation.Frame(2, 3, 350_000, 64, 64), new Observation.Frame(3, 4, 400_000, 64, 64),
                 new Observation.Frame(4, 5, -1, 64, -1));
-        Environment env = new Environment(new Environment.Host("src", "here", "10.1.2.1", "Linux 6", "cpu", 2, null, null),
-                new Environment.Host("dst", dst, dst, null, null, null, null, null));
+        Environment env = new Environment(new Environment.Host("src", "here", "10.1.2.1", "Linux 6", "cpu", 2, null, null, null),
+                new Environment.Host("dst", dst, dst, null, null, null, null, null, null));
         return new Observation(0, "test-point", Characteristic.ProbeTest.ROUND_TRIP,
                 new PathSubject(null, Endpoint.parse(dst, "ipv4")), "10.1.2.1", dst, "nmprobe", "test",
                 Map.of("count", "5"), env, start, start.plusSeconds(1), summary, frames);

@@ -14,7 +14,7 @@ class LabRoundTripTruthTest {
     @Test
     void roundTripThroughATenMillisecondDelayLineEachWayReadsTwentyMilliseconds() throws Exception {
         try (NetLab lab = NetLab.create(1)) {
-            lab.delayLine(10_000, 0, 0, true);
+            lab.delayLine(10_000, true);
             LabServices svc = LabServices.start(lab);
             Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
                     "count", "200", "interval", "0.005", "timeout", "2")));

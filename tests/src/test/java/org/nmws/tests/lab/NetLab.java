@@ -141,12 +141,22 @@ public final class NetLab implements AutoCloseable {
                 "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
     }
 
+    /** Delay: R1 holds forwarded UDP from A (and from B when bothWays) for delayUs before passing it. */
+    public void delayLine(long delayUs, boolean bothWays) throws IOException, InterruptedException {
+        startDelayLine(List.of("-d", Long.toString(delayUs)), bothWays);
+    }
+
     /**
-     * Delay (and reordering): R1 queues forwarded UDP to a user-space delay line that holds
-     * each packet delayUs, and every k-th packet extraUs longer (k = 0: no reordering).
-     * bothWays also delays B -> A traffic.
+     * Reordering: R1 delays forwarded UDP from A by delayUs, and holds every k-th packet back
+     * until the next {@code overtakers} packets have passed it, so the reordering extent is
+     * exactly that many whatever the sender's pacing.
      */
-    public void delayLine(long delayUs, int everyK, long extraUs, boolean bothWays) throws IOException, InterruptedException {
+    public void reorderLine(long delayUs, int everyK, int overtakers) throws IOException, InterruptedException {
+        startDelayLine(List.of("-d", Long.toString(delayUs), "-k", Integer.toString(everyK),
+                "-n", Integer.toString(overtakers)), false);
+    }
+
+    private void startDelayLine(List<String> args, boolean bothWays) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.delayline.bin", "target/lab/nmws-delayline"));
         if (!Files.isExecutable(bin)) {
             throw new IllegalStateException("delay line binary missing: " + bin.toAbsolutePath());
@@ -158,10 +168,8 @@ public final class NetLab implements AutoCloseable {
                     "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass");
         }
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", router(1), "chrt", "-f", "50",
-                bin.toAbsolutePath().toString(), "-q", "0", "-d", Long.toString(delayUs)));
-        if (everyK > 0) {
-            cmd.addAll(List.of("-k", Integer.toString(everyK), "-x", Long.toString(extraUs)));
-        }
+                bin.toAbsolutePath().toString(), "-q", "0"));
+        cmd.addAll(args);
         Process p = start(cmd, "delayline");
         Thread.sleep(300); // the queue binds before traffic arrives; --queue-bypass passes packets until then
         if (!p.isAlive()) {

@@ -39,8 +39,15 @@ record Nmwg(Document doc, String text) {
         return out;
     }
 
-    /** A named summary figure: a datum with name/value (PingER style) or an attribute of a summary datum. */
+    /** A named figure: an nmws figure, a datum with name/value (PingER style) or an attribute of a summary datum. */
     double figure(String name) {
+        NodeList figures = doc.getElementsByTagNameNS("http://nmws.org/ns/result/1.0/", "figure");
+        for (int i = 0; i < figures.getLength(); i++) {
+            Element e = (Element) figures.item(i);
+            if (name.equals(e.getAttribute("name"))) {
+                return Double.parseDouble(e.getAttribute("value"));
+            }
+        }
         NodeList all = doc.getElementsByTagNameNS("*", "datum");
         for (int i = 0; i < all.getLength(); i++) {
             Element e = (Element) all.item(i);

@@ -1,0 +1,426 @@
+package org.nmws.service.archive;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLOutputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import javax.xml.stream.XMLStreamWriter;
+import org.nmws.service.measure.Characteristic;
+import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.Environment;
+import org.nmws.service.measure.Observation;
+import org.nmws.service.measure.PathSubject;
+
+/**
+ * Moves an archive between nmws instances as an NMWG {@code nmwg:store} document: one
+ * metadata (subject, eventType, parameters, observation environment) and one data (PingER
+ * summary datums, ping datums per frame) per observation, so other NMWG tools read it too.
+ * Attributes in the nmws archive namespace carry what NMWG has no place for (the probe test,
+ * the addresses reached, exact nanosecond values), so an export imports back unchanged.
+ *
+ * <p>Both directions stream (StAX): an archive of any size passes with one observation in
+ * memory. The reader refuses DTDs and external entities, as every other parser in nmws does.
+ */
+public final class NmwgStore {
+    static final String NMWG = "http://ggf.org/ns/nmwg/base/2.0/";
+    static final String TOPO = "http://ggf.org/ns/nmwg/topology/2.0/";
+    static final String PING = "http://ggf.org/ns/nmwg/tools/ping/2.0/";
+    static final String PINGER = "http://ggf.org/ns/nmwg/tools/pinger/2.0/";
+    static final String ENV = "http://nmws.org/ns/environment/1.0/";
+    static final String ARC = "http://nmws.org/ns/archive/1.0/";
+
+    private NmwgStore() {
+    }
+
+    /** Writes every observation that started in [from, to) as one nmwg:store; returns how many. */
+    public static long export(Archive archive, Instant from, Instant to, OutputStream out) {
+        try {
+            XMLStreamWriter w = XMLOutputFactory.newFactory().createXMLStreamWriter(out, "UTF-8");
+            w.writeStartDocument("UTF-8", "1.0");
+            w.writeStartElement("nmwg", "store", NMWG);
+            w.writeNamespace("nmwg", NMWG);
+            w.writeNamespace("nmwgt", TOPO);
+            w.writeNamespace("ping", PING);
+            w.writeNamespace("pinger", PINGER);
+            w.writeNamespace("env", ENV);
+            w.writeNamespace("nmwsa", ARC);
+            w.writeAttribute("type", "store");
+            long[] count = {0};
+            archive.forEach(from, to, true, o -> {
+                try {
+                    write(w, o);
+                    count[0]++;
+                } catch (XMLStreamException e) {
+                    throw new IllegalStateException("cannot write observation " + o.id() + ": " + e.getMessage(), e);
+                }
+            });
+            w.writeEndElement();
+            w.writeEndDocument();
+            w.flush();
+            return count[0];
+        } catch (XMLStreamException e) {
+            throw new IllegalStateException("cannot write nmwg:store: " + e.getMessage(), e);
+        }
+    }
+
+    private static void write(XMLStreamWriter w, Observation o) throws XMLStreamException {
+        String id = Long.toString(o.id());
+        w.writeStartElement(NMWG, "metadata");
+        w.writeAttribute("id", "meta." + id);
+        w.writeAttribute(ARC, "test", o.test().name());
+        optional(w, ARC, "srcAddress", o.srcAddress());
+        optional(w, ARC, "dstAddress", o.dstAddress());
+        w.writeStartElement(NMWG, "subject");
+        w.writeAttribute("id", "subject." + id);
+        w.writeStartElement(TOPO, "endPointPair");
+        if (o.subject().src() != null) {
+            endpoint(w, "src", o.subject().src());
+        }
+        endpoint(w, "dst", o.subject().dst());
+        w.writeEndElement();
+        w.writeEndElement();
+        w.writeStartElement(NMWG, "eventType");
+        w.writeCharacters(eventType(o.test()));
+        w.writeEndElement();
+        w.writeStartElement(NMWG, "parameters");
+        w.writeAttribute("id", "parameters." + id);
+        for (Map.Entry<String, String> p : o.parameters().entrySet()) {
+            w.writeStartElement(NMWG, "parameter");
+            w.writeAttribute("name", p.getKey());
+            w.writeAttribute("value", p.getValue());
+            w.writeEndElement();
+        }
+        w.writeEndElement();
+        w.writeStartElement(ENV, "environment");
+        w.writeAttribute("measurementPoint", o.measurementPoint());
+        w.writeAttribute("startTime", o.start().toString());
+        w.writeAttribute("endTime", o.end().toString());
+        for (Environment.Host h : new Environment.Host[] {o.environment().src(), o.environment().dst()}) {
+            if (h != null) {
+                host(w, h);
+            }
+        }
+        w.writeStartElement(ENV, "tool");
+        w.writeAttribute("name", o.tool());
+        optional(w, null, "version", o.toolVersion());
+        w.writeEndElement();
+        w.writeEndElement();
+        w.writeEndElement();
+
+        w.writeStartElement(NMWG, "data");
+        w.writeAttribute("id", "data." + id);
+        w.writeAttribute("metadataIdRef", "meta." + id);
+        for (Map.Entry<String, Double> s : o.summary().entrySet()) {
+            w.writeStartElement(PINGER, "datum");
+            w.writeAttribute("name", s.getKey());
+            // Double.toString reads back to the identical double, NaN and infinities included.
+            w.writeAttribute("value", Double.toString(s.getValue()));
+            w.writeEndElement();
+        }
+        for (Observation.Frame f : o.frames()) {
+            w.writeEmptyElement(PING, "datum");
+            w.writeAttribute("seqNum", Long.toString(f.seq()));
+            if (!f.lost()) {
+                w.writeAttribute("value", BigDecimal.valueOf(f.valueNanos(), 6).toPlainString());
+                w.writeAttribute("valueUnits", "ms");
+            }
+            w.writeAttribute("numBytes", Integer.toString(f.bytes()));
+            if (f.ttl() >= 0) {
+                w.writeAttribute("ttl", Integer.toString(f.ttl()));
+            }
+            w.writeAttribute("timeType", "unix");
+            w.writeAttribute("timeValue", BigDecimal.valueOf(f.sendEpochNanos(), 9).toPlainString());
+        }
+        w.writeEndElement();
+    }
+
+    private static void endpoint(XMLStreamWriter w, String role, Endpoint e) throws XMLStreamException {
+        w.writeEmptyElement(TOPO, role);
+        w.writeAttribute("type", e.type());
+        w.writeAttribute("value", e.host());
+    }
+
+    private static void host(XMLStreamWriter w, Environment.Host h) throws XMLStreamException {
+        w.writeStartElement(ENV, "host");
+        w.writeAttribute("role", h.role());
+        optional(w, null, "name", h.name());
+        optional(w, null, "address", h.address());
+        optional(w, null, "kernel", h.kernel());
+        optional(w, null, "cpuModel", h.cpuModel());
+        optional(w, null, "cpus", h.cpus());
+        if (h.nic() != null) {
+            w.writeEmptyElement(ENV, "interface");
+            optional(w, null, "name", h.nic().name());
+            optional(w, null, "driver", h.nic().driver());
+            optional(w, null, "speedMbps", h.nic().speedMbps());
+            optional(w, null, "mtu", h.nic().mtu());
+        }
+        if (h.clock() != null) {
+            w.writeEmptyElement(ENV, "clock");
+            optional(w, null, "source", h.clock().source());
+            optional(w, null, "synchronized", h.clock().synchronised());
+            optional(w, null, "maxErrorUs", h.clock().maxErrorUs());
+            optional(w, null, "estErrorUs", h.clock().estErrorUs());
+            optional(w, null, "state", h.clock().state());
+        }
+        if (h.load() != null) {
+            w.writeEmptyElement(ENV, "load");
+            optional(w, null, "cpuBusyPercent", h.load().cpuBusyPercent());
+            optional(w, null, "interrupts", h.load().interrupts());
+            optional(w, null, "udpRcvbufErrors", h.load().udpRcvbufErrors());
+        }
+        w.writeEndElement();
+    }
+
+    private static void optional(XMLStreamWriter w, String ns, String name, Object value) throws XMLStreamException {
+        if (value != null) {
+            if (ns == null) {
+                w.writeAttribute(name, value.toString());
+            } else {
+                w.writeAttribute(ns, name, value.toString());
+            }
+        }
+    }
+
+    private static String eventType(Characteristic.ProbeTest test) {
+        for (Characteristic c : Characteristic.values()) {
+            if (c.test() == test) {
+                return c.eventTypes().get(0);
+            }
+        }
+        throw new IllegalStateException("no characteristic is measured by test " + test);
+    }
+
+    /**
+     * Reads an nmwg:store and saves each observation in it (new ids, the measurement point
+     * kept); returns how many. Metadata without the nmws attributes (another NMWG archive's
+     * ping data) is read from its eventType, endPointPair and ping datums.
+     */
+    public static long importInto(Archive archive, InputStream in) {
+        XMLInputFactory f = XMLInputFactory.newFactory();
+        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+        f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+        f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+        try {
+            XMLStreamReader r = f.createXMLStreamReader(in);
+            r.nextTag();
+            if (!NMWG.equals(r.getNamespaceURI()) || !"store".equals(r.getLocalName())) {
+                throw new IllegalArgumentException("not an nmwg:store document: root is {" + r.getNamespaceURI() + "}"
+                        + r.getLocalName());
+            }
+            Map<String, Meta> metadata = new HashMap<>();
+            long saved = 0;
+            while (r.nextTag() == XMLStreamConstants.START_ELEMENT) {
+                if (!NMWG.equals(r.getNamespaceURI())) {
+                    skip(r);
+                } else if (r.getLocalName().equals("metadata")) {
+                    Meta m = readMetadata(r);
+                    metadata.put(m.id, m);
+                } else if (r.getLocalName().equals("data")) {
+                    String ref = r.getAttributeValue(null, "metadataIdRef");
+                    Meta m = metadata.remove(ref);
+                    if (m == null) {
+                        throw new IllegalArgumentException("nmwg:data " + r.getAttributeValue(null, "id")
+                                + " refers to metadata '" + ref + "' that does not precede it");
+                    }
+                    archive.save(readData(r, m));
+                    saved++;
+                } else {
+                    skip(r);
+                }
+            }
+            return saved;
+        } catch (XMLStreamException e) {
+            throw new IllegalArgumentException("nmwg:store is not well-formed XML: " + e.getMessage(), e);
+        }
+    }
+
+    /** What a metadata block says about one observation. */
+    private static final class Meta {
+        String id;
+        Characteristic.ProbeTest test;
+        String srcAddress;
+        String dstAddress;
+        Endpoint src;
+        Endpoint dst;
+        Map<String, String> parameters = new LinkedHashMap<>();
+        String measurementPoint = "";
+        Instant start;
+        Instant end;
+        List<Environment.Host> hosts = new ArrayList<>();
+        String tool;
+        String toolVersion;
+    }
+
+    private static Meta readMetadata(XMLStreamReader r) throws XMLStreamException {
+        Meta m = new Meta();
+        m.id = r.getAttributeValue(null, "id");
+        String test = r.getAttributeValue(ARC, "test");
+        m.test = test == null ? null : Characteristic.ProbeTest.valueOf(test);
+        m.srcAddress = r.getAttributeValue(ARC, "srcAddress");
+        m.dstAddress = r.getAttributeValue(ARC, "dstAddress");
+        int depth = 1;
+        while (depth > 0) {
+            int ev = r.next();
+            if (ev == XMLStreamConstants.END_ELEMENT) {
+                depth--;
+                continue;
+            }
+            if (ev != XMLStreamConstants.START_ELEMENT) {
+                continue;
+            }
+            depth++;
+            String ns = r.getNamespaceURI();
+            String name = r.getLocalName();
+            if (TOPO.equals(ns) && (name.equals("src") || name.equals("dst"))) {
+                Endpoint e = new Endpoint(r.getAttributeValue(null, "value"), r.getAttributeValue(null, "type"));
+                if (name.equals("src")) {
+                    m.src = e;
+                } else {
+                    m.dst = e;
+                }
+            } else if (NMWG.equals(ns) && name.equals("eventType")) {
+                String et = r.getElementText().trim();
+                depth--;
+                if (m.test == null) {
+                    m.test = Characteristic.lookup(et).map(Characteristic::test).orElseThrow(() ->
+                            new IllegalArgumentException("metadata " + m.id + " has eventType '" + et + "' nmws does not keep"));
+                }
+                if (m.tool == null) {
+                    m.tool = et;
+                }
+            } else if (NMWG.equals(ns) && name.equals("parameter")) {
+                String pname = r.getAttributeValue(null, "name");
+                String value = r.getAttributeValue(null, "value");
+                String text = r.getElementText();
+                depth--;
+                m.parameters.put(pname, value != null ? value : text.trim());
+            } else if (ENV.equals(ns) && name.equals("environment")) {
+                m.measurementPoint = orElse(r.getAttributeValue(null, "measurementPoint"), "");
+                m.start = instantOrNull(r.getAttributeValue(null, "startTime"));
+                m.end = instantOrNull(r.getAttributeValue(null, "endTime"));
+            } else if (ENV.equals(ns) && name.equals("host")) {
+                m.hosts.add(readHost(r));
+                depth--;
+            } else if (ENV.equals(ns) && name.equals("tool")) {
+                m.tool = r.getAttributeValue(null, "name");
+                m.toolVersion = r.getAttributeValue(null, "version");
+            }
+        }
+        if (m.dst == null || m.test == null) {
+            throw new IllegalArgumentException("metadata " + m.id + " names no endPointPair dst or no eventType");
+        }
+        return m;
+    }
+
+    /** Reads env:host up to and including its end tag. */
+    private static Environment.Host readHost(XMLStreamReader r) throws XMLStreamException {
+        String role = r.getAttributeValue(null, "role");
+        String name = r.getAttributeValue(null, "name");
+        String address = r.getAttributeValue(null, "address");
+        String kernel = r.getAttributeValue(null, "kernel");
+        String cpuModel = r.getAttributeValue(null, "cpuModel");
+        Integer cpus = intOrNull(r.getAttributeValue(null, "cpus"));
+        Environment.Nic nic = null;
+        Environment.Clock clock = null;
+        Environment.Load load = null;
+        while (r.nextTag() == XMLStreamConstants.START_ELEMENT) {
+            if (r.getLocalName().equals("interface")) {
+                nic = new Environment.Nic(r.getAttributeValue(null, "name"), r.getAttributeValue(null, "driver"),
+                        longOrNull(r.getAttributeValue(null, "speedMbps")), intOrNull(r.getAttributeValue(null, "mtu")));
+            } else if (r.getLocalName().equals("clock")) {
+                String sync = r.getAttributeValue(null, "synchronized");
+                clock = new Environment.Clock(r.getAttributeValue(null, "source"), sync == null ? null : Boolean.valueOf(sync),
+                        longOrNull(r.getAttributeValue(null, "maxErrorUs")), longOrNull(r.getAttributeValue(null, "estErrorUs")),
+                        r.getAttributeValue(null, "state"));
+            } else if (r.getLocalName().equals("load")) {
+                String cpu = r.getAttributeValue(null, "cpuBusyPercent");
+                load = new Environment.Load(cpu == null ? null : Double.valueOf(cpu),
+                        longOrNull(r.getAttributeValue(null, "interrupts")), longOrNull(r.getAttributeValue(null, "udpRcvbufErrors")));
+            }
+            skip(r);
+        }
+        return new Environment.Host(role, name, address, kernel, cpuModel, cpus, nic, clock, load);
+    }
+
+    private static Observation readData(XMLStreamReader r, Meta m) throws XMLStreamException {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        List<Observation.Frame> frames = new ArrayList<>();
+        while (r.nextTag() == XMLStreamConstants.START_ELEMENT) {
+            String ns = r.getNamespaceURI();
+            if (PINGER.equals(ns) && r.getLocalName().equals("datum")) {
+                summary.put(r.getAttributeValue(null, "name"), Double.valueOf(r.getAttributeValue(null, "value")));
+            } else if (PING.equals(ns) && r.getLocalName().equals("datum")) {
+                String value = r.getAttributeValue(null, "value");
+                String ttl = r.getAttributeValue(null, "ttl");
+                String bytes = r.getAttributeValue(null, "numBytes");
+                frames.add(new Observation.Frame(Long.parseLong(r.getAttributeValue(null, "seqNum")),
+                        seconds(r.getAttributeValue(null, "timeValue")),
+                        value == null ? -1 : new BigDecimal(value).movePointRight(6).longValue(),
+                        bytes == null ? 0 : Integer.parseInt(bytes), ttl == null ? -1 : Integer.parseInt(ttl)));
+            }
+            skip(r);
+        }
+        Environment.Host src = null;
+        Environment.Host dst = null;
+        for (Environment.Host h : m.hosts) {
+            if ("dst".equals(h.role())) {
+                dst = h;
+            } else {
+                src = h;
+            }
+        }
+        Instant start = m.start != null ? m.start : frames.isEmpty() ? null : JdbcArchive.instant(frames.get(0).sendEpochNanos());
+        if (start == null) {
+            throw new IllegalArgumentException("metadata " + m.id + " has no startTime and its data no timed datum");
+        }
+        Instant end = m.end != null ? m.end : frames.isEmpty() ? start
+                : JdbcArchive.instant(frames.get(frames.size() - 1).sendEpochNanos());
+        return new Observation(0, m.measurementPoint, m.test, new PathSubject(m.src, m.dst), m.srcAddress, m.dstAddress,
+                orElse(m.tool, "unknown"), m.toolVersion, m.parameters, new Environment(src, dst), start, end, summary, frames);
+    }
+
+    /** Skips from a start tag to its matching end tag. */
+    private static void skip(XMLStreamReader r) throws XMLStreamException {
+        int depth = 1;
+        while (depth > 0) {
+            int ev = r.next();
+            if (ev == XMLStreamConstants.START_ELEMENT) {
+                depth++;
+            } else if (ev == XMLStreamConstants.END_ELEMENT) {
+                depth--;
+            }
+        }
+    }
+
+    private static long seconds(String unixSeconds) {
+        return unixSeconds == null ? 0 : new BigDecimal(unixSeconds).movePointRight(9).longValueExact();
+    }
+
+    private static Instant instantOrNull(String s) {
+        return s == null ? null : OffsetDateTime.parse(s.trim()).toInstant();
+    }
+
+    private static Integer intOrNull(String s) {
+        return s == null ? null : Integer.valueOf(s);
+    }
+
+    private static Long longOrNull(String s) {
+        return s == null ? null : Long.valueOf(s);
+    }
+
+    private static String orElse(String s, String fallback) {
+        return s == null ? fallback : s;
+    }
+}

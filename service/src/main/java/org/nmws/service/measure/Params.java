@@ -1,0 +1,50 @@
+package org.nmws.service.measure;
+
+import java.util.Locale;
+import java.util.Map;
+
+/** Strict parsing of NMWG parameter values: a bad value is refused with its name and range, never clamped. */
+final class Params {
+    private Params() {
+    }
+
+    static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
+        String v = p.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected an integer " + min + ".." + max);
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("parameter " + name + " is " + n + ": must be " + min + ".." + max);
+        }
+        return (int) n;
+    }
+
+    static double decimal(Map<String, String> p, String name, double dflt, double min, double max) {
+        String v = p.get(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        double d;
+        try {
+            d = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected a number " + min + ".." + max);
+        }
+        if (!(d >= min && d <= max)) {
+            throw new IllegalArgumentException("parameter " + name + " is " + v + ": must be " + min + ".." + max);
+        }
+        return d;
+    }
+
+    /** A decimal without trailing zeros: 0.5, 2, 0.0001. */
+    static String plain(double v) {
+        String s = String.format(Locale.ROOT, "%.9f", v).replaceAll("0+$", "");
+        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    }
+}

@@ -1,0 +1,77 @@
+package org.nmws.service.measure;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.nmws.probe.ProbeControl;
+
+/**
+ * The tests running now, with their progress, so that an operator can watch a long test
+ * and cancel it. Progress comes from the engine's callback (at most every ~100 ms), so
+ * reading it costs nothing on the test's path.
+ */
+public final class RunningTests {
+
+    /** A snapshot of one running test. */
+    public record Running(String id, String characteristic, String dst, Instant started, int done, int total) {
+    }
+
+    /** A test being run: its control and its progress counters. */
+    static final class Entry {
+        final String id = UUID.randomUUID().toString().substring(0, 8);
+        final String characteristic;
+        final String dst;
+        final Instant started = Instant.now();
+        final AtomicInteger done = new AtomicInteger();
+        final AtomicInteger total = new AtomicInteger();
+        final ProbeControl control;
+
+        Entry(String characteristic, String dst) {
+            this.characteristic = characteristic;
+            this.dst = dst;
+            this.control = new ProbeControl((d, t) -> {
+                done.set(d);
+                total.set(t);
+            });
+        }
+
+        Running snapshot() {
+            return new Running(id, characteristic, dst, started, done.get(), total.get());
+        }
+    }
+
+    private final ConcurrentHashMap<String, Entry> tests = new ConcurrentHashMap<>();
+
+    Entry start(String characteristic, String dst) {
+        Entry e = new Entry(characteristic, dst);
+        tests.put(e.id, e);
+        return e;
+    }
+
+    void finish(Entry e) {
+        tests.remove(e.id);
+    }
+
+    public List<Running> list() {
+        List<Running> out = new ArrayList<>();
+        for (Entry e : tests.values()) {
+            out.add(e.snapshot());
+        }
+        out.sort(Comparator.comparing(Running::started));
+        return out;
+    }
+
+    /** Asks a running test to stop; false when no such test runs. */
+    public boolean cancel(String id) {
+        Entry e = tests.get(id);
+        if (e == null) {
+            return false;
+        }
+        e.control.cancel();
+        return true;
+    }
+}

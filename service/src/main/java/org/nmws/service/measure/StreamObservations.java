@@ -1,0 +1,91 @@
+package org.nmws.service.measure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.Probe;
+import org.nmws.probe.UdpStreamResult;
+
+/**
+ * Turns what a UDP stream test gave into an observation: every figure UDPmon users read,
+ * by a name whose suffix gives its units (Ms, Us, Mbps, Percent, Bytes; none = a count),
+ * the per-frame one-way delays, and both hosts' load during the test.
+ */
+final class StreamObservations {
+    private StreamObservations() {
+    }
+
+    static Observation of(PathSubject subject, StreamParameters p, UdpStreamResult r, String point, HostEnvironment host) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("sent", (double) r.sent());
+        s.put("received", (double) r.received());
+        s.put("lost", (double) r.lost());
+        s.put("lossPercent", r.lossPercent());
+        s.put("duplicates", (double) r.duplicates());
+        UdpStreamResult.Reordering ro = r.reordering();
+        s.put("outOfOrder", (double) ro.reordered());
+        s.put("reorderedRatio", ro.ratio());
+        s.put("reorderingMaxExtent", (double) ro.maxExtent());
+        double[] n = ro.nReorderingRatio();
+        for (int i = 0; i < n.length; i++) {
+            s.put("nReordering" + (i + 1) + "Ratio", n[i]);
+        }
+        UdpStreamResult.OneWayDelay d = r.delay();
+        s.put("minDelayMs", d.minMs());
+        s.put("medianDelayMs", d.medianMs());
+        s.put("meanDelayMs", d.meanMs());
+        s.put("p95DelayMs", d.p95Ms());
+        s.put("p99DelayMs", d.p99Ms());
+        s.put("maxDelayMs", d.maxMs());
+        s.put("jitterMs", d.jitterMs());
+        s.put("meanAbsIpdvMs", d.meanAbsIpdvMs());
+        s.put("senderUserMbps", r.sender().userMbps());
+        s.put("senderWireMbps", r.sender().wireMbps());
+        s.put("senderSpacingUs", r.sender().spacingNanos() / 1e3);
+        s.put("receiverUserMbps", r.receiver().userMbps());
+        s.put("receiverWireMbps", r.receiver().wireMbps());
+        s.put("receiveDurationMs", (r.receiver().lastArrivalEpochNanos() - r.receiver().firstArrivalEpochNanos()) / 1e6);
+        UdpStreamResult.Histogram h = r.interArrival();
+        s.put("minInterArrivalUs", h.minNanos() / 1e3);
+        s.put("meanInterArrivalUs", h.meanNanos() / 1e3);
+        s.put("maxInterArrivalUs", h.maxNanos() / 1e3);
+        UdpStreamResult.LossPattern lp = r.lossPattern();
+        s.put("lossIntervals", (double) lp.intervals());
+        s.put("lossMeanIntervalFrames", lp.meanIntervalFrames());
+        s.put("lossExponentialRate", lp.exponentialRate());
+        s.put("lossKsDistance", lp.ksDistance());
+        UdpStreamResult.LossOnset lo = r.lossOnset();
+        if (lo.firstLossSeq() >= 0) {
+            s.put("firstLossSeq", (double) lo.firstLossSeq());
+            s.put("rateBeforeLossMbps", lo.rateBeforeMbps());
+            s.put("rateAfterLossMbps", lo.rateAfterMbps());
+            s.put("bufferFrames", lo.bufferFrames());
+            s.put("bufferBytes", lo.bufferBytes());
+            s.put("queueDelayMs", lo.queueDelayMs());
+            s.put("bufferBytesByDelay", lo.bufferBytesByDelay());
+        }
+        UdpStreamResult.Hosts hosts = r.hosts();
+        s.put("hostLost", (double) hosts.receiverSocketDrops());
+        s.put("networkLost", (double) hosts.networkLost());
+        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+
+        int[] seq = r.seq(); // the accessors copy: take each array once
+        long[] sent = r.sendEpochNanos();
+        long[] arrived = r.arrivalEpochNanos();
+        long[] owd = r.owdNanos();
+        int[] bytes = r.bytes();
+        List<Observation.Frame> frames = new ArrayList<>(seq.length);
+        for (int i = 0; i < seq.length; i++) {
+            frames.add(new Observation.Frame(seq[i], sent[i], arrived[i] == 0 ? -1 : owd[i], bytes[i], -1));
+        }
+        Environment.Host src = host.describe("src", r.localAddress()).withLoad(
+                new Environment.Load(hosts.senderCpuPercent(), hosts.senderInterrupts(), null));
+        Environment.Host dst = new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null,
+                null, null, new Environment.Load(hosts.receiverCpuPercent(), hosts.receiverInterrupts(),
+                hosts.receiverSocketDrops()));
+        return new Observation(0, point, Characteristic.ProbeTest.UDP_STREAM, subject, r.localAddress(), r.remoteAddress(),
+                MeasurementService.TOOL, Probe.version(), p.asNmwg(), new Environment(src, dst),
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+    }
+}

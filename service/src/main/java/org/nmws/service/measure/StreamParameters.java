@@ -1,0 +1,96 @@
+package org.nmws.service.measure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Parameters of a UDP stream test (UDPmon's: N frames of S bytes W apart), by deployed
+ * NMWG names: count, packetSize (or bufferLength, iperf's name for the UDP payload),
+ * interval (seconds between frames, 0 = as fast as possible), bandwidthLimit (offered rate
+ * in bits/s, suffix k/M/G allowed; sets the interval), timeDuration (seconds; sets count
+ * when count is not given), protocol (UDP), ttl, timeout (seconds to wait for the last
+ * frame), port (responder control port), raw (return one datum per frame).
+ */
+public record StreamParameters(int count, int packetSize, double intervalSeconds, int ttl, double timeoutSeconds,
+                               int port, boolean raw) {
+
+    public static StreamParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        String protocol = p.getOrDefault("protocol", "UDP").trim();
+        if (!protocol.equalsIgnoreCase("UDP")) {
+            throw new IllegalArgumentException("parameter protocol is '" + protocol + "': this test is UDP");
+        }
+        String sizeName = p.containsKey("packetSize") ? "packetSize" : "bufferLength";
+        int size = Params.integer(p, sizeName, 1472, RoundTripParameters.MIN_PACKET_SIZE, RoundTripParameters.MAX_PACKET_SIZE);
+        double interval;
+        if (p.containsKey("bandwidthLimit")) {
+            if (p.containsKey("interval")) {
+                throw new IllegalArgumentException("give interval or bandwidthLimit, not both");
+            }
+            double bps = bitsPerSecond(p.get("bandwidthLimit"));
+            interval = size * 8.0 / bps;
+        } else {
+            interval = Params.decimal(p, "interval", 0.0001, 0.0, 10.0);
+        }
+        int count;
+        if (p.containsKey("count") || !p.containsKey("timeDuration")) {
+            count = Params.integer(p, "count", 1000, 1, maxCount);
+        } else {
+            double duration = Params.decimal(p, "timeDuration", 0, 0.001, maxDuration.toSeconds());
+            if (interval <= 0) {
+                throw new IllegalArgumentException("timeDuration needs an interval or bandwidthLimit to set the count");
+            }
+            count = (int) Math.min(maxCount, Math.max(1, Math.round(duration / interval)));
+        }
+        int ttl = Params.integer(p, "ttl", 0, 0, 255);
+        double timeout = Params.decimal(p, "timeout", 0.5, 0.001, 60.0);
+        int port = Params.integer(p, "port", defaultPort, 1, 65535);
+        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        double seconds = count * interval + timeout;
+        if (seconds > maxDuration.toSeconds()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "count %d x interval %.6f s + timeout %.3f s = %.1f s exceeds this service's limit of %d s",
+                    count, interval, timeout, seconds, maxDuration.toSeconds()));
+        }
+        return new StreamParameters(count, size, interval, ttl, timeout, port, raw);
+    }
+
+    /** iperf's rate syntax: a number of bits per second with an optional k, M or G. */
+    static double bitsPerSecond(String text) {
+        String t = text == null ? "" : text.trim();
+        double mult = 1;
+        if (!t.isEmpty()) {
+            switch (t.charAt(t.length() - 1)) {
+                case 'k', 'K' -> mult = 1e3;
+                case 'm', 'M' -> mult = 1e6;
+                case 'g', 'G' -> mult = 1e9;
+                default -> { }
+            }
+        }
+        String number = mult == 1 ? t : t.substring(0, t.length() - 1);
+        double v;
+        try {
+            v = Double.parseDouble(number) * mult;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter bandwidthLimit is '" + text + "': expected bits/s such as 120M");
+        }
+        if (!(v >= 1e3 && v <= 100e9)) {
+            throw new IllegalArgumentException("parameter bandwidthLimit is " + text + ": must be 1k..100G bits/s");
+        }
+        return v;
+    }
+
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("count", Integer.toString(count));
+        m.put("packetSize", Integer.toString(packetSize));
+        m.put("interval", Params.plain(intervalSeconds));
+        m.put("bandwidthLimit", intervalSeconds > 0 ? Params.plain(Math.round(packetSize * 8 / intervalSeconds)) : "0");
+        m.put("ttl", Integer.toString(ttl));
+        m.put("timeout", Params.plain(timeoutSeconds));
+        m.put("port", Integer.toString(port));
+        m.put("protocol", "UDP");
+        return m;
+    }
+}

@@ -1,0 +1,75 @@
+package org.nmws.service.transport;
+
+import java.io.ByteArrayOutputStream;
+import javax.xml.transform.OutputKeys;
+import javax.xml.transform.Transformer;
+import javax.xml.transform.TransformerException;
+import javax.xml.transform.TransformerFactory;
+import javax.xml.transform.dom.DOMSource;
+import javax.xml.transform.stream.StreamResult;
+import org.nmws.service.nmwg.MessageHandler;
+import org.nmws.service.nmwg.NmwgException;
+import org.nmws.service.nmwg.SafeXml;
+import org.nmws.service.v1.V1Codec;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * Routes a raw XML document to the dialect its root element's namespace names: a GGF v1
+ * networkMeasurementRequest to the v1 codec, anything else to the NMWG v2 handler (which
+ * answers a wrong namespace with error.common.parse_error). Used by every transport that
+ * carries raw XML (plain HTTP, XML-RPC's nmwg.message); SOAP routes the same way on the
+ * body element it already parsed.
+ */
+public class Dialects {
+    private static final TransformerFactory TRANSFORMERS = transformerFactory();
+
+    private final SafeXml xml;
+    private final MessageHandler nmwg;
+    private final V1Codec v1;
+
+    public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1) {
+        this.xml = xml;
+        this.nmwg = nmwg;
+        this.v1 = v1;
+    }
+
+    public byte[] handle(byte[] request) {
+        Document doc;
+        try {
+            doc = xml.parse(request);
+        } catch (NmwgException e) {
+            return nmwg.handle(request); // the handler words the parse error as every transport does
+        }
+        Element root = doc.getDocumentElement();
+        return V1Codec.isV1(root) ? toBytes(v1.handle(root)) : nmwg.handleParsed(root);
+    }
+
+    /** A body element a SOAP stack parsed: v1 or NMWG v2 by namespace. */
+    Document handle(Element root) {
+        return V1Codec.isV1(root) ? v1.handle(root) : nmwg.handle(root);
+    }
+
+    Document handleEmptyBody() {
+        return nmwg.handleEmptyBody();
+    }
+
+    static byte[] toBytes(Document doc) {
+        try {
+            Transformer t = TRANSFORMERS.newTransformer();
+            t.setOutputProperty(OutputKeys.ENCODING, "UTF-8");
+            ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+            t.transform(new DOMSource(doc), new StreamResult(out));
+            return out.toByteArray();
+        } catch (TransformerException e) {
+            throw new IllegalStateException("cannot serialise a response: " + e.getMessage(), e);
+        }
+    }
+
+    private static TransformerFactory transformerFactory() {
+        TransformerFactory f = TransformerFactory.newInstance();
+        f.setAttribute(javax.xml.XMLConstants.ACCESS_EXTERNAL_DTD, "");
+        f.setAttribute(javax.xml.XMLConstants.ACCESS_EXTERNAL_STYLESHEET, "");
+        return f;
+    }
+}

@@ -1,0 +1,20 @@
+package org.nmws.service.v1;
+
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.nmwg.MessageHandler;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+@Configuration(proxyBeanMethods = false)
+class V1Config {
+
+    @Bean
+    V1Service v1Service(MessageHandler handler, NmwsProperties props) {
+        return new V1Service(handler, props);
+    }
+
+    @Bean
+    V1Codec v1Codec(V1Service service) {
+        return new V1Codec(service);
+    }
+}

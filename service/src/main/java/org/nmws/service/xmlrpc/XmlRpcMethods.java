@@ -1,0 +1,290 @@
+package org.nmws.service.xmlrpc;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.PathSubject;
+import org.nmws.service.transport.Dialects;
+import org.nmws.service.v1.V1Fault;
+import org.nmws.service.v1.V1Outcome;
+import org.nmws.service.v1.V1Request;
+import org.nmws.service.v1.V1Service;
+import org.w3c.dom.Attr;
+import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
+import org.w3c.dom.Node;
+
+/**
+ * The XML-RPC methods, as the first NM-WG proof-of-concept services offered them.
+ * NetworkMeasurementRequest asks what a v1 request asks, so it is decoded into a
+ * {@link V1Request} and answered by the same core; nmwg.message carries a whole NMWG
+ * (or v1) document through the same dialect routing as plain HTTP.
+ */
+public class XmlRpcMethods {
+    static final Map<String, String> HELP = new LinkedHashMap<>();
+
+    static {
+        HELP.put("NetworkMeasurementRequest", "NetworkMeasurementRequest(struct request) -> struct. request: {characteristic:"
+                + " string (GFD.023 dotted name, e.g. path.delay.roundTrip), subject: {path: {source: {name}, destination:"
+                + " {name}}} or {node: {name}}, methodology: {tool: {name}, parameters: struct}, startTime, endTime:"
+                + " dateTime.iso8601 or unix seconds, statistics: array of string, maxResults: int,"
+                + " allowNewMeasurements: boolean}. Returns {characteristic, subject, newMeasurement, results: array of"
+                + " {tool, toolVersion, startTime, endTime, parameters, statistics, units, environment, maKey}}."
+                + " Faults: 1 NoData, 2 Communication, 3 System, 4 Authorisation, 5 Request, 6 Discovery, 7 TryAgain.");
+        HELP.put("nmwg.message", "nmwg.message(string xml) -> string. Answers a whole NMWG v2 message (or a GGF v1"
+                + " networkMeasurementRequest) exactly as POST /nmwg does and returns the response document.");
+        HELP.put("system.listMethods", "system.listMethods() -> array of string. The methods this server answers.");
+        HELP.put("system.methodHelp", "system.methodHelp(string name) -> string. What a method takes and returns.");
+    }
+
+    private final V1Service v1;
+    private final Dialects dialects;
+
+    public XmlRpcMethods(V1Service v1, Dialects dialects) {
+        this.v1 = v1;
+        this.dialects = dialects;
+    }
+
+    public Object call(XmlRpcCodec.Call call) throws XmlRpcCodec.Fault {
+        List<Object> p = call.params();
+        return switch (call.method()) {
+            case "system.listMethods" -> {
+                arity(call, 0);
+                yield new ArrayList<>(HELP.keySet());
+            }
+            case "system.methodHelp" -> {
+                arity(call, 1);
+                String name = string(p.get(0), "method name");
+                String help = HELP.get(name);
+                if (help == null) {
+                    throw new XmlRpcCodec.Fault(XmlRpcCodec.METHOD_NOT_FOUND, "no method '" + name + "'");
+                }
+                yield help;
+            }
+            case "nmwg.message" -> {
+                arity(call, 1);
+                Object m = p.get(0);
+                byte[] xml = m instanceof byte[] b ? b : string(m, "NMWG message").getBytes(StandardCharsets.UTF_8);
+                yield new String(dialects.handle(xml), StandardCharsets.UTF_8);
+            }
+            case "NetworkMeasurementRequest" -> {
+                arity(call, 1);
+                yield measurementRequest(struct(p.get(0), "request"));
+            }
+            default -> throw new XmlRpcCodec.Fault(XmlRpcCodec.METHOD_NOT_FOUND, "no method '" + call.method()
+                    + "'; system.listMethods lists " + HELP.keySet());
+        };
+    }
+
+    private Map<String, Object> measurementRequest(Map<String, Object> s) throws XmlRpcCodec.Fault {
+        V1Outcome o;
+        try {
+            o = v1.execute(request(s));
+        } catch (V1Fault f) {
+            throw fault(f);
+        }
+        if (o.fault() != null) {
+            throw fault(o.fault());
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("characteristic", o.request().characteristic());
+        out.put("subject", subject(o.request().subject()));
+        out.put("newMeasurement", o.newMeasurement());
+        List<Object> results = new ArrayList<>();
+        for (V1Outcome.Measurement m : o.measurements()) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("tool", m.tool());
+            if (m.toolVersion() != null) {
+                r.put("toolVersion", m.toolVersion());
+            }
+            if (m.start() != null) {
+                r.put("startTime", m.start());
+                r.put("endTime", m.end());
+            }
+            r.put("parameters", new LinkedHashMap<>(m.parameters()));
+            r.put("statistics", new LinkedHashMap<>(m.statistics()));
+            r.put("units", new LinkedHashMap<>(m.units()));
+            if (m.environment() != null) {
+                r.put("environment", struct(m.environment()));
+            }
+            if (m.maKey() != null) {
+                r.put("maKey", m.maKey());
+            }
+            results.add(r);
+        }
+        out.put("results", results);
+        return out;
+    }
+
+    /** The struct as a v1 request; what is malformed is a Request fault naming the member. */
+    static V1Request request(Map<String, Object> s) throws V1Fault {
+        Object c = s.get("characteristic");
+        if (!(c instanceof String characteristic) || characteristic.isBlank()) {
+            throw new V1Fault(V1Fault.Kind.Request, "member characteristic (string) is missing");
+        }
+        if (!(s.get("subject") instanceof Map<?, ?> subject)) {
+            throw new V1Fault(V1Fault.Kind.Request, "member subject (struct with path or node) is missing");
+        }
+        PathSubject path;
+        try {
+            if (subject.get("path") instanceof Map<?, ?> p) {
+                Object dst = p.get("destination");
+                if (dst == null) {
+                    throw new V1Fault(V1Fault.Kind.Request, "subject.path has no destination");
+                }
+                Object src = p.get("source");
+                path = new PathSubject(src == null ? null : node(src, "subject.path.source"), node(dst, "subject.path.destination"));
+            } else if (subject.get("node") != null) {
+                path = new PathSubject(null, node(subject.get("node"), "subject.node"));
+            } else {
+                throw new V1Fault(V1Fault.Kind.Request, "subject has neither path nor node");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new V1Fault(V1Fault.Kind.Request, "subject: " + e.getMessage());
+        }
+        String tool = null;
+        Map<String, String> params = new LinkedHashMap<>();
+        if (s.get("methodology") instanceof Map<?, ?> m) {
+            Object t = m.get("tool");
+            tool = t instanceof Map<?, ?> tm && tm.get("name") instanceof String n ? n : t instanceof String n ? n : null;
+            if (m.get("parameters") instanceof Map<?, ?> ps) {
+                for (Map.Entry<?, ?> e : ps.entrySet()) {
+                    params.put(String.valueOf(e.getKey()), scalarText(e.getValue(), "methodology.parameters." + e.getKey()));
+                }
+            }
+        }
+        Instant from = time(s.get("startTime"), "startTime");
+        Instant to = time(s.get("endTime"), "endTime");
+        if (from != null && to != null && from.isAfter(to)) {
+            throw new V1Fault(V1Fault.Kind.Request, "startTime " + from + " is after endTime " + to);
+        }
+        List<String> statistics = new ArrayList<>();
+        if (s.get("statistics") instanceof List<?> l) {
+            for (Object o : l) {
+                statistics.add(String.valueOf(o));
+            }
+        }
+        int maxResults = V1Request.UNBOUNDED;
+        if (s.get("maxResults") instanceof Integer n) {
+            if (n < 1) {
+                throw new V1Fault(V1Fault.Kind.Request, "maxResults must be >= 1, was " + n);
+            }
+            maxResults = Math.min(n, V1Request.UNBOUNDED);
+        }
+        boolean allowNew = !(s.get("allowNewMeasurements") instanceof Boolean b) || b;
+        return new V1Request(characteristic.trim(), path, tool, from, to, params, List.copyOf(statistics), maxResults, allowNew);
+    }
+
+    private static Endpoint node(Object o, String where) throws V1Fault {
+        String name = o instanceof Map<?, ?> m ? (m.get("name") instanceof String n ? n
+                : m.get("address") instanceof String a ? a : null) : o instanceof String s ? s : null;
+        if (name == null) {
+            throw new V1Fault(V1Fault.Kind.Request, where + " needs a name (string)");
+        }
+        return Endpoint.parse(name, null);
+    }
+
+    /** dateTime.iso8601, unix seconds (int or double) or an ISO 8601 string. */
+    private static Instant time(Object o, String what) throws V1Fault {
+        if (o == null) {
+            return null;
+        }
+        if (o instanceof Instant i) {
+            return i;
+        }
+        if (o instanceof Number n) {
+            double d = n.doubleValue();
+            long secs = (long) Math.floor(d);
+            return Instant.ofEpochSecond(secs, Math.round((d - secs) * 1e9));
+        }
+        if (o instanceof String str) {
+            try {
+                return Instant.parse(str.trim());
+            } catch (java.time.format.DateTimeParseException e) {
+                // fall through to the fault
+            }
+        }
+        throw new V1Fault(V1Fault.Kind.Request, what + " must be a dateTime.iso8601, unix seconds or an ISO 8601 string");
+    }
+
+    private static String scalarText(Object v, String where) throws V1Fault {
+        if (v instanceof String || v instanceof Number || v instanceof Boolean) {
+            return String.valueOf(v);
+        }
+        throw new V1Fault(V1Fault.Kind.Request, where + " must be a string or number");
+    }
+
+    private static Map<String, Object> subject(PathSubject p) {
+        Map<String, Object> path = new LinkedHashMap<>();
+        if (p.src() != null) {
+            path.put("source", Map.of("name", p.src().host()));
+        }
+        path.put("destination", Map.of("name", p.dst().host()));
+        return Map.of("path", path);
+    }
+
+    /**
+     * An element as a struct: attributes as string members, child elements as structs; a
+     * child name that can repeat (host) is always an array, so clients need not guess.
+     */
+    static Map<String, Object> struct(Element e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        NamedNodeMap attrs = e.getAttributes();
+        for (int i = 0; i < attrs.getLength(); i++) {
+            Attr a = (Attr) attrs.item(i);
+            if (a.getName().startsWith("xmlns")) {
+                continue;
+            }
+            m.put(a.getLocalName() != null ? a.getLocalName() : a.getName(), a.getValue());
+        }
+        for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n.getNodeType() != Node.ELEMENT_NODE) {
+                continue;
+            }
+            Element c = (Element) n;
+            String name = c.getLocalName();
+            if (name.equals("host")) {
+                @SuppressWarnings("unchecked")
+                List<Object> hosts = (List<Object>) m.computeIfAbsent("host", k -> new ArrayList<>());
+                hosts.add(struct(c));
+            } else {
+                m.put(name, struct(c));
+            }
+        }
+        return m;
+    }
+
+    private static XmlRpcCodec.Fault fault(V1Fault f) {
+        String text = f.kind() + ": " + f.getMessage();
+        if (f.kind() == V1Fault.Kind.TryAgain) {
+            text += " (retry after " + (long) f.delaySeconds() + " s)";
+        }
+        return new XmlRpcCodec.Fault(f.kind().code, text);
+    }
+
+    private static void arity(XmlRpcCodec.Call call, int n) throws XmlRpcCodec.Fault {
+        if (call.params().size() != n) {
+            throw new XmlRpcCodec.Fault(XmlRpcCodec.INVALID_PARAMS, call.method() + " takes " + n + " parameter"
+                    + (n == 1 ? "" : "s") + ", got " + call.params().size());
+        }
+    }
+
+    private static String string(Object o, String what) throws XmlRpcCodec.Fault {
+        if (o instanceof String s) {
+            return s;
+        }
+        throw new XmlRpcCodec.Fault(XmlRpcCodec.INVALID_PARAMS, what + " must be a string");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> struct(Object o, String what) throws XmlRpcCodec.Fault {
+        if (o instanceof Map<?, ?> m) {
+            return (Map<String, Object>) m;
+        }
+        throw new XmlRpcCodec.Fault(XmlRpcCodec.INVALID_PARAMS, what + " must be a struct");
+    }
+}

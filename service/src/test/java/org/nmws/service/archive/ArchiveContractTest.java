@@ -1,0 +1,315 @@
+package org.nmws.service.archive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.xml.transform.stream.StreamSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.nmws.schema.NmwgSchemas;
+import org.nmws.service.measure.Characteristic.ProbeTest;
+import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.Environment;
+import org.nmws.service.measure.Observation;
+import org.nmws.service.measure.Observation.Frame;
+import org.nmws.service.measure.PathSubject;
+
+/**
+ * The archive contract: every backend (SQLite, PostgreSQL) runs these same tests on a real
+ * database, migrated by the same Flyway scripts the service runs.
+ */
+abstract class ArchiveContractTest {
+    static final Instant T0 = Instant.parse("2026-03-01T12:00:00.123456789Z");
+
+    /** A fresh, empty store migrated to {@code target} (null: the latest version). */
+    abstract TestArchives.Store newStore(String target) throws Exception;
+
+    TestArchives.Store store;
+    Archive archive;
+
+    @BeforeEach
+    void open() throws Exception {
+        store = newStore(null);
+        archive = store.archive();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        store.close();
+    }
+
+    static Observation observation(String point, String src, String dst, Instant start, Map<String, Double> summary,
+                                   List<Frame> frames) {
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("count", Integer.toString(frames.size()));
+        params.put("packetSize", "64");
+        params.put("interval", "0.001");
+        Environment env = new Environment(
+                new Environment.Host("src", "probe-a", "10.0.0.1", "Linux 6.1.0", "Xeon E5", 8,
+                        new Environment.Nic("eth0", "ixgbe", 10000L, 1500),
+                        new Environment.Clock("tsc", true, 16000L, 12L, "synchronised"),
+                        new Environment.Load(12.5, 3400L, 0L)),
+                new Environment.Host("dst", null, dst, null, null, null, null, null, null));
+        return new Observation(0, point, ProbeTest.ROUND_TRIP,
+                new PathSubject(src == null ? null : new Endpoint(src, "ipv4"), new Endpoint(dst, "ipv4")),
+                src == null ? "10.0.0.1" : src, dst, "nmprobe", "0.1.0", params, env, start, start.plusMillis(1500), summary, frames);
+    }
+
+    static Observation simple(String point, String dst, Instant start, double meanRtt) {
+        return observation(point, "10.0.0.1", dst, start, Map.of("meanRtt", meanRtt), List.of());
+    }
+
+    /** Frames with every awkward case: lost frames, sequence gaps and reordering, TTL changes, negative deltas. */
+    static List<Frame> frames(int n, long startNanos) {
+        List<Frame> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long seq = i % 97 == 5 ? i + 100_000 : i;
+            long send = startNanos + i * 1_000_000L + (i % 3 == 0 ? -250 : 125);
+            long value = i % 50 == 7 ? -1 : 80_000 + (i * 7919L) % 40_000;
+            out.add(new Frame(seq, send, value, i % 10 == 0 ? 1472 : 64, i % 200 == 3 ? -1 : 64 - i % 2));
+        }
+        return out;
+    }
+
+    @Test
+    void aSavedObservationReadsBackEqualWithItsFramesAcrossSeveralChunks() {
+        Observation o = observation("mp-a", "10.0.0.1", "10.0.0.2", T0, Map.of("minRtt", 0.08, "meanRtt", 0.1234567890123),
+                frames(2 * FrameCodec.CHUNK_FRAMES + 17, JdbcArchive.epochNanos(T0)));
+        Observation saved = archive.save(o);
+        assertTrue(saved.id() > 0);
+        assertEquals(o.withId(saved.id()), archive.findById(saved.id(), true).orElseThrow());
+        assertEquals(o.withId(saved.id()).withFrames(List.of()), archive.findById(saved.id(), false).orElseThrow());
+        assertEquals(Optional.empty(), archive.findById(saved.id() + 1000, true));
+    }
+
+    @Test
+    void anObservationWithoutSourceOrFramesReadsBackEqual() {
+        Observation o = observation("mp-a", null, "10.0.0.2", T0, Map.of(), List.of());
+        Observation saved = archive.save(o);
+        assertEquals(o.withId(saved.id()), archive.findById(saved.id(), true).orElseThrow());
+    }
+
+    @Test
+    void findReturnsTheInclusiveWindowOldestFirstAndTheNewestWhenLimited() {
+        for (int i = 0; i < 5; i++) {
+            archive.save(simple("mp-a", "10.0.0.2", T0.plusSeconds(60L * i), i));
+        }
+        List<Observation> window = archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.2", null,
+                T0.plusSeconds(60), T0.plusSeconds(180), false, 100));
+        assertEquals(List.of(1.0, 2.0, 3.0), window.stream().map(o -> o.summary().get("meanRtt")).toList());
+        List<Observation> newest = archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.2", null,
+                null, null, false, 2));
+        assertEquals(List.of(3.0, 4.0), newest.stream().map(o -> o.summary().get("meanRtt")).toList());
+    }
+
+    @Test
+    void findMatchesSourceAndDestinationByNameOrAddress() {
+        Observation named = observation("mp-a", "10.0.0.1", "host-b.example.org", T0, Map.of("meanRtt", 1.0), List.of());
+        archive.save(named);
+        archive.save(observation("mp-a", "10.0.0.9", "10.0.0.2", T0.plusSeconds(1), Map.of("meanRtt", 2.0), List.of()));
+        archive.save(observation("mp-a", "10.0.0.1", "10.0.0.3", T0.plusSeconds(2), Map.of("meanRtt", 3.0), List.of()));
+        assertEquals(List.of(1.0), means(archive.find(query("host-b.example.org", null))));
+        assertEquals(List.of(2.0), means(archive.find(query("10.0.0.2", "10.0.0.9"))));
+        assertEquals(List.of(), means(archive.find(query("10.0.0.2", "10.0.0.1"))));
+        assertEquals(List.of(2.0), means(archive.find(query("10.0.0.2", null))));
+    }
+
+    @Test
+    void observationsKeepTheMeasurementPointThatTookThemAndQueriesSpanAllPoints() {
+        archive.save(simple("mp-east", "10.0.0.2", T0, 1));
+        archive.save(simple("mp-west", "10.0.0.2", T0.plusSeconds(1), 2));
+        assertEquals(List.of("mp-east", "mp-west"),
+                archive.find(query("10.0.0.2", null)).stream().map(Observation::measurementPoint).toList());
+    }
+
+    @Test
+    void summaryAggregationGivesExactStatisticsPerEpochAlignedBucket() {
+        Instant minute = Instant.parse("2026-03-01T12:00:00Z");
+        double[] firstMinute = {4, 1, 3, 2};
+        for (int i = 0; i < firstMinute.length; i++) {
+            archive.save(simple("mp-a", "10.0.0.2", minute.plusSeconds(10L * i), firstMinute[i]));
+        }
+        archive.save(simple("mp-a", "10.0.0.2", minute.plusSeconds(61), 7));
+        archive.save(simple("mp-a", "10.0.0.2", minute.plusSeconds(62), 5));
+        archive.save(simple("mp-a", "10.0.0.2", minute.plusSeconds(63), 6));
+        // Left out: another path, a figure missing, and the window's exclusive end.
+        archive.save(simple("mp-a", "10.0.0.3", minute.plusSeconds(5), 100));
+        archive.save(observation("mp-a", "10.0.0.1", "10.0.0.2", minute.plusSeconds(20), Map.of("minRtt", 1.0), List.of()));
+        archive.save(simple("mp-a", "10.0.0.2", minute.plusSeconds(180), 100));
+
+        List<TimeBucket> buckets = archive.aggregate(AggregateQuery.summary(ProbeTest.ROUND_TRIP, "10.0.0.2", null,
+                minute, minute.plusSeconds(180), Duration.ofMinutes(1), "meanRtt"));
+        assertEquals(List.of(
+                new TimeBucket(minute, 4, 2.5, 1, 4, 2.5),
+                new TimeBucket(minute.plusSeconds(60), 3, 6, 5, 7, 6)), buckets);
+    }
+
+    @Test
+    void rawAggregationBucketsFramesBySendTimeAndLeavesLostFramesOut() {
+        long base = JdbcArchive.epochNanos(Instant.parse("2026-03-01T12:00:00Z"));
+        List<Frame> frames = List.of(
+                new Frame(0, base + 100, 10_000, 64, 64),
+                new Frame(1, base + 200, -1, 64, -1),
+                new Frame(2, base + 300, 30_000, 64, 64),
+                new Frame(3, base + 400, 20_000, 64, 64),
+                new Frame(4, base + 500, 40_000, 64, 64),
+                new Frame(5, base + 1_000_000_000L, 90_000, 64, 64));
+        archive.save(observation("mp-a", "10.0.0.1", "10.0.0.2", JdbcArchive.instant(base), Map.of(), frames));
+        List<TimeBucket> buckets = archive.aggregate(AggregateQuery.raw(ProbeTest.ROUND_TRIP, "10.0.0.2", "10.0.0.1",
+                JdbcArchive.instant(base), JdbcArchive.instant(base + 60_000_000_000L), Duration.ofSeconds(1)));
+        assertEquals(List.of(
+                new TimeBucket(JdbcArchive.instant(base), 4, 25_000, 10_000, 40_000, 25_000),
+                new TimeBucket(JdbcArchive.instant(base + 1_000_000_000L), 1, 90_000, 90_000, 90_000, 90_000)), buckets);
+    }
+
+    @Test
+    void retentionRemovesExactlyTheRawFramesAndObservationsThatExpired() {
+        Instant rawCutoff = T0;
+        Instant summaryCutoff = T0.minusSeconds(3600);
+        long before = JdbcArchive.epochNanos(T0);
+        Observation veryOld = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", summaryCutoff.minusNanos(1),
+                Map.of("meanRtt", 1.0), frames(10, before)));
+        Observation atSummaryCutoff = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", summaryCutoff,
+                Map.of("meanRtt", 2.0), frames(20, before)));
+        Observation justBeforeRaw = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", rawCutoff.minusNanos(1),
+                Map.of("meanRtt", 3.0), frames(FrameCodec.CHUNK_FRAMES + 1, before)));
+        Observation atRawCutoff = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", rawCutoff,
+                Map.of("meanRtt", 4.0), frames(40, before)));
+
+        Purged purged = archive.purge(rawCutoff, summaryCutoff);
+
+        assertEquals(new Purged(2, 20 + FrameCodec.CHUNK_FRAMES + 1, 1), purged);
+        assertEquals(Optional.empty(), archive.findById(veryOld.id(), true));
+        assertEquals(atSummaryCutoff.withFrames(List.of()), archive.findById(atSummaryCutoff.id(), true).orElseThrow());
+        assertEquals(justBeforeRaw.withFrames(List.of()), archive.findById(justBeforeRaw.id(), true).orElseThrow());
+        assertEquals(atRawCutoff, archive.findById(atRawCutoff.id(), true).orElseThrow());
+        assertEquals(1, store.jdbc().queryForObject("SELECT COUNT(*) FROM frame_chunk", Long.class));
+        assertEquals(new Purged(0, 0, 0), archive.purge(rawCutoff, summaryCutoff));
+    }
+
+    @Test
+    void theRetentionJobAppliesTheConfiguredAgesFromItsClock() {
+        Instant now = Instant.parse("2026-06-01T00:00:00Z");
+        Observation old = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", now.minus(Duration.ofDays(31)),
+                Map.of("meanRtt", 1.0), frames(5, 0)));
+        Observation recent = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", now.minus(Duration.ofDays(29)),
+                Map.of("meanRtt", 1.0), frames(5, 0)));
+        Observation ancient = archive.save(observation("mp", "10.0.0.1", "10.0.0.2", now.minus(Duration.ofDays(400)),
+                Map.of("meanRtt", 1.0), frames(5, 0)));
+        var policy = new ArchiveProperties.Retention(Duration.ofDays(30), Duration.ofDays(365), Duration.ofHours(1),
+                Duration.ofMinutes(1));
+        Purged purged = new RetentionJob(archive, policy, java.time.Clock.fixed(now, java.time.ZoneOffset.UTC)).runOnce();
+        assertEquals(new Purged(1, 5, 1), purged);
+        assertEquals(0, archive.findById(old.id(), true).orElseThrow().frames().size());
+        assertEquals(5, archive.findById(recent.id(), true).orElseThrow().frames().size());
+        assertEquals(Optional.empty(), archive.findById(ancient.id(), false));
+    }
+
+    @Test
+    void anExportedStoreValidatesAndImportsIntoAnotherArchiveUnchanged() throws Exception {
+        List<Observation> saved = new ArrayList<>();
+        saved.add(archive.save(observation("mp-east", "10.0.0.1", "10.0.0.2", T0,
+                Map.of("minRtt", 0.081, "meanRtt", 0.1 / 3, "lossPercent", 2.0), frames(300, JdbcArchive.epochNanos(T0)))));
+        saved.add(archive.save(observation("mp-west", null, "host-b.example.org", T0.plusSeconds(5), Map.of(), List.of())));
+        saved.add(archive.save(simple("mp-east", "10.0.0.3", T0.plusSeconds(3600), 9)));
+
+        ByteArrayOutputStream xml = new ByteArrayOutputStream();
+        assertEquals(2, NmwgStore.export(archive, T0, T0.plusSeconds(3600), xml));
+        NmwgSchemas.schema().newValidator().validate(new StreamSource(new ByteArrayInputStream(xml.toByteArray())));
+
+        try (TestArchives.Store other = newStore(null)) {
+            assertEquals(2, NmwgStore.importInto(other.archive(), new ByteArrayInputStream(xml.toByteArray())));
+            List<Observation> moved = new ArrayList<>();
+            other.archive().forEach(Instant.EPOCH, T0.plusSeconds(86400), true, moved::add);
+            assertEquals(List.of(saved.get(0).withId(0), saved.get(1).withId(0)),
+                    moved.stream().map(o -> o.withId(0)).toList());
+        }
+    }
+
+    @Test
+    void importRefusesADocumentWithADoctype() {
+        String xml = "<?xml version=\"1.0\"?><!DOCTYPE s [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+                + "<nmwg:store xmlns:nmwg=\"" + NmwgStore.NMWG + "\" type=\"store\">&x;</nmwg:store>";
+        assertThrows(IllegalArgumentException.class,
+                () -> NmwgStore.importInto(archive, new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))));
+        assertEquals(0, store.jdbc().queryForObject("SELECT COUNT(*) FROM observation", Long.class));
+    }
+
+    @Test
+    void frameRowsOfSchemaVersionOneArePackedByTheMigration() throws Exception {
+        try (TestArchives.Store v1 = newStore("1")) {
+            long id = v1.jdbc().queryForObject("""
+                    INSERT INTO observation (measurement_point, test, dst_host, dst_type, tool, start_ns, end_ns,
+                        parameters, environment, summary)
+                    VALUES ('mp', 'ROUND_TRIP', '10.0.0.2', 'ipv4', 'nmprobe', 5, 6, '{}', '{"src":null,"dst":null}', '{}')
+                    RETURNING id""", Long.class);
+            List<Frame> frames = frames(FrameCodec.CHUNK_FRAMES + 3, 1_000);
+            for (Frame f : frames) {
+                v1.jdbc().update("INSERT INTO frame (observation_id, seq, send_ns, value_ns, bytes, ttl) VALUES (?, ?, ?, ?, ?, ?)",
+                        id, f.seq(), f.sendEpochNanos(), f.valueNanos(), f.bytes(), f.ttl());
+            }
+            TestArchives.migrate(v1.jdbc().getDataSource(), v1.url().startsWith("jdbc:sqlite:") ? "sqlite" : "postgresql", null);
+            List<Frame> sorted = new ArrayList<>(frames);
+            sorted.sort(java.util.Comparator.comparingLong(Frame::seq));
+            assertEquals(sorted, v1.archive().findById(id, true).orElseThrow().frames());
+            assertEquals(2, v1.jdbc().queryForObject("SELECT COUNT(*) FROM frame_chunk", Long.class));
+        }
+    }
+
+    @Test
+    void aWriterKilledWithSigkillMidStreamLosesNoAcknowledgedResult() throws Exception {
+        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), DurabilityWriter.class.getName(), store.url())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Map<Long, Integer> acknowledged = new LinkedHashMap<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (!line.startsWith("ACK ")) {
+                    continue;
+                }
+                String[] idAndIndex = line.split(" ");
+                acknowledged.put(Long.parseLong(idAndIndex[1]), Integer.parseInt(idAndIndex[2]));
+                if (acknowledged.size() == 40) {
+                    // SIGKILL through the handle: Process.destroyForcibly would also close the pipe, and
+                    // ids the child printed just before dying must still be read and checked.
+                    writer.toHandle().destroyForcibly();
+                }
+            }
+        } finally {
+            writer.destroyForcibly();
+            writer.waitFor();
+        }
+        assertEquals(137, writer.exitValue(), "the writer must have died by SIGKILL, not ended on its own");
+        assertTrue(acknowledged.size() >= 40, "writer acknowledged only " + acknowledged.size());
+        for (Map.Entry<Long, Integer> ack : acknowledged.entrySet()) {
+            Observation o = archive.findById(ack.getKey(), true).orElseThrow(() ->
+                    new AssertionError("acknowledged observation " + ack.getKey() + " is missing after SIGKILL"));
+            assertEquals((double) ack.getValue(), o.summary().get("meanRtt"));
+            assertEquals(DurabilityWriter.FRAMES, o.frames().size());
+        }
+    }
+
+    private static ObservationQuery query(String dst, String src) {
+        return new ObservationQuery(ProbeTest.ROUND_TRIP, dst, src, null, null, false, 100);
+    }
+
+    private static List<Double> means(List<Observation> found) {
+        return found.stream().map(o -> o.summary().get("meanRtt")).toList();
+    }
+}

@@ -1,0 +1,231 @@
+package org.nmws.service.nmwg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.JdbcArchive;
+import org.nmws.service.archive.TestArchives;
+import org.nmws.service.measure.Characteristic;
+import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.Environment;
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.RunningTests;
+import org.nmws.service.measure.Observation;
+import org.nmws.service.measure.PathSubject;
+import org.w3c.dom.Element;
+
+/** MetadataKeyRequest, DataInfoRequest, SetupDataRequest by key, and select consolidation (issue 5). */
+class MetadataKeyAndSelectTest {
+    private static final String NS = "xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
+            + "xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" "
+            + "xmlns:select=\"http://ggf.org/ns/nmwg/ops/select/2.0/\" xmlns:ping=\"http://ggf.org/ns/nmwg/tools/ping/2.0/\"";
+    private static final Instant T0 = Instant.parse("2026-11-20T10:00:00Z");
+
+    @TempDir
+    Path dir;
+    JdbcArchive archive;
+    MessageHandler handler;
+
+    @BeforeEach
+    void setUp() {
+        NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8));
+        archive = TestArchives.sqlite(dir);
+        handler = new MessageHandler(new SafeXml(65536, 32),
+                new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests()), archive, props);
+        // Two series to 10.9.0.1 (count 5 and count 10) and one to 10.9.0.2.
+        archive.save(obs(T0, "10.9.0.1", "5", 1.0));
+        archive.save(obs(T0.plusSeconds(10), "10.9.0.1", "5", 2.0));
+        archive.save(obs(T0.plusSeconds(70), "10.9.0.1", "5", 3.0));
+        archive.save(obs(T0.plusSeconds(80), "10.9.0.1", "5", 10.0));
+        archive.save(obs(T0.plusSeconds(20), "10.9.0.1", "10", 7.0));
+        archive.save(obs(T0.plusSeconds(30), "10.9.0.2", "5", 4.0));
+    }
+
+    @Test
+    void aMetadataKeyRequestListsEachStoredSeriesWithAKeyThatSetupDataRequestAccepts() {
+        Responses mdk = post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst type=\"ipv4\" value=\"10.9.0.1\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>http://ggf.org/ns/nmwg/tools/ping/2.0/</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertEquals("MetadataKeyResponse", mdk.type());
+        List<String> keys = maKeys(mdk);
+        assertEquals(2, keys.size(), "one key per parameter set");
+        List<String> counts = new ArrayList<>();
+        for (Element p : mdk.elements(NmwgNamespaces.BASE, "parameter")) {
+            if ("count".equals(p.getAttribute("name"))) {
+                counts.add(p.getTextContent().trim());
+            }
+        }
+        assertEquals(List.of("5", "10"), counts, "series oldest first");
+
+        Responses byKey = post(message("SetupDataRequest", "<nmwg:metadata id=\"k\"><nmwg:key><nmwg:parameters id=\"kp\">"
+                + "<nmwg:parameter name=\"maKey\">" + keys.get(0) + "</nmwg:parameter></nmwg:parameters></nmwg:key>"
+                + "</nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"k\"/>"));
+        assertEquals(List.of("1", "2", "3", "10"), figures(byKey, "minRtt"), "exactly the count=5 series");
+    }
+
+    @Test
+    void aKeyWithATimeSelectReturnsOnlyTheWindow() {
+        String key = maKeys(post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.1\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"count\">5</nmwg:parameter></nmwg:parameters>"
+                + "</nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"))).get(0);
+        Responses r = post(message("SetupDataRequest", "<nmwg:metadata id=\"k\"><nmwg:key><nmwg:parameters id=\"kp\">"
+                + "<nmwg:parameter name=\"maKey\" value=\"" + key + "\"/></nmwg:parameters></nmwg:key></nmwg:metadata>"
+                + "<nmwg:metadata id=\"sel\"><select:subject id=\"ss\" metadataIdRef=\"k\"/><select:parameters id=\"sp\">"
+                + "<nmwg:parameter name=\"time\" operator=\"gte\">" + T0.plusSeconds(5).getEpochSecond() + "</nmwg:parameter>"
+                + "<nmwg:parameter name=\"time\" operator=\"lte\">" + T0.plusSeconds(75) + "</nmwg:parameter>"
+                + "</select:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"sel\"/>"));
+        assertEquals(List.of("2", "3"), figures(r, "minRtt"));
+    }
+
+    @Test
+    void consolidationAggregatesEachFigureOverEpochAlignedBuckets() {
+        String sel = "<nmwg:parameter name=\"startTime\">" + T0.getEpochSecond() + "</nmwg:parameter>"
+                + "<nmwg:parameter name=\"endTime\">" + T0.plusSeconds(100).getEpochSecond() + "</nmwg:parameter>"
+                + "<nmwg:parameter name=\"resolution\">60</nmwg:parameter>";
+        Responses max = post(setupData("10.9.0.1", "5", sel + "<nmwg:parameter name=\"consolidationFunction\">max</nmwg:parameter>"));
+        // The path holds both series: [10:00, 10:01) has minRtt 1, 2 (count 5) and 7 (count 10); [10:01, 10:02) 3 and 10.
+        assertEquals(List.of("7", "10"), figures(max, "minRtt"), "buckets [10:00, 10:01) and [10:01, 10:02)");
+        assertEquals(List.of("3", "2"), figures(max, "observations"));
+        Responses avg = post(setupData("10.9.0.1", "5", sel + "<nmwg:parameter name=\"consolidationFunction\">average</nmwg:parameter>"));
+        assertEquals(List.of("3.333333", "6.5"), figures(avg, "minRtt"));
+        Responses min = post(setupData("10.9.0.1", "5", sel + "<nmwg:parameter name=\"consolidationFunction\">min</nmwg:parameter>"));
+        assertEquals(List.of("1", "3"), figures(min, "minRtt"));
+        Responses whole = post(setupData("10.9.0.1", "5", "<nmwg:parameter name=\"consolidationFunction\">median</nmwg:parameter>"));
+        assertEquals(List.of("3"), figures(whole, "minRtt"), "no resolution: one bucket over 1, 2, 3, 7, 10");
+        assertEquals(String.valueOf(T0.getEpochSecond()) + ".000000000",
+                whole.elements(NmwgNamespaces.PINGER, "datum").get(0).getAttribute("timeValue"));
+    }
+
+    @Test
+    void aSeriesKeyWithConsolidationAggregatesOnlyThatSeries() {
+        String key = maKeys(post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.1\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"count\">5</nmwg:parameter></nmwg:parameters>"
+                + "</nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"))).get(0);
+        Responses r = post(message("SetupDataRequest", "<nmwg:metadata id=\"k\"><nmwg:key><nmwg:parameters id=\"kp\">"
+                + "<nmwg:parameter name=\"maKey\">" + key + "</nmwg:parameter></nmwg:parameters></nmwg:key></nmwg:metadata>"
+                + "<nmwg:metadata id=\"sel\"><select:subject id=\"ss\" metadataIdRef=\"k\"/><select:parameters id=\"sp\">"
+                + "<nmwg:parameter name=\"consolidationFunction\">average</nmwg:parameter>"
+                + "<nmwg:parameter name=\"resolution\">60</nmwg:parameter>"
+                + "</select:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"sel\"/>"));
+        assertEquals(List.of("1.5", "6.5"), figures(r, "minRtt"));
+    }
+
+    @Test
+    void anUnknownConsolidationFunctionOrResolutionIsAParameterError() {
+        Responses r = post(setupData("10.9.0.1", "5", "<nmwg:parameter name=\"consolidationFunction\">mode</nmwg:parameter>"));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertTrue(r.resultDatums().get(0).contains("average, min, max, median"), r.resultDatums().toString());
+        Responses res = post(setupData("10.9.0.1", "5", "<nmwg:parameter name=\"resolution\">-5</nmwg:parameter>"));
+        assertEquals(List.of(ErrorCodes.PARAMETER), res.eventTypes());
+    }
+
+    @Test
+    void aDataInfoRequestSaysHowManyObservationsEachSeriesHoldsAndWhen() {
+        Responses r = post(message("DataInfoRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.2\"/></nmwgt:endPointPair></nmwg:subject></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertEquals("DataInfoResponse", r.type());
+        assertEquals(List.of("1"), r.resultDatums());
+        Element start = r.elements(NmwgNamespaces.TIME, "start").get(0);
+        assertEquals(T0.plusSeconds(30).getEpochSecond() + ".000000000", start.getAttribute("value"));
+    }
+
+    @Test
+    void anEmptyFilterListsEverySeriesAndANonMatchingOneSaysNoData() {
+        Responses all = post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"/><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertEquals(3, maKeys(all).size());
+        Responses none = post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"><ping:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:src type=\"hostname\" value=\"elsewhere.example\"/></nmwgt:endPointPair></ping:subject></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertEquals("noData", none.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+    }
+
+    @Test
+    void keysThisArchiveDidNotIssueAreQueryErrors() {
+        Responses noMaKey = post(message("SetupDataRequest", "<nmwg:metadata id=\"k\"><nmwg:key id=\"1\"><nmwg:parameters id=\"2\">"
+                + "<nmwg:parameter name=\"type\">sqlite</nmwg:parameter></nmwg:parameters></nmwg:key></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"k\"/>"));
+        assertEquals(List.of(ErrorCodes.MA_QUERY), noMaKey.eventTypes());
+        for (String forged : List.of("s1.AAAA", "s1.!!!", "2d826ba1a78c47e6f9bacd9838729276", "s1." + "A".repeat(5000))) {
+            Responses r = post(message("SetupDataRequest", "<nmwg:metadata id=\"k\"><nmwg:key><nmwg:parameters id=\"p\">"
+                    + "<nmwg:parameter name=\"maKey\">" + forged + "</nmwg:parameter></nmwg:parameters></nmwg:key></nmwg:metadata>"
+                    + "<nmwg:data id=\"d\" metadataIdRef=\"k\"/>"));
+            assertEquals(List.of(ErrorCodes.MA_QUERY), r.eventTypes(), forged);
+        }
+    }
+
+    @Test
+    void aToolNamespaceSubjectNamesTheCharacteristicWhenNoEventTypeIsGiven() {
+        Responses r = post(message("SetupDataRequest", "<nmwg:metadata id=\"m\"><ping:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.2\"/></nmwgt:endPointPair></ping:subject></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertEquals(List.of("4"), figures(r, "minRtt"));
+    }
+
+    private Responses post(String xml) {
+        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static String message(String type, String body) {
+        return "<nmwg:message " + NS + " type=\"" + type + "\" id=\"msg\">" + body + "</nmwg:message>";
+    }
+
+    private static String setupData(String dst, String count, String selectParams) {
+        return message("SetupDataRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"" + dst + "\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:metadata id=\"sel\"><select:subject id=\"ss\" metadataIdRef=\"m\"/><select:parameters id=\"sp\">"
+                + selectParams + "</select:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"sel\"/>");
+    }
+
+    private static List<String> maKeys(Responses r) {
+        List<String> keys = new ArrayList<>();
+        for (Element p : r.elements(NmwgNamespaces.BASE, "parameter")) {
+            if ("maKey".equals(p.getAttribute("name"))) {
+                keys.add(p.getTextContent().trim());
+            }
+        }
+        return keys;
+    }
+
+    private static List<String> figures(Responses r, String name) {
+        List<String> out = new ArrayList<>();
+        for (Element e : r.elements(NmwgNamespaces.PINGER, "datum")) {
+            if (name.equals(e.getAttribute("name"))) {
+                out.add(e.getAttribute("value"));
+            }
+        }
+        return out;
+    }
+
+    private static Observation obs(Instant start, String dst, String count, double minRtt) {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        summary.put("minRtt", minRtt);
+        summary.put("lossPercent", 0.0);
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("count", count);
+        params.put("packetSize", "64");
+        Environment env = new Environment(new Environment.Host("src", "here", "10.9.0.254", "Linux 6", "cpu", 2, null, null, null),
+                new Environment.Host("dst", dst, dst, null, null, null, null, null, null));
+        return new Observation(0, "test-point", Characteristic.ProbeTest.ROUND_TRIP,
+                new PathSubject(null, Endpoint.parse(dst, "ipv4")), "10.9.0.254", dst, "nmprobe", "test",
+                params, env, start, start.plusSeconds(1), summary, List.of());
+    }
+}
