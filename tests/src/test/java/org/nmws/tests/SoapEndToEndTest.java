@@ -184,6 +184,28 @@ class SoapEndToEndTest {
     }
 
     @Test
+    void aLatencyScanOverFrameSizesFitsALineThroughThePerSizeMinima() throws Exception {
+        HttpResponse<String> resp = service.post("/nmwg", measurementRequest("127.0.0.1", 50,
+                "<nmwg:parameter name=\"packetSizes\">64,512,1472</nmwg:parameter>"), "application/xml", null);
+        Element message = Service.validatedMessage(resp.body());
+        Map<String, Double> f = new java.util.HashMap<>();
+        NodeList figures = message.getElementsByTagNameNS("http://nmws.org/ns/result/1.0/", "figure");
+        for (int i = 0; i < figures.getLength(); i++) {
+            Element e = (Element) figures.item(i);
+            f.put(e.getAttribute("name"), Double.parseDouble(e.getAttribute("value")));
+        }
+        assertEquals(150, f.get("sent"), 0.0, resp.body());
+        for (int size : new int[] {64, 512, 1472}) {
+            double min = f.get("size" + size + "MinRttMs");
+            assertTrue(min > 0 && min < 50, size + " bytes: min RTT " + min + " ms");
+            assertTrue(f.get("size" + size + "MedianRttMs") >= min);
+        }
+        assertTrue(Double.isFinite(f.get("slopeUsPerByte")));
+        double r2 = f.get("fitR2Ratio");
+        assertTrue(r2 >= 0 && r2 <= 1, "r^2 " + r2);
+    }
+
+    @Test
     void aLongTestShowsItsProgressAndCanBeCancelled() throws Exception {
         java.util.concurrent.CompletableFuture<HttpResponse<String>> reply = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
             try {

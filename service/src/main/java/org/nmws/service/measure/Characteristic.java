@@ -39,7 +39,7 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristics/bandwidth/achieveable/2.0");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, UDP_STREAM }
+    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM }
 
     private final String dottedName;
     private final ProbeTest test;
@@ -56,6 +56,17 @@ public enum Characteristic {
     }
 
     public ProbeTest test() {
+        return test;
+    }
+
+    /**
+     * The test that answers a request for this characteristic with these parameters: a
+     * round trip over a list of frame sizes (parameter packetSizes) is a latency scan.
+     */
+    public ProbeTest testFor(java.util.Map<String, String> parameters) {
+        if (test == ProbeTest.ROUND_TRIP && parameters.containsKey(ScanParameters.SIZES)) {
+            return ProbeTest.LATENCY_SCAN;
+        }
         return test;
     }
 

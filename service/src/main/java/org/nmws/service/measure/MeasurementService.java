@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.nmws.probe.LatencyScanResult;
+import org.nmws.probe.LatencyScanSpec;
 import org.nmws.probe.Probe;
 import org.nmws.probe.ProbeControl;
 import org.nmws.probe.ProbeException;
@@ -63,11 +65,13 @@ public class MeasurementService {
      */
     public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
-        return switch (c.test()) {
+        return switch (c.testFor(nmwgParameters)) {
             case ROUND_TRIP -> {
                 RoundTripParameters p = roundTripParameters(nmwgParameters);
                 yield new Measured(roundTrip(c, subject, p), p.raw());
             }
+            case LATENCY_SCAN -> new Measured(latencyScan(c, subject, parse(() -> ScanParameters.parse(nmwgParameters,
+                    props.responderPort(), props.limits().maxCount(), props.limits().maxDuration()))), false);
             case UDP_STREAM -> {
                 StreamParameters p = parse(() -> StreamParameters.parse(nmwgParameters, props.responderPort(),
                         props.limits().maxCount(), props.limits().maxDuration()));
@@ -100,6 +104,23 @@ public class MeasurementService {
             return new Outcome<>(result, result.cancelled(), result.sent(), p.count());
         });
         return archive.save(toObservation(subject, p, r));
+    }
+
+    /** Runs round trips over a list of frame sizes (latency vs frame size) and archives the fit. */
+    Observation latencyScan(Characteristic c, PathSubject subject, ScanParameters p) throws MeasurementException {
+        String dst = subject.dst().host();
+        java.util.concurrent.atomic.AtomicReference<Instant> started = new java.util.concurrent.atomic.AtomicReference<>();
+        LatencyScanResult r = locked(c.dottedName(), subject, control -> {
+            started.set(Instant.now()); // the engine stamps no start for a scan: take it here, after the lock
+            log.info("latency scan to {}:{} sizes={} count={}", dst, p.port(), p.asNmwg().get(ScanParameters.SIZES),
+                    p.countPerSize());
+            LatencyScanResult result = Probe.latencyScan(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS),
+                    control);
+            int done = result.points().stream().mapToInt(LatencyScanResult.SizePoint::sent).sum();
+            return new Outcome<>(result, result.cancelled(), done, p.countPerSize() * p.sizes().length);
+        });
+        return archive.save(ScanObservations.of(subject, p, r, measurementPoint, host, started.get(), Instant.now()));
     }
 
     /** Runs a UDP stream from this host to the subject's dst and archives it. */

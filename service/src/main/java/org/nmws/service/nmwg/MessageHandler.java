@@ -256,7 +256,7 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
         }
         PathSubject subject = SubjectReader.path(r.subject());
-        ObservationQuery q = new ObservationQuery(r.characteristic().test(), subject.dst().host(),
+        ObservationQuery q = new ObservationQuery(r.characteristic().testFor(r.parameters()), subject.dst().host(),
                 subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
                 raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
         answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw);

@@ -90,6 +90,21 @@ public final class NmwgWriter {
         switch (o.test()) {
             case ROUND_TRIP -> roundTrip(metadataIdRef, eventType, o, raw);
             case UDP_STREAM -> stream(metadataIdRef, eventType, o, raw);
+            case LATENCY_SCAN -> figures(data(resultMetadata(metadataIdRef, eventType, o).getId()), o.summary());
+        }
+    }
+
+    /** One nmws figure per summary entry, with units from its name. */
+    private static void figures(Data data, Map<String, Double> summary) {
+        for (Map.Entry<String, Double> e : summary.entrySet()) {
+            org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
+            fig.setName(e.getKey());
+            fig.setValue(e.getValue());
+            String units = figureUnits(e.getKey());
+            if (units != null) {
+                fig.setUnits(units);
+            }
+            data.getAny().add(fig);
         }
     }
 
@@ -140,16 +155,7 @@ public final class NmwgWriter {
         iperf.setLost(f.get("lost").longValue());
         iperf.setSent(f.get("sent").longValue());
         data.getAny().add(iperf);
-        for (Map.Entry<String, Double> e : f.entrySet()) {
-            org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
-            fig.setName(e.getKey());
-            fig.setValue(e.getValue());
-            String units = figureUnits(e.getKey());
-            if (units != null) {
-                fig.setUnits(units);
-            }
-            data.getAny().add(fig);
-        }
+        figures(data, f);
         if (raw) {
             for (Observation.Frame fr : o.frames()) {
                 org.nmws.schema.owamp.owd.Datum d = new org.nmws.schema.owamp.owd.Datum();
@@ -167,7 +173,9 @@ public final class NmwgWriter {
 
     /** Units from a figure's name suffix (the convention of measure/StreamObservations). */
     static String figureUnits(String name) {
-        if (name.endsWith("Ms")) {
+        if (name.endsWith("UsPerByte")) {
+            return "us/byte";
+        } else if (name.endsWith("Ms")) {
             return "ms";
         } else if (name.endsWith("Us")) {
             return "us";

@@ -1,0 +1,62 @@
+package org.nmws.service.measure;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Parameters of a latency scan (UDPmon's latency vs frame size): packetSizes (a comma
+ * list of UDP payload sizes, 2..64 of them), count (frames per size), interval, timeout,
+ * ttl, port. Deployed NMWG has no name for the size list, so it takes the plural of
+ * packetSize.
+ */
+public record ScanParameters(int[] sizes, int countPerSize, double intervalSeconds, int ttl, double timeoutSeconds,
+                             int port) {
+    public static final String SIZES = "packetSizes";
+
+    public static ScanParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        String list = p.getOrDefault(SIZES, "");
+        int[] sizes;
+        try {
+            sizes = Arrays.stream(list.split("[,\\s]+")).filter(t -> !t.isEmpty()).mapToInt(Integer::parseInt).toArray();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter packetSizes is '" + list + "': expected a comma list of sizes such as 64,512,1472");
+        }
+        if (sizes.length < 2 || sizes.length > 64) {
+            throw new IllegalArgumentException("parameter packetSizes has " + sizes.length + " sizes: must be 2..64");
+        }
+        for (int s : sizes) {
+            if (s < RoundTripParameters.MIN_PACKET_SIZE || s > RoundTripParameters.MAX_PACKET_SIZE) {
+                throw new IllegalArgumentException("parameter packetSizes holds " + s + ": each must be "
+                        + RoundTripParameters.MIN_PACKET_SIZE + ".." + RoundTripParameters.MAX_PACKET_SIZE);
+            }
+        }
+        int count = Params.integer(p, "count", 100, 1, maxCount);
+        double interval = Params.decimal(p, "interval", 0.0001, 0.0, 60.0);
+        double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
+        int ttl = Params.integer(p, "ttl", 0, 0, 255);
+        int port = Params.integer(p, "port", defaultPort, 1, 65535);
+        double seconds = (double) count * sizes.length * interval + timeout * sizes.length;
+        if (seconds > maxDuration.toSeconds()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "%d sizes x count %d x interval %.6f s (+ timeouts) = %.1f s exceeds this service's limit of %d s",
+                    sizes.length, count, interval, seconds, maxDuration.toSeconds()));
+        }
+        return new ScanParameters(sizes, count, interval, ttl, timeout, port);
+    }
+
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(SIZES, Arrays.stream(sizes).mapToObj(Integer::toString).collect(Collectors.joining(",")));
+        m.put("count", Integer.toString(countPerSize));
+        m.put("interval", Params.plain(intervalSeconds));
+        m.put("ttl", Integer.toString(ttl));
+        m.put("timeout", Params.plain(timeoutSeconds));
+        m.put("port", Integer.toString(port));
+        m.put("protocol", "UDP");
+        return m;
+    }
+}
