@@ -3,10 +3,8 @@ package org.nmws.client;
 import jakarta.xml.bind.JAXBContext;
 import jakarta.xml.bind.JAXBElement;
 import jakarta.xml.bind.JAXBException;
-import jakarta.xml.bind.Marshaller;
 import jakarta.xml.ws.BindingProvider;
 import jakarta.xml.ws.soap.SOAPBinding;
-import java.io.StringWriter;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,16 +159,55 @@ public final class NmwsClient {
         }
     }
 
-    /** The message as XML text, for printing. */
+    /** Conventional prefixes of the NMWG namespaces, for printing. */
+    private static final Map<String, String> PREFIXES = Map.ofEntries(
+            Map.entry("http://ggf.org/ns/nmwg/base/2.0/", "nmwg"), Map.entry(TOPOLOGY, "nmwgt"),
+            Map.entry("http://ggf.org/ns/nmwg/result/2.0/", "nmwgr"), Map.entry(SELECT, "select"),
+            Map.entry(ROUND_TRIP, "ping"), Map.entry("http://ggf.org/ns/nmwg/tools/pinger/2.0/", "pinger"),
+            Map.entry("http://nmws.org/ns/environment/1.0/", "env"), Map.entry("http://nmws.org/ns/result/1.0/", "nmws"),
+            Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921/", "summary"),
+            Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914/", "owd"),
+            Map.entry("http://ggf.org/ns/nmwg/tools/iperf/2.0/", "iperf"));
+
+    /**
+     * The message as XML text, for printing. Open content comes back as DOM elements that
+     * each carry every namespace in scope; they are re-prefixed and declared once at the root.
+     */
     public static String toXml(Message m) {
         try {
-            Marshaller marshaller = JAXBContext.newInstance(Message.class).createMarshaller();
-            marshaller.setProperty(Marshaller.JAXB_FORMATTED_OUTPUT, true);
-            StringWriter w = new StringWriter();
-            marshaller.marshal(m, w);
-            return w.toString();
+            Document doc = dom();
+            JAXBContext.newInstance(Message.class).createMarshaller().marshal(m, doc);
+            Map<String, String> used = new java.util.TreeMap<>();
+            tidy(doc.getDocumentElement(), used);
+            Element root = doc.getDocumentElement();
+            used.forEach((ns, prefix) -> root.setAttributeNS("http://www.w3.org/2000/xmlns/", "xmlns:" + prefix, ns));
+            org.w3c.dom.ls.DOMImplementationLS ls = (org.w3c.dom.ls.DOMImplementationLS) doc.getImplementation();
+            org.w3c.dom.ls.LSSerializer out = ls.createLSSerializer();
+            out.getDomConfig().setParameter("format-pretty-print", true);
+            out.getDomConfig().setParameter("xml-declaration", false);
+            return out.writeToString(doc);
         } catch (JAXBException e) {
             throw new IllegalStateException("cannot print message: " + e.getMessage(), e);
+        }
+    }
+
+    private static void tidy(Element e, Map<String, String> used) {
+        org.w3c.dom.NamedNodeMap attrs = e.getAttributes();
+        for (int i = attrs.getLength() - 1; i >= 0; i--) {
+            org.w3c.dom.Node a = attrs.item(i);
+            if ("http://www.w3.org/2000/xmlns/".equals(a.getNamespaceURI())) {
+                e.removeAttributeNode((org.w3c.dom.Attr) a);
+            }
+        }
+        String ns = e.getNamespaceURI();
+        if (ns != null) {
+            String prefix = used.computeIfAbsent(ns, k -> PREFIXES.getOrDefault(k, "ns" + (used.size() + 1)));
+            e.setPrefix(prefix);
+        }
+        for (org.w3c.dom.Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) {
+            if (c instanceof Element child) {
+                tidy(child, used);
+            }
         }
     }
 

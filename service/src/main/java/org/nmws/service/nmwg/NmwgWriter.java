@@ -42,6 +42,7 @@ public final class NmwgWriter {
     private static final ObjectFactory NMWG = new ObjectFactory();
     private static final org.nmws.schema.select.ObjectFactory SELECT = new org.nmws.schema.select.ObjectFactory();
     private static final DatatypeFactory DATATYPES = datatypeFactory();
+    private static final NmwgPrefixes PREFIXES = new NmwgPrefixes();
 
     private final Message message = new Message();
     private int nextId = 1;
@@ -479,6 +480,7 @@ public final class NmwgWriter {
     private static Marshaller marshaller() throws JAXBException {
         Marshaller m = CONTEXT.createMarshaller();
         m.setProperty(Marshaller.JAXB_ENCODING, "UTF-8");
+        m.setProperty("org.glassfish.jaxb.namespacePrefixMapper", PREFIXES);
         return m;
     }
 
