@@ -10,12 +10,24 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux"
   # the PostgreSQL server the archive tests run against (a private cluster, started below)
   pkgs="$pkgs postgresql"
+  # the interoperability tests' independent clients: Python (xmlrpc.client, zeep) and curl
+  pkgs="$pkgs python3 python3-pip"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
   fi
+fi
+
+# zeep for tests/.../InteropTest (which fails, never skips, without it): Debian's package
+# serves /usr/bin/python3; a python3 of its own (pyenv, venv) gets it from PyPI.
+if ! python3 -c 'import zeep' 2>/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-zeep || true
+  fi
+  python3 -c 'import zeep' 2>/dev/null || python3 -m pip install -q zeep \
+    || python3 -m pip install -q --break-system-packages zeep
 fi
 
 # The archive tests need a real PostgreSQL: start a private cluster unless one was handed in.

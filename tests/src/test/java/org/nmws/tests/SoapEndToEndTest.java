@@ -19,7 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.nmws.client.NmwsClient;
 import org.nmws.client.nmwg.Message;
 import org.w3c.dom.Element;
@@ -37,13 +36,14 @@ class SoapEndToEndTest {
     static final String PING = "http://ggf.org/ns/nmwg/tools/ping/2.0/";
     static final String RESULT = "http://ggf.org/ns/nmwg/result/2.0/";
 
-    @TempDir
     Path dataDir;
     Responder responder;
     Service service;
 
     @BeforeAll
     void start() throws Exception {
+        // Not @TempDir: a PER_CLASS field is injected after @BeforeAll runs.
+        dataDir = java.nio.file.Files.createTempDirectory("nmws-e2e");
         responder = Responder.start();
         service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
     }
@@ -120,6 +120,9 @@ class SoapEndToEndTest {
         assertTrue(Integer.parseInt(nic.getAttribute("mtu")) > 0);
         Element clock = (Element) src.getElementsByTagNameNS(ENV, "clock").item(0);
         assertFalse(clock.getAttribute("source").isBlank());
+        assertFalse(clock.getAttribute("synchronized").isBlank(), "adjtimex says whether the clock is synchronised");
+        assertTrue(Long.parseLong(clock.getAttribute("maxErrorUs")) >= 0);
+        assertTrue(Long.parseLong(clock.getAttribute("estErrorUs")) >= 0);
         Element tool = (Element) env.getElementsByTagNameNS(ENV, "tool").item(0);
         assertEquals("nmprobe", tool.getAttribute("name"));
         assertFalse(tool.getAttribute("version").isBlank());

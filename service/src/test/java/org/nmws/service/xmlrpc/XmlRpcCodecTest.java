@@ -87,7 +87,7 @@ class XmlRpcCodecTest {
                 + "<float>1</float></value></param></params></methodCall>");
         assertFault(XmlRpcCodec.INVALID_PARAMS, "<methodCall><methodName>x</methodName><params><param><value>"
                 + "<boolean>yes</boolean></value></param></params></methodCall>");
-        assertFault(XmlRpcCodec.INVALID_REQUEST, "<methodCall><methodName>x</methodName></methodCall><extra/>");
+        assertFault(XmlRpcCodec.PARSE_ERROR, "<methodCall><methodName>x</methodName></methodCall><extra/>");
     }
 
     private void assertFault(int code, String xml) {
