@@ -45,6 +45,32 @@ nmp_monotime_ns nmp_mono_from_timespec(long sec, long nsec);
  * returns immediately when the deadline has passed. EINTR is retried. */
 void nmp_sleep_until(nmp_monotime_ns deadline, uint64_t spin_ns);
 
+/* ---------------------------------------------------------- clock state
+ *
+ * The state of this host's system clock, for the observation environment
+ * of a measurement (one-way delays are only as good as the clocks):
+ * the kernel clock source and what adjtimex(2) says about NTP discipline.
+ * Read-only: adjtimex is called with modes = 0 and changes nothing. */
+
+typedef struct nmp_clock_state {
+    char source[32];                 /* current_clocksource, e.g. "tsc"; "" if unreadable */
+    int synchronised;                /* 1 when !(status & STA_UNSYNC) and adjtimex != TIME_ERROR */
+    int adjtimex_rc;                 /* adjtimex return: TIME_OK, TIME_INS, ..., TIME_ERROR */
+    int status;                      /* timex.status bits (STA_*) */
+    int64_t max_error_us;            /* timex.maxerror: maximum error, us */
+    int64_t est_error_us;            /* timex.esterror: estimated error, us */
+    int64_t offset_ns;               /* timex.offset (ns when STA_NANO, else us * 1000) */
+    char state[24];                  /* "ok", "unsynchronised", "leap-insert", "leap-delete",
+                                        "leap-in-progress", "leap-occurred" */
+} nmp_clock_state;
+
+/* Samples the clock state into *out. The clock source file is optional
+ * (source "" when absent); adjtimex failing returns -errno. */
+int nmp_clock_state_read(nmp_clock_state *out, char *err, size_t errlen);
+/* Derives synchronised and state from an adjtimex return code and status
+ * bits (pure; for tests). */
+void nmp_clock_state_classify(int adjtimex_rc, int status, int *synchronised, char *state, size_t statelen);
+
 /* ---------------------------------------------------------- statistics */
 
 /* All functions below take a sample array that they never modify and a
@@ -208,15 +234,34 @@ void nmp_ctl_text_decode(char *dst, size_t dstlen, const char *src);
 
 typedef enum nmp_test_kind {
     NMP_KIND_RR = 1,                 /* request-response: responder reflects each frame */
-    NMP_KIND_STREAM = 2              /* one-way stream: responder records each arrival */
+    NMP_KIND_STREAM = 2,             /* one-way stream: responder records each arrival */
+    NMP_KIND_TCP = 3                 /* TCP streams: responder sinks data connections */
 } nmp_test_kind;
+
+/* A tcp session is requested with
+ *   NMP/1 SESSION kind=tcp streams=N size=S interval_ns=W duration_ms=D
+ *                 [window=B] [bins=K bin_ns=I] [cbr=0|1] [timeout_ms=T]
+ * and answered with OK port=<TCP data port> cookie=.. session=..; the client
+ * then opens N TCP connections to that port (see NMP_TCP_HELLO). */
+#define NMP_TCP_MAX_STREAMS 16
+#define NMP_TCP_MSG_MAX (1u << 20)   /* largest TCP message, bytes */
+#define NMP_TCP_WINDOW_MAX (256u << 20) /* largest socket buffer a session may ask for */
+#define NMP_TCP_MAX_BINS 100000      /* time-series bins per stream */
+#define NMP_TCP_MAX_CELLS 400000     /* streams * bins */
 
 typedef struct nmp_session_req {
     nmp_test_kind kind;              /* test kind */
-    uint32_t frames;                 /* number of frames the client will send */
-    uint32_t size;                   /* UDP payload bytes per frame */
-    uint64_t interval_ns;            /* spacing between frames */
+    uint32_t frames;                 /* rr/stream: frames the client will send; tcp: most messages recorded */
+    uint32_t size;                   /* rr/stream: UDP payload bytes; tcp: message bytes */
+    uint64_t interval_ns;            /* spacing between frames (tcp: between messages of a stream) */
     uint32_t timeout_ms;             /* client's wait after the last frame */
+    /* tcp only (0 for other kinds) */
+    uint32_t streams;                /* data connections, 1..NMP_TCP_MAX_STREAMS */
+    uint32_t duration_ms;            /* sending time */
+    uint32_t window;                 /* SO_RCVBUF of the data connections, 0 = autotuning */
+    uint32_t bins;                   /* receiver time-series bins per stream (1..NMP_TCP_MAX_BINS) */
+    uint64_t bin_ns;                 /* bin width */
+    int cbr;                         /* nonzero: record every message's arrival (constant bit rate) */
 } nmp_session_req;
 
 typedef struct nmp_limits {
@@ -277,6 +322,51 @@ typedef struct nmp_rec {
 
 void nmp_rec_encode(uint8_t *buf, const nmp_rec *r);
 void nmp_rec_decode(const uint8_t *buf, nmp_rec *r);
+
+/* ----------------------------------------------------- TCP data framing
+ *
+ * A tcp session's data connection starts with a hello of NMP_TCP_HELLO
+ * bytes: u32 magic 'NMPT', u32 stream index (0..streams-1), u64 session
+ * cookie. The responder closes a connection whose hello is wrong, late
+ * (5 s), from another IP than the control peer, or for a stream already
+ * connected. Then come messages of exactly 'size' bytes, each starting with
+ * NMP_TCP_MSG_HDR bytes, big-endian:
+ *   0 u32 magic 'NMPM'   4 u32 stream   8 u32 seq (0-based, per stream)
+ *   12 u32 flags (0)     16 i64 scheduled send wall ns (CBR) or staging time
+ *   24 i64 sender wall ns when the message was handed to the socket
+ * and filler. A tcp record (NMP_REC_SIZE bytes on the control connection)
+ * is u32 stream, u32 seq, i64 scheduled wall ns, i64 arrival wall ns (when
+ * the receiver read the message's last byte). */
+#define NMP_TCP_HELLO 16
+#define NMP_TCP_HELLO_MAGIC 0x4E4D5054u /* 'NMPT' */
+#define NMP_TCP_MSG_HDR 32
+#define NMP_TCP_MSG_MAGIC 0x4E4D504Du   /* 'NMPM' */
+/* Per-stream totals in a tcp DATA payload: u64 bytes, u64 messages,
+ * i64 first-byte wall ns, i64 last-byte wall ns. */
+#define NMP_TCP_STREAM_REC 32
+
+typedef struct nmp_tcp_msg_hdr {
+    uint32_t stream;                 /* stream index */
+    uint32_t seq;                    /* message number within the stream */
+    nmp_walltime_ns sched_wall;      /* scheduled send time (CBR) */
+    nmp_walltime_ns send_wall;       /* actual hand-over to the socket */
+} nmp_tcp_msg_hdr;
+
+typedef struct nmp_tcp_rec {
+    uint32_t stream;                 /* stream index */
+    uint32_t seq;                    /* message number */
+    nmp_walltime_ns sched_wall;      /* scheduled send time from the message */
+    nmp_walltime_ns arrival_wall;    /* receiver's wall clock at the message's last byte */
+} nmp_tcp_rec;
+
+void nmp_tcp_hello_encode(uint8_t *buf, uint32_t stream, uint64_t cookie);
+/* Returns 0 or -EPROTO (bad magic). */
+int nmp_tcp_hello_decode(const uint8_t *buf, uint32_t *stream, uint64_t *cookie);
+void nmp_tcp_msg_encode(uint8_t *buf, const nmp_tcp_msg_hdr *h);
+/* Returns 0 or -EPROTO (bad magic or flags). */
+int nmp_tcp_msg_decode(const uint8_t *buf, nmp_tcp_msg_hdr *h);
+void nmp_tcp_rec_encode(uint8_t *buf, const nmp_tcp_rec *r);
+void nmp_tcp_rec_decode(const uint8_t *buf, nmp_tcp_rec *r);
 
 /* ------------------------------------------------------------- network */
 
@@ -527,6 +617,162 @@ typedef struct nmp_scan_result {
 int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_result *res, char *err,
                  size_t errlen);
 void nmp_scan_result_free(nmp_scan_result *res);
+
+/* ------------------------------------------------------ TCP throughput
+ *
+ * Memory-to-memory TCP (TCPstream's lineage): 'streams' connections carry
+ * messages of 'msg_size' bytes to a responder that sinks them (kind=tcp).
+ * Modes: back to back (interval 0); spaced (each stream waits interval_ns
+ * after a message is handed to the kernel before the next); constant bit
+ * rate (cbr: message i of every stream is due at start + i * interval_ns;
+ * a late message goes as soon as the socket takes it, and the receiver
+ * records when each message's last byte arrived, so lateness = arrival -
+ * schedule shows TCP falling behind after loss; needs a shared clock).
+ * Sending stops at duration_ns or once 'bytes' (if non-zero) are handed
+ * over, whichever is first, always at a message boundary; then each stream
+ * is shut down for writing and the sender waits (up to timeout_ns) until
+ * every byte is acknowledged.
+ *
+ * Throughput: per stream and in total, receiver bytes * 8 / (last byte -
+ * first byte arrival) and sender bytes * 8 / (first send .. all acked).
+ * Time series: bytes the receiver read per bin of sample_ns per stream
+ * (bins from the receiver's first byte). TCP_INFO of every sender socket is
+ * sampled every sample_ns (and once at the end). */
+
+typedef struct nmp_tcp_spec {
+    const char *host;                /* responder name or literal */
+    int port;                        /* responder control port */
+    uint32_t streams;                /* 1..NMP_TCP_MAX_STREAMS */
+    uint32_t msg_size;               /* message bytes, NMP_TCP_MSG_HDR..NMP_TCP_MSG_MAX */
+    uint64_t interval_ns;            /* spacing or CBR period per stream, 0 = back to back (<= 60 s) */
+    int cbr;                         /* nonzero: constant bit rate with per-message lateness (interval > 0) */
+    uint32_t window;                 /* SO_SNDBUF here and SO_RCVBUF at the responder, 0 = autotuning;
+                                        else 2048..NMP_TCP_WINDOW_MAX */
+    uint64_t duration_ns;            /* sending time, 1 ms..3600 s */
+    uint64_t bytes;                  /* stop after this many bytes (all streams), 0 = no limit */
+    uint64_t sample_ns;              /* time-series bin and TCP_INFO interval, >= 1 ms; 0 = 100 ms */
+    uint64_t timeout_ns;             /* wait for acknowledgement and receiver results, 0 = 5 s */
+    uint32_t connect_timeout_ms;     /* control and data connect timeout, 0 = 5000 */
+} nmp_tcp_spec;
+
+/* One TCP_INFO sample of one sender socket. */
+typedef struct nmp_tcp_info_sample {
+    uint64_t t_ns;                   /* since the start of sending (monotonic) */
+    uint32_t stream;                 /* stream index */
+    uint32_t cwnd;                   /* tcpi_snd_cwnd, segments */
+    uint32_t mss;                    /* tcpi_snd_mss, bytes */
+    uint32_t srtt_us;                /* tcpi_rtt: smoothed RTT, us */
+    uint32_t rttvar_us;              /* tcpi_rttvar, us */
+    uint32_t retransmits;            /* tcpi_retransmits: current unrecovered RTOs */
+    uint32_t total_retrans;          /* tcpi_total_retrans: segments retransmitted so far */
+    uint64_t pacing_rate;            /* tcpi_pacing_rate, bytes/s */
+    uint64_t delivery_rate;          /* tcpi_delivery_rate, bytes/s */
+    uint64_t bytes_acked;            /* tcpi_bytes_acked */
+} nmp_tcp_info_sample;
+
+typedef struct nmp_tcp_stream_result {
+    uint64_t bytes_sent;             /* bytes handed to the kernel */
+    uint64_t bytes_received;         /* bytes the receiver read */
+    uint64_t messages_sent;          /* whole messages sent */
+    uint64_t messages_received;      /* whole messages the receiver read */
+    double send_mbps;                /* bytes_sent * 8 / sender time (first send .. acked) */
+    double recv_mbps;                /* bytes_received * 8 / (last - first byte arrival) */
+    nmp_walltime_ns first_arrival_wall, last_arrival_wall; /* receiver's first and last byte */
+    uint32_t total_retrans;          /* segments retransmitted (last TCP_INFO) */
+    uint32_t final_srtt_us;          /* smoothed RTT at the end */
+} nmp_tcp_stream_result;
+
+typedef struct nmp_tcp_result {
+    uint32_t streams;                /* streams used */
+    uint32_t msg_size;               /* message bytes */
+    uint64_t bytes_sent, bytes_received; /* all streams */
+    double sender_seconds;           /* first send .. everything acknowledged */
+    double receiver_seconds;         /* receiver's first .. last byte, all streams */
+    double send_mbps;                /* bytes_sent * 8 / sender_seconds */
+    double recv_mbps;                /* bytes_received * 8 / receiver_seconds: the throughput */
+    uint32_t total_retrans;          /* sum over streams */
+    nmp_tcp_stream_result per[NMP_TCP_MAX_STREAMS]; /* per stream, 'streams' used */
+    /* receiver time series */
+    uint32_t bins;                   /* bins per stream */
+    uint64_t bin_ns;                 /* bin width (= sample_ns) */
+    nmp_walltime_ns series_start_wall; /* receiver's first byte; bin 0 starts here */
+    uint64_t *series;                /* streams * bins bytes, row per stream (owned) */
+    /* sender TCP_INFO samples, in time order (owned) */
+    uint32_t nsamples;
+    nmp_tcp_info_sample *samples;
+    /* constant bit rate: one entry per message received (owned; 0 otherwise) */
+    uint32_t nmsgs;
+    uint32_t *msg_stream, *msg_seq;  /* stream and message number */
+    nmp_walltime_ns *msg_sched_wall; /* scheduled send time */
+    nmp_walltime_ns *msg_arrival_wall; /* receiver's time at the last byte */
+    int64_t *msg_late_ns;            /* arrival - schedule */
+    double late_min_ns, late_median_ns, late_p99_ns, late_max_ns; /* NaN without CBR records */
+    uint64_t records_over;           /* CBR arrivals the receiver could not keep */
+    uint32_t refused;                /* data connections the responder refused */
+    nmp_walltime_ns start_wall, end_wall; /* test start and end */
+    char local_addr[64];             /* sender address */
+    char remote_addr[64];            /* responder address */
+    int remote_port;                 /* responder control port */
+} nmp_tcp_result;
+
+/* Runs one TCP throughput test. Result ownership and errors as nmp_rr_run
+ * (on -ECANCELED sending stops early and the result holds what the
+ * receiver got). */
+int nmp_tcp_run(const nmp_tcp_spec *spec, const nmp_control *ctl, nmp_tcp_result *res, char *err, size_t errlen);
+void nmp_tcp_result_free(nmp_tcp_result *res);
+
+/* ------------------------------------------------------------ hop list
+ *
+ * TTL-limited UDP probes to a high port of the destination, traceroute
+ * style and unprivileged: the socket has IP_RECVERR / IPV6_RECVERR, so the
+ * ICMP time-exceeded of each router and the port-unreachable of the
+ * destination's kernel arrive on its error queue with the offender's
+ * address. Each probe goes to its own destination port (port + index), so
+ * answers are matched by the port quoted back. At most 'parallel' probes
+ * are outstanding; TTLs beyond the destination are no longer sent once it
+ * answered. No responder is needed. */
+
+#define NMP_HOPS_MAX_TTL 64
+#define NMP_HOPS_MAX_PROBES 10
+
+typedef struct nmp_hops_spec {
+    const char *host;                /* destination name or literal */
+    int max_ttl;                     /* 1..NMP_HOPS_MAX_TTL, 0 = 30 */
+    uint32_t probes;                 /* probes per hop, 1..NMP_HOPS_MAX_PROBES, 0 = 3 */
+    uint32_t wait_ms;                /* wait for each probe's answer, 1..60000, 0 = 1000 */
+    int port;                        /* first destination port, 1..65535 (index added), 0 = 33434 */
+    uint32_t size;                   /* UDP payload bytes, 0..1472 */
+    uint32_t parallel;               /* probes in flight, 1..64, 0 = 16 */
+    int resolve;                     /* nonzero: reverse-resolve hop addresses */
+    uint32_t resolve_timeout_ms;     /* per address, 0 = 500 */
+} nmp_hops_spec;
+
+typedef struct nmp_hop {
+    int ttl;                         /* TTL / hop limit of the probes */
+    int answered;                    /* probes answered */
+    char addr[64];                   /* address that answered first ("" if none) */
+    char name[256];                  /* its reverse name ("" if not asked or unresolved) */
+    int other_addrs;                 /* answers from a different address (load balancing) */
+    int64_t rtt_ns[NMP_HOPS_MAX_PROBES]; /* per probe, -1 when unanswered */
+    int icmp_type, icmp_code;        /* of the first answer, -1 if none */
+    int destination;                 /* nonzero: the destination answered (port unreachable) */
+    int unreachable;                 /* nonzero: another destination-unreachable ended the path */
+} nmp_hop;
+
+typedef struct nmp_hops_result {
+    int nhops;                       /* hops listed: TTL 1..nhops */
+    nmp_hop hops[NMP_HOPS_MAX_TTL];  /* by TTL - 1 */
+    int reached;                     /* the destination answered */
+    int hop_count;                   /* TTL at which it answered (0 if not reached) */
+    uint32_t probes_sent;            /* probes sent in all */
+    char dest_addr[64];              /* resolved destination */
+    double elapsed_ms;               /* time of the whole test */
+} nmp_hops_result;
+
+/* Runs one hop list; the result needs no freeing. Errors: -EINVAL (spec),
+ * -ENOENT (name), socket errors as -errno; -ECANCELED keeps the hops so far. */
+int nmp_hops_run(const nmp_hops_spec *spec, const nmp_control *ctl, nmp_hops_result *res, char *err,
+                 size_t errlen);
 
 /* ------------------------------------------------------------- errors */
 

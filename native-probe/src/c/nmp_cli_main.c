@@ -21,7 +21,7 @@ static void on_signal(int sig) {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: nmprobe rr|stream|scan --host HOST [options]\n"
+            "usage: nmprobe rr|stream|scan|tcp|hops --host HOST [options]\n"
             "  rr      request-response latency test against an nmprobe-responder\n"
             "  stream  one-way UDP stream: rates, loss, reordering, one-way delay, host load\n"
             "  scan    latency versus frame size (--sizes 64,512,1472), with a line fit\n"
@@ -39,6 +39,14 @@ static void usage(FILE *f) {
             "      --bins N             inter-arrival histogram bins (default 50)\n"
             "      --bin-width-us US    histogram bin width (default automatic)\n"
             "scan: --sizes LIST         comma-separated frame sizes (default 64,128,256,512,1024,1472)\n"
+            "tcp: TCP throughput (memory to memory) to an nmprobe-responder\n"
+            "      --streams N (1..16, default 1) --size BYTES message size (default 131072)\n"
+            "      --interval-us US spacing between messages | --cbr-us US constant bit rate period\n"
+            "      --window BYTES socket buffers (default autotuning) --duration-s S (default 10) --bytes N\n"
+            "      --sample-ms MS series and TCP_INFO interval (default 100) --detail (TCP_INFO, CBR messages)\n"
+            "hops: hop list with TTL-limited UDP probes (no responder needed)\n"
+            "      --max-ttl N (default 30) --probes N per hop (default 3) --wait-ms MS (default 1000)\n"
+            "      --dport PORT first destination port (default 33434) --resolve (reverse DNS, short timeout)\n"
             "  -h, --help               this help\n",
             NMP_DEFAULT_PORT, NMP_FRAME_HDR, NMP_FRAME_MAX);
 }
@@ -422,6 +430,208 @@ static int cmd_scan(int argc, char **argv) {
     return rc < 0 ? 1 : 0;
 }
 
+/* ---- tcp: TCP throughput ---- */
+
+static void print_tcp_json(const nmp_tcp_result *r, int detail, int cancelled) {
+    printf("{\n  \"test\": \"tcp\",\n  \"cancelled\": %s,\n", cancelled ? "true" : "false");
+    printf("  \"localAddress\": \"%s\",\n  \"remoteAddress\": \"%s\",\n  \"remotePort\": %d,\n", r->local_addr,
+           r->remote_addr, r->remote_port);
+    printf("  \"streams\": %u,\n  \"messageSize\": %u,\n  \"bytesSent\": %llu,\n  \"bytesReceived\": %llu,\n",
+           r->streams, r->msg_size, (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
+    printf("  \"totalRetransmits\": %u,\n  \"refusedConnections\": %u,\n", r->total_retrans, r->refused);
+    jnum("senderSeconds", r->sender_seconds, 1);
+    jnum("receiverSeconds", r->receiver_seconds, 1);
+    jnum("sendMbps", r->send_mbps, 1);
+    jnum("throughputMbps", r->recv_mbps, 1);
+    jnum("latenessMinMs", r->late_min_ns / 1e6, 1);
+    jnum("latenessMedianMs", r->late_median_ns / 1e6, 1);
+    jnum("latenessP99Ms", r->late_p99_ns / 1e6, 1);
+    jnum("latenessMaxMs", r->late_max_ns / 1e6, 1);
+    printf("  \"cbrMessages\": %u,\n  \"perStream\": [\n", r->nmsgs);
+    for (uint32_t i = 0; i < r->streams; i++) {
+        const nmp_tcp_stream_result *p = &r->per[i];
+        printf("    {\"bytesSent\": %llu, \"bytesReceived\": %llu, \"messagesReceived\": %llu, \"sendMbps\": %.3f, "
+               "\"throughputMbps\": %.3f, \"retransmits\": %u, \"srttUs\": %u}%s\n",
+               (unsigned long long)p->bytes_sent, (unsigned long long)p->bytes_received,
+               (unsigned long long)p->messages_received, p->send_mbps, isnan(p->recv_mbps) ? 0 : p->recv_mbps,
+               p->total_retrans, p->final_srtt_us, i + 1 < r->streams ? "," : "");
+    }
+    printf("  ],\n  \"binNanos\": %llu,\n  \"seriesMbps\": [\n", (unsigned long long)r->bin_ns);
+    /* bins up to the last non-empty one, all streams summed */
+    uint32_t lastbin = 0;
+    for (uint32_t b = 0; b < r->bins; b++)
+        for (uint32_t i = 0; i < r->streams; i++)
+            if (r->series[(size_t)i * r->bins + b]) lastbin = b + 1;
+    for (uint32_t i = 0; i < r->streams; i++) {
+        printf("    [");
+        for (uint32_t b = 0; b < lastbin; b++)
+            printf("%s%.3f", b ? ", " : "", (double)r->series[(size_t)i * r->bins + b] * 8e3 / (double)r->bin_ns);
+        printf("]%s\n", i + 1 < r->streams ? "," : "");
+    }
+    printf("  ]%s\n", detail ? "," : "");
+    if (detail) {
+        printf("  \"tcpInfo\": [\n");
+        for (uint32_t i = 0; i < r->nsamples; i++) {
+            const nmp_tcp_info_sample *s = &r->samples[i];
+            printf("    {\"tNs\": %llu, \"stream\": %u, \"cwnd\": %u, \"mss\": %u, \"srttUs\": %u, \"rttvarUs\": %u, "
+                   "\"retransmits\": %u, \"totalRetrans\": %u, \"pacingRateBps\": %llu, \"deliveryRateBps\": %llu, "
+                   "\"bytesAcked\": %llu}%s\n",
+                   (unsigned long long)s->t_ns, s->stream, s->cwnd, s->mss, s->srtt_us, s->rttvar_us, s->retransmits,
+                   s->total_retrans, (unsigned long long)s->pacing_rate * 8, (unsigned long long)s->delivery_rate * 8,
+                   (unsigned long long)s->bytes_acked, i + 1 < r->nsamples ? "," : "");
+        }
+        printf("  ],\n  \"messages\": [\n");
+        for (uint32_t i = 0; i < r->nmsgs; i++)
+            printf("    {\"stream\": %u, \"seq\": %u, \"latenessNs\": %lld}%s\n", r->msg_stream[i], r->msg_seq[i],
+                   (long long)r->msg_late_ns[i], i + 1 < r->nmsgs ? "," : "");
+        printf("  ]\n");
+    }
+    printf("}\n");
+}
+
+static void print_tcp_human(const nmp_tcp_result *r) {
+    printf("tcp %s -> %s (control port %d): %u stream(s) of %u-byte messages\n", r->local_addr, r->remote_addr,
+           r->remote_port, r->streams, r->msg_size);
+    printf("  throughput %.2f Mbit/s (receiver, %.3f s); sender %.2f Mbit/s (%.3f s to last ack); retransmits %u\n",
+           r->recv_mbps, r->receiver_seconds, r->send_mbps, r->sender_seconds, r->total_retrans);
+    for (uint32_t i = 0; i < r->streams; i++)
+        printf("  stream %u: %llu bytes, %.2f Mbit/s, retransmits %u, srtt %u us\n", i,
+               (unsigned long long)r->per[i].bytes_received, r->per[i].recv_mbps, r->per[i].total_retrans,
+               r->per[i].final_srtt_us);
+    if (r->nmsgs)
+        printf("  cbr lateness ms: min %.3f median %.3f p99 %.3f max %.3f over %u messages\n", r->late_min_ns / 1e6,
+               r->late_median_ns / 1e6, r->late_p99_ns / 1e6, r->late_max_ns / 1e6, r->nmsgs);
+}
+
+static int cmd_tcp(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, 'H'},      {"port", required_argument, NULL, 'p'},
+        {"streams", required_argument, NULL, 'P'},   {"size", required_argument, NULL, 's'},
+        {"interval-us", required_argument, NULL, 'i'}, {"cbr-us", required_argument, NULL, 'C'},
+        {"window", required_argument, NULL, 'w'},    {"duration-s", required_argument, NULL, 'd'},
+        {"bytes", required_argument, NULL, 'n'},     {"sample-ms", required_argument, NULL, 'S'},
+        {"timeout-ms", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
+        {"detail", no_argument, NULL, 'D'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    nmp_tcp_spec spec = {.port = NMP_DEFAULT_PORT, .streams = 1, .msg_size = 131072, .duration_ns = 10000000000ull,
+                         .sample_ns = 100000000ull};
+    int c, json = 0, detail = 0;
+    double v;
+    while ((c = getopt_long(argc, argv, "H:p:P:s:i:w:d:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'H': spec.host = optarg; break;
+        case 'p': if (parse_num("--port", optarg, 1, 65535, &v) < 0) return 2; spec.port = (int)v; break;
+        case 'P': if (parse_num("--streams", optarg, 1, NMP_TCP_MAX_STREAMS, &v) < 0) return 2; spec.streams = (uint32_t)v; break;
+        case 's': if (parse_num("--size", optarg, NMP_TCP_MSG_HDR, NMP_TCP_MSG_MAX, &v) < 0) return 2; spec.msg_size = (uint32_t)v; break;
+        case 'i': if (parse_num("--interval-us", optarg, 0, 60e6, &v) < 0) return 2; spec.interval_ns = (uint64_t)(v * 1e3); spec.cbr = 0; break;
+        case 'C': if (parse_num("--cbr-us", optarg, 1, 60e6, &v) < 0) return 2; spec.interval_ns = (uint64_t)(v * 1e3); spec.cbr = 1; break;
+        case 'w': if (parse_num("--window", optarg, 0, NMP_TCP_WINDOW_MAX, &v) < 0) return 2; spec.window = (uint32_t)v; break;
+        case 'd': if (parse_num("--duration-s", optarg, 0.001, 3600, &v) < 0) return 2; spec.duration_ns = (uint64_t)(v * 1e9); break;
+        case 'n': if (parse_num("--bytes", optarg, 0, 1e18, &v) < 0) return 2; spec.bytes = (uint64_t)v; break;
+        case 'S': if (parse_num("--sample-ms", optarg, 1, 60000, &v) < 0) return 2; spec.sample_ns = (uint64_t)(v * 1e6); break;
+        case 't': if (parse_num("--timeout-ms", optarg, 1, 60000, &v) < 0) return 2; spec.timeout_ns = (uint64_t)(v * 1e6); break;
+        case 'j': json = 1; break;
+        case 'D': detail = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (spec.host == NULL) {
+        fprintf(stderr, "nmprobe: --host is required\n");
+        return 2;
+    }
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_tcp_result res;
+    char err[NMP_ERRLEN];
+    int rc = nmp_tcp_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        fprintf(stderr, "nmprobe tcp: %s\n", err);
+        return 1;
+    }
+    if (json)
+        print_tcp_json(&res, detail, rc == -ECANCELED);
+    else
+        print_tcp_human(&res);
+    nmp_tcp_result_free(&res);
+    return rc < 0 ? 1 : 0;
+}
+
+/* ---- hops: hop list ---- */
+
+static int cmd_hops(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, 'H'},     {"max-ttl", required_argument, NULL, 'm'},
+        {"probes", required_argument, NULL, 'q'},   {"wait-ms", required_argument, NULL, 'w'},
+        {"dport", required_argument, NULL, 'p'},    {"size", required_argument, NULL, 's'},
+        {"parallel", required_argument, NULL, 'N'}, {"resolve", no_argument, NULL, 'r'},
+        {"json", no_argument, NULL, 'j'},           {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    nmp_hops_spec spec = {0};
+    int c, json = 0;
+    double v;
+    while ((c = getopt_long(argc, argv, "H:m:q:w:p:s:N:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'H': spec.host = optarg; break;
+        case 'm': if (parse_num("--max-ttl", optarg, 1, NMP_HOPS_MAX_TTL, &v) < 0) return 2; spec.max_ttl = (int)v; break;
+        case 'q': if (parse_num("--probes", optarg, 1, NMP_HOPS_MAX_PROBES, &v) < 0) return 2; spec.probes = (uint32_t)v; break;
+        case 'w': if (parse_num("--wait-ms", optarg, 1, 60000, &v) < 0) return 2; spec.wait_ms = (uint32_t)v; break;
+        case 'p': if (parse_num("--dport", optarg, 1, 65535, &v) < 0) return 2; spec.port = (int)v; break;
+        case 's': if (parse_num("--size", optarg, 0, 1472, &v) < 0) return 2; spec.size = (uint32_t)v; break;
+        case 'N': if (parse_num("--parallel", optarg, 1, 64, &v) < 0) return 2; spec.parallel = (uint32_t)v; break;
+        case 'r': spec.resolve = 1; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (spec.host == NULL) {
+        fprintf(stderr, "nmprobe: --host is required\n");
+        return 2;
+    }
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_hops_result res;
+    char err[NMP_ERRLEN];
+    int rc = nmp_hops_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        fprintf(stderr, "nmprobe hops: %s\n", err);
+        return 1;
+    }
+    uint32_t np = spec.probes ? spec.probes : 3;
+    if (json) {
+        printf("{\n  \"test\": \"hops\",\n  \"cancelled\": %s,\n  \"destination\": \"%s\",\n  \"reached\": %s,\n",
+               rc == -ECANCELED ? "true" : "false", res.dest_addr, res.reached ? "true" : "false");
+        printf("  \"hopCount\": %d,\n  \"probesSent\": %u,\n", res.hop_count, res.probes_sent);
+        jnum("elapsedMs", res.elapsed_ms, 1);
+        printf("  \"hops\": [\n");
+        for (int t = 0; t < res.nhops; t++) {
+            const nmp_hop *h = &res.hops[t];
+            printf("    {\"ttl\": %d, \"address\": \"%s\", \"name\": \"%s\", \"answered\": %d, \"icmpType\": %d, "
+                   "\"icmpCode\": %d, \"destination\": %s, \"otherAddresses\": %d, \"rttMs\": [",
+                   h->ttl, h->addr, h->name, h->answered, h->icmp_type, h->icmp_code, h->destination ? "true" : "false",
+                   h->other_addrs);
+            for (uint32_t k = 0; k < np; k++) {
+                if (h->rtt_ns[k] < 0) printf("%snull", k ? ", " : "");
+                else printf("%s%.4f", k ? ", " : "", h->rtt_ns[k] / 1e6);
+            }
+            printf("]}%s\n", t + 1 < res.nhops ? "," : "");
+        }
+        printf("  ]\n}\n");
+    } else {
+        printf("hops to %s (%s): %s in %d hops, %u probes, %.1f ms\n", spec.host, res.dest_addr,
+               res.reached ? "reached" : "not reached", res.hop_count, res.probes_sent, res.elapsed_ms);
+        for (int t = 0; t < res.nhops; t++) {
+            const nmp_hop *h = &res.hops[t];
+            printf("  %2d  %-16s %s", h->ttl, h->answered ? h->addr : "*", h->name);
+            for (uint32_t k = 0; k < np; k++) {
+                if (h->rtt_ns[k] < 0) printf("  *");
+                else printf("  %.3f ms", h->rtt_ns[k] / 1e6);
+            }
+            printf("%s\n", h->unreachable ? "  !unreachable" : "");
+        }
+    }
+    return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -440,6 +650,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "rr") == 0) return cmd_rr(argc - 1, argv + 1);
     if (strcmp(argv[1], "stream") == 0) return cmd_stream(argc - 1, argv + 1);
     if (strcmp(argv[1], "scan") == 0) return cmd_scan(argc - 1, argv + 1);
-    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream or scan)\n", argv[1]);
+    if (strcmp(argv[1], "tcp") == 0) return cmd_tcp(argc - 1, argv + 1);
+    if (strcmp(argv[1], "hops") == 0) return cmd_hops(argc - 1, argv + 1);
+    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream, scan, tcp or hops)\n", argv[1]);
     return 2;
 }

@@ -53,6 +53,28 @@ static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t 
 
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
                     const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen) {
+    int rc = nmp_client_open_ctl(c, host, port, timeout_ms, cancel, request, err, errlen);
+    if (rc < 0) return rc;
+    if ((rc = nmp_net_udp_open(c->peer.ss_family, ttl, &c->udp, err, errlen)) < 0) goto error;
+    struct sockaddr_storage dst = c->peer;
+    if (dst.ss_family == AF_INET)
+        ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)c->udp_port);
+    else
+        ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)c->udp_port);
+    socklen_t dl = dst.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+    if (connect(c->udp, (struct sockaddr *)&dst, dl) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "udp connect %s:%d: %s", host, c->udp_port, strerror(errno));
+        goto error;
+    }
+    return 0;
+error:
+    nmp_client_close(c);
+    return rc;
+}
+
+int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
+                        const volatile int32_t *cancel, const char *request, char *err, size_t errlen) {
     char e[NMP_ERRLEN];
     nmp_ctl_msg m;
     uint64_t v;
@@ -94,18 +116,6 @@ int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_
     parse_hex(nmp_ctl_get(&m, "session"), 8, &id);
     c->id = (uint32_t)id;
     c->udp_port = (int)v;
-    if ((rc = nmp_net_udp_open(c->peer.ss_family, ttl, &c->udp, err, errlen)) < 0) goto error;
-    struct sockaddr_storage dst = c->peer;
-    if (dst.ss_family == AF_INET)
-        ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)c->udp_port);
-    else
-        ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)c->udp_port);
-    socklen_t dl = dst.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
-    if (connect(c->udp, (struct sockaddr *)&dst, dl) < 0) {
-        rc = -errno;
-        nmp_seterr(err, errlen, "udp connect %s:%d: %s", host, c->udp_port, strerror(errno));
-        goto error;
-    }
     return 0;
 error:
     nmp_client_close(c);
@@ -140,8 +150,25 @@ int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t 
 
 int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
                        char *err, size_t errlen) {
+    uint64_t records;
+    int rc = nmp_client_results_raw(c, (uint64_t)max_records * NMP_REC_SIZE, hdr, blob, bloblen, err, errlen);
+    if (rc < 0) return rc;
+    if (nmp_ctl_get_u64(hdr, "records", 0, max_records, &records, NULL, 0) < 0 ||
+        *bloblen != records * NMP_REC_SIZE) {
+        nmp_seterr(err, errlen, "responder %s:%d: bad answer to RESULTS: %zu bytes for the records", c->host,
+                   c->port, *bloblen);
+        free(*blob);
+        *blob = NULL;
+        *bloblen = 0;
+        return -EPROTO;
+    }
+    return 0;
+}
+
+int nmp_client_results_raw(nmp_client *c, uint64_t max_bytes, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
+                           char *err, size_t errlen) {
     char line[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
-    uint64_t records, bytes;
+    uint64_t bytes;
     int rc;
     *blob = NULL;
     *bloblen = 0;
@@ -156,10 +183,7 @@ int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, ui
     rc = read_msg(c, hdr, err, errlen);
     c->cancel = saved;
     if (rc < 0) return rc;
-    if (hdr->verb != NMP_CTL_DATA ||
-        nmp_ctl_get_u64(hdr, "records", 0, max_records, &records, e, sizeof(e)) < 0 ||
-        nmp_ctl_get_u64(hdr, "bytes", 0, (uint64_t)max_records * NMP_REC_SIZE, &bytes, e, sizeof(e)) < 0 ||
-        bytes != records * NMP_REC_SIZE) {
+    if (hdr->verb != NMP_CTL_DATA || nmp_ctl_get_u64(hdr, "bytes", 0, max_bytes, &bytes, e, sizeof(e)) < 0) {
         if (hdr->verb != NMP_CTL_DATA) nmp_seterr(e, sizeof(e), "answer %s", nmp_ctl_verb_name(hdr->verb));
         nmp_seterr(err, errlen, "responder %s:%d: bad answer to RESULTS: %s", c->host, c->port, e);
         return -EPROTO;

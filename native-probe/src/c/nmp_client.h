@@ -26,6 +26,10 @@ typedef struct nmp_client {
  * On failure everything is closed. */
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
                     const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen);
+/* The control part of nmp_client_open only (no UDP socket; c->udp_port
+ * holds the port the responder named). Same errors. */
+int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
+                        const volatile int32_t *cancel, const char *request, char *err, size_t errlen);
 /* Sends END and reads BYE (whose rx/tx are stored if the pointers are not
  * NULL). Returns 0 or a negative code; the connection stays open. */
 int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t errlen);
@@ -35,6 +39,11 @@ int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t 
  * NMP_REC_SIZE (-EPROTO). */
 int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
                        char *err, size_t errlen);
+/* Sends RESULTS and reads the DATA line and its payload of 'bytes=' bytes
+ * (at most max_bytes, else -EPROTO) into a heap buffer (caller frees);
+ * the caller checks the payload's layout. */
+int nmp_client_results_raw(nmp_client *c, uint64_t max_bytes, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
+                           char *err, size_t errlen);
 /* Closes both sockets; safe to call twice. */
 void nmp_client_close(nmp_client *c);
 

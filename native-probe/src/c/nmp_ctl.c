@@ -189,6 +189,83 @@ static int only_keys(const nmp_ctl_msg *m, const char *const *allowed, char *err
     return 0;
 }
 
+/* Decodes kind=tcp (see nmprobe.h): streams, message size, spacing,
+ * duration, window, time-series bins and CBR recording. */
+static int tcp_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_session_req *out, char *err,
+                              size_t errlen) {
+    static const char *const allowed[] = {"kind", "streams", "size", "interval_ns", "duration_ms", "window",
+                                          "bins", "bin_ns", "cbr", "timeout_ms", NULL};
+    uint64_t streams, size, interval, duration, window = 0, bins = 1, bin_ns = 0, cbr = 0, timeout = 1000;
+    int rc;
+    if ((rc = only_keys(m, allowed, err, errlen)) < 0) return rc;
+    if ((rc = nmp_ctl_get_u64(m, "streams", 1, NMP_TCP_MAX_STREAMS, &streams, err, errlen)) < 0) return rc;
+    if ((rc = nmp_ctl_get_u64(m, "size", NMP_TCP_MSG_HDR, NMP_TCP_MSG_MAX, &size, err, errlen)) < 0) return rc;
+    if ((rc = nmp_ctl_get_u64(m, "interval_ns", 0, 60000000000ull, &interval, err, errlen)) < 0) return rc;
+    if ((rc = nmp_ctl_get_u64(m, "duration_ms", 1, 3600000, &duration, err, errlen)) < 0) return rc;
+    if (nmp_ctl_get(m, "window") != NULL &&
+        (rc = nmp_ctl_get_u64(m, "window", 0, NMP_TCP_WINDOW_MAX, &window, err, errlen)) < 0)
+        return rc;
+    if (nmp_ctl_get(m, "bins") != NULL &&
+        (rc = nmp_ctl_get_u64(m, "bins", 1, NMP_TCP_MAX_BINS, &bins, err, errlen)) < 0)
+        return rc;
+    if (nmp_ctl_get(m, "bin_ns") != NULL &&
+        (rc = nmp_ctl_get_u64(m, "bin_ns", 1000000, 60000000000ull, &bin_ns, err, errlen)) < 0)
+        return rc;
+    if (nmp_ctl_get(m, "cbr") != NULL && (rc = nmp_ctl_get_u64(m, "cbr", 0, 1, &cbr, err, errlen)) < 0) return rc;
+    if (nmp_ctl_get(m, "timeout_ms") != NULL &&
+        (rc = nmp_ctl_get_u64(m, "timeout_ms", 0, 60000, &timeout, err, errlen)) < 0)
+        return rc;
+    if (streams * bins > NMP_TCP_MAX_CELLS) {
+        nmp_seterr(err, errlen, "streams*bins %llu exceeds %d", (unsigned long long)(streams * bins),
+                   NMP_TCP_MAX_CELLS);
+        return -ERANGE;
+    }
+    if (bins > 1 && bin_ns == 0) {
+        nmp_seterr(err, errlen, "bins=%llu needs bin_ns", (unsigned long long)bins);
+        return -EPROTO;
+    }
+    uint64_t records = 0;
+    if (cbr) {
+        if (interval == 0) {
+            nmp_seterr(err, errlen, "cbr=1 needs interval_ns > 0");
+            return -EINVAL;
+        }
+        records = streams * (duration * 1000000ull / interval + 1);
+        if (records > lim->max_frames) {
+            nmp_seterr(err, errlen, "cbr messages %llu (streams*duration/interval) exceed %u",
+                       (unsigned long long)records, lim->max_frames);
+            return -ERANGE;
+        }
+    }
+    if (lim->max_rate_mbps > 0) {
+        double mbps = interval ? (double)streams * (double)size * 8e3 / (double)interval : 1e300;
+        if (mbps > lim->max_rate_mbps) {
+            nmp_seterr(err, errlen, "offered rate %.1f Mbit/s (streams=%llu size=%llu interval_ns=%llu) exceeds %.1f",
+                       interval ? mbps : -1.0, (unsigned long long)streams, (unsigned long long)size,
+                       (unsigned long long)interval, lim->max_rate_mbps);
+            return -ERANGE;
+        }
+    }
+    if ((double)duration + (double)timeout > (double)lim->max_duration_ms) {
+        nmp_seterr(err, errlen, "duration %llu ms plus timeout_ms exceeds %u ms", (unsigned long long)duration,
+                   lim->max_duration_ms);
+        return -ERANGE;
+    }
+    memset(out, 0, sizeof(*out));
+    out->kind = NMP_KIND_TCP;
+    out->frames = (uint32_t)records;
+    out->size = (uint32_t)size;
+    out->interval_ns = interval;
+    out->timeout_ms = (uint32_t)timeout;
+    out->streams = (uint32_t)streams;
+    out->duration_ms = (uint32_t)duration;
+    out->window = (uint32_t)window;
+    out->bins = (uint32_t)bins;
+    out->bin_ns = bin_ns;
+    out->cbr = (int)cbr;
+    return 0;
+}
+
 int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_session_req *out,
                            char *err, size_t errlen) {
     static const char *const allowed[] = {"kind", "frames", "size", "interval_ns", "timeout_ms", NULL};
@@ -198,19 +275,20 @@ int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_sess
         nmp_seterr(err, errlen, "expected SESSION, got %s", nmp_ctl_verb_name(m->verb));
         return -EPROTO;
     }
-    if ((rc = only_keys(m, allowed, err, errlen)) < 0) return rc;
     const char *kind = nmp_ctl_get(m, "kind");
     if (kind == NULL) {
         nmp_seterr(err, errlen, "missing key kind");
         return -EPROTO;
     }
     nmp_test_kind k;
+    if (strcmp(kind, "tcp") == 0) return tcp_session_decode(m, lim, out, err, errlen);
+    if ((rc = only_keys(m, allowed, err, errlen)) < 0) return rc;
     if (strcmp(kind, "rr") == 0) {
         k = NMP_KIND_RR;
     } else if (strcmp(kind, "stream") == 0) {
         k = NMP_KIND_STREAM;
     } else {
-        nmp_seterr(err, errlen, "kind=%s unsupported (want rr or stream)", kind);
+        nmp_seterr(err, errlen, "kind=%s unsupported (want rr, stream or tcp)", kind);
         return -EINVAL;
     }
     uint32_t maxsize = lim->max_size < NMP_FRAME_MAX ? lim->max_size : NMP_FRAME_MAX;
@@ -236,6 +314,7 @@ int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_sess
                    lim->max_duration_ms);
         return -ERANGE;
     }
+    memset(out, 0, sizeof(*out));
     out->kind = k;
     out->frames = (uint32_t)frames;
     out->size = (uint32_t)size;

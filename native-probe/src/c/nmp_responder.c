@@ -4,6 +4,10 @@
  * An rr session reflects each request; a stream session records each
  * arrival with its kernel receive timestamp and returns the records on
  * RESULTS, together with this host's CPU, interrupt and UDP-drop counters.
+ * A tcp session listens on a TCP data port instead, accepts up to
+ * 'streams' connections that prove the cookie in their hello, sinks their
+ * messages (bytes per time bin per stream, and in CBR mode the arrival of
+ * every message) and returns the totals on RESULTS.
  *
  * Single-threaded poll() loop; all state lives in the nmp_responder handle.
  * Test traffic is sent only to the address that opened the session over
@@ -20,16 +24,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "nmp_net.h"
+#include "nmp_tcpsink.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
 #define DRAIN_BATCH 256             /* datagrams handled per poll wake-up */
 #define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
 #define MMSG_HDR 64                 /* bytes kept of each stream datagram (header only) */
+#define KIND_MAX_FDS NMP_TCPSINK_MAX_FDS /* extra fds a test kind may watch */
 
 /* A control connection that has not (yet) become a session. */
 typedef struct pending_conn {
@@ -65,6 +72,8 @@ typedef struct session {
     uint32_t rec_cap;               /* stream: records allocated */
     uint64_t over;                  /* stream: arrivals not recorded (capacity) */
     nmp_host_counters host_before;  /* stream: counters at admission */
+    nmp_tcpsink *tcp;               /* tcp: data connections and what they delivered */
+    struct sockaddr_storage local;  /* local address of the control connection */
 } session;
 
 /* What differs between test kinds on the responder side. */
@@ -74,6 +83,8 @@ typedef struct kind_ops {
     void (*drain)(nmp_responder *r);                     /* UDP socket readable */
     void (*results)(nmp_responder *r);                   /* RESULTS received */
     void (*stop)(nmp_responder *r);                      /* frees kind state */
+    int (*pollfds)(nmp_responder *r, struct pollfd *p, int max); /* extra fds to watch, or NULL */
+    void (*ready)(nmp_responder *r, const struct pollfd *p, int n); /* those fds' events */
 } kind_ops;
 
 struct nmp_responder {
@@ -284,7 +295,7 @@ static void rr_drain(nmp_responder *r) {
     }
 }
 
-static const kind_ops rr_ops = {"rr", NULL, rr_drain, NULL, NULL};
+static const kind_ops rr_ops = {"rr", NULL, rr_drain, NULL, NULL, NULL, NULL};
 
 /* ---- stream: record each arrival with its kernel receive timestamp ---- */
 
@@ -412,9 +423,74 @@ static void stream_stop(nmp_responder *r) {
     r->s.nrec = r->s.rec_cap = 0;
 }
 
-static const kind_ops stream_ops = {"stream", stream_start, stream_drain, stream_results, stream_stop};
+static const kind_ops stream_ops = {"stream", stream_start, stream_drain, stream_results, stream_stop, NULL, NULL};
 
-static const kind_ops *ops_for(nmp_test_kind k) { return k == NMP_KIND_STREAM ? &stream_ops : &rr_ops; }
+/* ---- tcp: sink the data connections (nmp_tcpsink) ---- */
+
+static int tcp_start(nmp_responder *r, char *err, size_t errlen) {
+    session *s = &r->s;
+    return nmp_tcpsink_open(&s->req, s->cookie, &s->local, &s->peer, &s->tcp, &s->udp_port, err, errlen);
+}
+
+static void tcp_drain(nmp_responder *r) { (void)r; /* no UDP socket: the sink's fds come through pollfds */ }
+
+static int tcp_pollfds(nmp_responder *r, struct pollfd *p, int max) {
+    return r->s.tcp ? nmp_tcpsink_pollfds(r->s.tcp, p, max) : 0;
+}
+
+static void tcp_ready(nmp_responder *r, const struct pollfd *p, int n) {
+    session *s = &r->s;
+    uint64_t before = nmp_tcpsink_bytes(s->tcp);
+    nmp_tcpsink_ready(s->tcp, p, n);
+    uint64_t after = nmp_tcpsink_bytes(s->tcp);
+    s->rx = after;
+    s->last_activity = nmp_mono_now(); /* connections and data alike keep the session alive */
+    (void)before;
+}
+
+/* Reads the streams to their end (the client shut them down before
+ * RESULTS), then sends DATA and the totals, bins and records. */
+static void tcp_results(nmp_responder *r) {
+    session *s = &r->s;
+    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    uint8_t *blob = NULL;
+    size_t bytes = 0;
+    uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
+    nmp_tcpsink_finish(s->tcp, nmp_mono_now() + wait_ns);
+    s->rx = nmp_tcpsink_bytes(s->tcp);
+    int len = nmp_tcpsink_results(s->tcp, out, &blob, &bytes);
+    if (len < 0) {
+        send_err(r, s->ctl, "internal", "cannot format results");
+        session_close(r, "results failed");
+        return;
+    }
+    nmp_monotime_ns deadline = nmp_mono_now() + 60000000000ull;
+    int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
+    if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
+    free(blob);
+    if (rc < 0) {
+        session_close(r, e);
+        return;
+    }
+    s->last_activity = nmp_mono_now();
+}
+
+static void tcp_stop(nmp_responder *r) {
+    nmp_tcpsink_close(r->s.tcp);
+    r->s.tcp = NULL;
+}
+
+static const kind_ops tcp_ops = {"tcp", tcp_start, tcp_drain, tcp_results, tcp_stop, tcp_pollfds, tcp_ready};
+
+static const kind_ops *ops_for(nmp_test_kind k) {
+    return k == NMP_KIND_STREAM ? &stream_ops : k == NMP_KIND_TCP ? &tcp_ops : &rr_ops;
+}
+
+/* Expected length of a session: sending time plus the client's wait. */
+static uint64_t session_expected_ns(const nmp_session_req *q) {
+    double ns = q->kind == NMP_KIND_TCP ? q->duration_ms * 1e6 : (double)q->frames * (double)q->interval_ns;
+    return (uint64_t)(ns + q->timeout_ms * 1e6);
+}
 
 /* Handles the first line of a pending connection: admits a session, or
  * answers BUSY / ERR. The pending slot is always released. */
@@ -436,7 +512,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     if (s->active) {
         char speer[64], since[16];
         nmp_monotime_ns now = nmp_mono_now();
-        uint64_t expect = s->opened + s->req.frames * s->req.interval_ns + s->req.timeout_ms * 1000000ull;
+        uint64_t expect = s->opened + session_expected_ns(&s->req);
         time_t t = (time_t)(s->opened_wall / 1000000000);
         struct tm tm;
         gmtime_r(&t, &tm);
@@ -454,7 +530,11 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     s->ctl = s->udp = -1;
     s->req = req;
     s->ops = ops_for(req.kind);
-    if ((rc = session_udp_open(r, fd, e, sizeof(e))) < 0 || (rc = nmp_net_random(&s->cookie, 8)) < 0 ||
+    socklen_t ll = sizeof(s->local);
+    if (getsockname(fd, (struct sockaddr *)&s->local, &ll) < 0) memset(&s->local, 0, sizeof(s->local));
+    s->peer = pc->peer;
+    rc = req.kind == NMP_KIND_TCP ? 0 : session_udp_open(r, fd, e, sizeof(e));
+    if (rc < 0 || (rc = nmp_net_random(&s->cookie, 8)) < 0 ||
         (rc = nmp_net_random(&s->id, 4)) < 0 || (s->ops->start && (rc = s->ops->start(r, e, sizeof(e))) < 0)) {
         rlog(r, 0, "session for %s failed: %s", peer, e);
         send_err(r, fd, "internal", e);
@@ -468,13 +548,18 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     s->peer = pc->peer;
     s->opened = s->last_activity = nmp_mono_now();
     s->opened_wall = nmp_wall_now();
-    double dur_ns = (double)req.frames * (double)req.interval_ns + req.timeout_ms * 1e6;
+    double dur_ns = (double)session_expected_ns(&req);
     double max_ns = r->cfg.limits.max_duration_ms * 1e6;
     s->hard_deadline = s->opened + (uint64_t)(dur_ns < max_ns ? dur_ns : max_ns) +
                        (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
-    rlog(r, 1, "session %08x opened: peer %s kind=%s frames=%u size=%u interval_ns=%llu timeout_ms=%u udp port %d",
-         s->id, peer, s->ops->name, req.frames, req.size, (unsigned long long)req.interval_ns, req.timeout_ms,
-         s->udp_port);
+    if (req.kind == NMP_KIND_TCP)
+        rlog(r, 1, "session %08x opened: peer %s kind=tcp streams=%u size=%u interval_ns=%llu duration_ms=%u "
+             "window=%u cbr=%d bins=%u tcp port %d", s->id, peer, req.streams, req.size,
+             (unsigned long long)req.interval_ns, req.duration_ms, req.window, req.cbr, req.bins, s->udp_port);
+    else
+        rlog(r, 1, "session %08x opened: peer %s kind=%s frames=%u size=%u interval_ns=%llu timeout_ms=%u udp port %d",
+             s->id, peer, s->ops->name, req.frames, req.size, (unsigned long long)req.interval_ns, req.timeout_ms,
+             s->udp_port);
     send_line(r, s->ctl, out,
               nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
                              (unsigned long long)s->cookie, s->id));
@@ -589,8 +674,8 @@ static void check_timers(nmp_responder *r) {
 }
 
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
-    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_PEND };
-    struct pollfd p[P_PEND + MAX_PENDING];
+    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
+    struct pollfd p[P_KIND + KIND_MAX_FDS];
     char bs[64];
     snprintf(bs, sizeof(bs), "%s", r->bind_addr);
     rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms)",
@@ -603,7 +688,8 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1, .events = POLLIN};
         p[P_UDP] = (struct pollfd){.fd = r->s.active ? r->s.udp : -1, .events = POLLIN};
         for (int i = 0; i < MAX_PENDING; i++) p[P_PEND + i] = (struct pollfd){.fd = r->pend[i].fd, .events = POLLIN};
-        int n = poll(p, P_PEND + MAX_PENDING, 100);
+        int nk = r->s.active && r->s.ops->pollfds ? r->s.ops->pollfds(r, p + P_KIND, KIND_MAX_FDS) : 0;
+        int n = poll(p, (nfds_t)(P_KIND + nk), 100);
         if (n < 0 && errno != EINTR) {
             int rc = -errno;
             nmp_seterr(err, errlen, "poll: %s", strerror(errno));
@@ -612,6 +698,7 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         if (n > 0) {
             if (p[P_STOP].revents) break;
             if (p[P_UDP].revents) session_udp_readable(r);
+            if (nk > 0 && r->s.active && r->s.ops->ready) r->s.ops->ready(r, p + P_KIND, nk);
             if (p[P_CTL].revents && r->s.active) session_ctl_readable(r);
             for (int i = 0; i < MAX_PENDING; i++)
                 if (p[P_PEND + i].revents && r->pend[i].fd >= 0) pending_readable(r, &r->pend[i]);

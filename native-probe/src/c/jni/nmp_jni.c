@@ -16,7 +16,7 @@
 
 #define PROBE_CLASS "org/nmws/probe/Probe"
 #define CONTROL_CLASS "org/nmws/probe/ProbeControl"
-#define NMP_JNI_ABI 2
+#define NMP_JNI_ABI 3
 
 _Static_assert(sizeof(jint) == sizeof(int32_t), "jint is 32 bits");
 _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong is 64 bits");
@@ -365,7 +365,264 @@ end:
     return rc;
 }
 
+#define CK(name) org_nmws_probe_Probe_CK_L_##name
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nClockState(JNIEnv *env, jclass cls, jlongArray longs,
+                                                              jobjectArray strings, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_clock_state st;
+    if (!len_at_least(env, longs, org_nmws_probe_Probe_CK_LONGS) || !len_at_least(env, strings, 2)) {
+        put_err(env, errbuf, "clockState: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    int rc = nmp_clock_state_read(&st, err, sizeof(err));
+    if (rc < 0) {
+        put_err(env, errbuf, err);
+        return rc;
+    }
+    jlong l[org_nmws_probe_Probe_CK_LONGS];
+    l[CK(SYNCHRONISED)] = st.synchronised;
+    l[CK(MAX_ERROR_US)] = st.max_error_us;
+    l[CK(EST_ERROR_US)] = st.est_error_us;
+    l[CK(STATUS)] = st.status;
+    (*env)->SetLongArrayRegion(env, longs, 0, org_nmws_probe_Probe_CK_LONGS, l);
+    jstring js = (*env)->NewStringUTF(env, st.source);
+    if (js) (*env)->SetObjectArrayElement(env, strings, 0, js);
+    js = (*env)->NewStringUTF(env, st.state);
+    if (js) (*env)->SetObjectArrayElement(env, strings, 1, js);
+    return (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+}
+
+#define TL(name) org_nmws_probe_Probe_TS_L_##name
+#define TD(name) org_nmws_probe_Probe_TS_D_##name
+#define TPL(name) org_nmws_probe_Probe_TS_PL_##name
+#define TPD(name) org_nmws_probe_Probe_TS_PD_##name
+#define TSS(name) org_nmws_probe_Probe_TS_S_##name
+#define TSM(name) org_nmws_probe_Probe_TS_M_##name
+_Static_assert(org_nmws_probe_Probe_TS_MAX_STREAMS == NMP_TCP_MAX_STREAMS, "stream limits agree");
+
+/* Creates a long[] of rows * stride entries copied from data and stores it
+ * in slot 'slot' of out. Returns 0 or -ENOMEM (an exception is pending). */
+static int put_long_rows(JNIEnv *env, jobjectArray out, jsize slot, jsize rows, jsize stride, const jlong *data) {
+    jlongArray a = (*env)->NewLongArray(env, rows * stride);
+    if (a == NULL) return -ENOMEM;
+    if (rows > 0) (*env)->SetLongArrayRegion(env, a, 0, rows * stride, data);
+    (*env)->SetObjectArrayElement(env, out, slot, a);
+    (*env)->DeleteLocalRef(env, a);
+    return (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+}
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
+    JNIEnv *env, jclass cls, jbyteArray host, jint port, jint streams, jint msg_size, jlong interval_ns, jint cbr,
+    jint window, jlong duration_ns, jlong bytes, jlong sample_ns, jlong timeout_ns, jobject cancel_buf,
+    jobject control, jlongArray sumL, jdoubleArray sumD, jlongArray perL, jdoubleArray perD, jobjectArray arrays,
+    jobjectArray addrs, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_tcp_result res;
+    memset(&res, 0, sizeof(res));
+    if (streams < 1 || streams > NMP_TCP_MAX_STREAMS || msg_size < 0 || window < 0 || interval_ns < 0 ||
+        duration_ns < 0 || bytes < 0 || sample_ns < 0 || timeout_ns < 0 ||
+        !len_at_least(env, sumL, org_nmws_probe_Probe_TS_LONGS) ||
+        !len_at_least(env, sumD, org_nmws_probe_Probe_TS_DOUBLES) ||
+        !len_at_least(env, perL, streams * org_nmws_probe_Probe_TS_PL) ||
+        !len_at_least(env, perD, streams * org_nmws_probe_Probe_TS_PD) ||
+        !len_at_least(env, arrays, org_nmws_probe_Probe_TS_ARRAYS) || !len_at_least(env, addrs, 2)) {
+        put_err(env, errbuf, "tcpStream: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_tcp_spec spec = {.host = hostz, .port = port, .streams = (uint32_t)streams, .msg_size = (uint32_t)msg_size,
+                         .interval_ns = (uint64_t)interval_ns, .cbr = cbr != 0, .window = (uint32_t)window,
+                         .duration_ns = (uint64_t)duration_ns, .bytes = (uint64_t)bytes,
+                         .sample_ns = (uint64_t)sample_ns, .timeout_ns = (uint64_t)timeout_ns};
+    int rc = nmp_tcp_run(&spec, &ctl, &res, err, sizeof(err));
+    jlong *rows = NULL;
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    jlong l[org_nmws_probe_Probe_TS_LONGS];
+    jdouble d[org_nmws_probe_Probe_TS_DOUBLES];
+    l[TL(STREAMS)] = res.streams;
+    l[TL(MSG_SIZE)] = res.msg_size;
+    l[TL(BYTES_SENT)] = (jlong)res.bytes_sent;
+    l[TL(BYTES_RECEIVED)] = (jlong)res.bytes_received;
+    l[TL(RETRANS)] = res.total_retrans;
+    l[TL(BINS)] = res.bins;
+    l[TL(BIN_NS)] = (jlong)res.bin_ns;
+    l[TL(SERIES_START)] = res.series_start_wall;
+    l[TL(RECORDS_OVER)] = (jlong)res.records_over;
+    l[TL(REFUSED)] = res.refused;
+    l[TL(START_EPOCH)] = res.start_wall;
+    l[TL(END_EPOCH)] = res.end_wall;
+    l[TL(REMOTE_PORT)] = res.remote_port;
+    l[TL(CANCELLED)] = rc == -ECANCELED;
+    d[TD(SENDER_S)] = res.sender_seconds;
+    d[TD(RECEIVER_S)] = res.receiver_seconds;
+    d[TD(SEND_MBPS)] = res.send_mbps;
+    d[TD(RECV_MBPS)] = res.recv_mbps;
+    d[TD(LATE_MIN_MS)] = res.late_min_ns / 1e6;
+    d[TD(LATE_MEDIAN_MS)] = res.late_median_ns / 1e6;
+    d[TD(LATE_P99_MS)] = res.late_p99_ns / 1e6;
+    d[TD(LATE_MAX_MS)] = res.late_max_ns / 1e6;
+    (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_TS_LONGS, l);
+    (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_TS_DOUBLES, d);
+    for (uint32_t i = 0; i < res.streams; i++) {
+        const nmp_tcp_stream_result *p = &res.per[i];
+        jlong pl[org_nmws_probe_Probe_TS_PL];
+        jdouble pd[org_nmws_probe_Probe_TS_PD];
+        pl[TPL(BYTES_SENT)] = (jlong)p->bytes_sent;
+        pl[TPL(BYTES_RECEIVED)] = (jlong)p->bytes_received;
+        pl[TPL(MSGS_SENT)] = (jlong)p->messages_sent;
+        pl[TPL(MSGS_RECEIVED)] = (jlong)p->messages_received;
+        pl[TPL(FIRST_ARRIVAL)] = p->first_arrival_wall;
+        pl[TPL(LAST_ARRIVAL)] = p->last_arrival_wall;
+        pl[TPL(RETRANS)] = p->total_retrans;
+        pl[TPL(SRTT_US)] = p->final_srtt_us;
+        pd[TPD(SEND_MBPS)] = p->send_mbps;
+        pd[TPD(RECV_MBPS)] = p->recv_mbps;
+        (*env)->SetLongArrayRegion(env, perL, (jsize)i * org_nmws_probe_Probe_TS_PL, org_nmws_probe_Probe_TS_PL, pl);
+        (*env)->SetDoubleArrayRegion(env, perD, (jsize)i * org_nmws_probe_Probe_TS_PD, org_nmws_probe_Probe_TS_PD, pd);
+    }
+    _Static_assert(sizeof(jlong) == sizeof(uint64_t), "series counts fit jlong");
+    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SERIES, (jsize)(res.streams * res.bins), 1,
+                            (const jlong *)res.series)) < 0)
+        goto end;
+    size_t nrows = res.nsamples > res.nmsgs ? res.nsamples : res.nmsgs;
+    size_t stride = org_nmws_probe_Probe_TS_S > org_nmws_probe_Probe_TS_M ? org_nmws_probe_Probe_TS_S
+                                                                          : org_nmws_probe_Probe_TS_M;
+    rows = malloc((nrows ? nrows : 1) * stride * sizeof(jlong));
+    if (rows == NULL) {
+        put_err(env, errbuf, "tcpStream: out of memory");
+        rc = -ENOMEM;
+        goto end;
+    }
+    for (uint32_t i = 0; i < res.nsamples; i++) {
+        const nmp_tcp_info_sample *s = &res.samples[i];
+        jlong *r = rows + (size_t)i * org_nmws_probe_Probe_TS_S;
+        r[TSS(T_NS)] = (jlong)s->t_ns;
+        r[TSS(STREAM)] = s->stream;
+        r[TSS(CWND)] = s->cwnd;
+        r[TSS(MSS)] = s->mss;
+        r[TSS(SRTT_US)] = s->srtt_us;
+        r[TSS(RTTVAR_US)] = s->rttvar_us;
+        r[TSS(RETRANSMITS)] = s->retransmits;
+        r[TSS(TOTAL_RETRANS)] = s->total_retrans;
+        r[TSS(PACING)] = (jlong)s->pacing_rate;
+        r[TSS(DELIVERY)] = (jlong)s->delivery_rate;
+        r[TSS(ACKED)] = (jlong)s->bytes_acked;
+    }
+    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SAMPLES, (jsize)res.nsamples,
+                            org_nmws_probe_Probe_TS_S, rows)) < 0)
+        goto end;
+    for (uint32_t i = 0; i < res.nmsgs; i++) {
+        jlong *r = rows + (size_t)i * org_nmws_probe_Probe_TS_M;
+        r[TSM(STREAM)] = res.msg_stream[i];
+        r[TSM(SEQ)] = res.msg_seq[i];
+        r[TSM(SCHED)] = res.msg_sched_wall[i];
+        r[TSM(ARRIVAL)] = res.msg_arrival_wall[i];
+        r[TSM(LATE)] = res.msg_late_ns[i];
+    }
+    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_MESSAGES, (jsize)res.nmsgs,
+                            org_nmws_probe_Probe_TS_M, rows)) < 0)
+        goto end;
+    jstring js = (*env)->NewStringUTF(env, res.local_addr);
+    if (js) (*env)->SetObjectArrayElement(env, addrs, 0, js);
+    js = (*env)->NewStringUTF(env, res.remote_addr);
+    if (js) (*env)->SetObjectArrayElement(env, addrs, 1, js);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    free(rows);
+    nmp_tcp_result_free(&res);
+    free(hostz);
+    return rc;
+}
+
+#define HL(name) org_nmws_probe_Probe_HL_##name
+_Static_assert(org_nmws_probe_Probe_HL_MAX_TTL == NMP_HOPS_MAX_TTL, "hop limits agree");
+_Static_assert(org_nmws_probe_Probe_HL_MAX_PROBES == NMP_HOPS_MAX_PROBES, "probe limits agree");
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nHopList(JNIEnv *env, jclass cls, jbyteArray host, jint max_ttl,
+                                                           jint probes, jint wait_ms, jint port, jint size,
+                                                           jint parallel, jint resolve, jint resolve_ms,
+                                                           jobject cancel_buf, jobject control, jlongArray hopL,
+                                                           jdoubleArray rtt, jobjectArray strs, jlongArray info,
+                                                           jdoubleArray elapsed, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_hops_result *res = NULL;
+    if (max_ttl < 1 || max_ttl > NMP_HOPS_MAX_TTL || probes < 1 || probes > NMP_HOPS_MAX_PROBES || wait_ms < 1 ||
+        port < 1 || port > 65535 || size < 0 || parallel < 1 || resolve_ms < 0 ||
+        !len_at_least(env, hopL, NMP_HOPS_MAX_TTL * org_nmws_probe_Probe_HL) ||
+        !len_at_least(env, rtt, NMP_HOPS_MAX_TTL * NMP_HOPS_MAX_PROBES) ||
+        !len_at_least(env, strs, 1 + 2 * NMP_HOPS_MAX_TTL) || !len_at_least(env, info, 4) ||
+        !len_at_least(env, elapsed, 1)) {
+        put_err(env, errbuf, "hopList: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    res = malloc(sizeof(*res));
+    if (res == NULL) {
+        free(hostz);
+        put_err(env, errbuf, "hopList: out of memory");
+        return -ENOMEM;
+    }
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_hops_spec spec = {.host = hostz, .max_ttl = max_ttl, .probes = (uint32_t)probes, .wait_ms = (uint32_t)wait_ms,
+                          .port = port, .size = (uint32_t)size, .parallel = (uint32_t)parallel, .resolve = resolve,
+                          .resolve_timeout_ms = (uint32_t)resolve_ms};
+    int rc = nmp_hops_run(&spec, &ctl, res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    for (int t = 0; t < res->nhops; t++) {
+        const nmp_hop *h = &res->hops[t];
+        jlong l[org_nmws_probe_Probe_HL];
+        jdouble r[NMP_HOPS_MAX_PROBES];
+        l[HL(TTL)] = h->ttl;
+        l[HL(ANSWERED)] = h->answered;
+        l[HL(OTHER_ADDRS)] = h->other_addrs;
+        l[HL(ICMP_TYPE)] = h->icmp_type;
+        l[HL(ICMP_CODE)] = h->icmp_code;
+        l[HL(DESTINATION)] = h->destination;
+        l[HL(UNREACHABLE)] = h->unreachable;
+        for (int k = 0; k < NMP_HOPS_MAX_PROBES; k++) r[k] = h->rtt_ns[k] < 0 ? -1.0 : h->rtt_ns[k] / 1e6;
+        (*env)->SetLongArrayRegion(env, hopL, t * org_nmws_probe_Probe_HL, org_nmws_probe_Probe_HL, l);
+        (*env)->SetDoubleArrayRegion(env, rtt, t * NMP_HOPS_MAX_PROBES, NMP_HOPS_MAX_PROBES, r);
+        jstring a = (*env)->NewStringUTF(env, h->addr);
+        if (a) (*env)->SetObjectArrayElement(env, strs, 1 + 2 * t, a);
+        jstring nm = (*env)->NewStringUTF(env, h->name);
+        if (nm) (*env)->SetObjectArrayElement(env, strs, 2 + 2 * t, nm);
+        if (a) (*env)->DeleteLocalRef(env, a);
+        if (nm) (*env)->DeleteLocalRef(env, nm);
+    }
+    jstring d = (*env)->NewStringUTF(env, res->dest_addr);
+    if (d) (*env)->SetObjectArrayElement(env, strs, 0, d);
+    jlong inf[4] = {res->nhops, res->reached, res->hop_count, rc == -ECANCELED};
+    (*env)->SetLongArrayRegion(env, info, 0, 4, inf);
+    jdouble el = res->elapsed_ms;
+    (*env)->SetDoubleArrayRegion(env, elapsed, 0, 1, &el);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    free(res);
+    free(hostz);
+    return rc;
+}
+
 static const JNINativeMethod probe_methods[] = {
+    {"nHopList", "([BIIIIIIIILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[J[D[B)I",
+     (void *)Java_org_nmws_probe_Probe_nHopList},
+    {"nTcpStream",
+     "([BIIIJIIJJJJLjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[J[D[Ljava/lang/Object;[Ljava/lang/String;[B)I",
+     (void *)Java_org_nmws_probe_Probe_nTcpStream},
+    {"nClockState", "([J[Ljava/lang/String;[B)I", (void *)Java_org_nmws_probe_Probe_nClockState},
     {"nAbi", "()I", (void *)Java_org_nmws_probe_Probe_nAbi},
     {"nVersion", "()Ljava/lang/String;", (void *)Java_org_nmws_probe_Probe_nVersion},
     {"nRoundTrip",

@@ -16,7 +16,7 @@ import java.util.Optional;
 public final class Probe {
 
   /** Bumped whenever the native call layout below changes; checked against the library. */
-  static final int ABI = 2;
+  static final int ABI = 3;
 
   // Layout of the summary arrays passed to nRoundTrip. javac -h exports these constants into the
   // generated header, which the C side includes, so both sides share one definition.
@@ -126,6 +126,86 @@ public final class Probe {
   static final int SC_PD_HIST_WIDTH_NS = 5;
   static final int SC_PD = 6;
   static final int SC_MAX_SIZES = 64;
+
+  // Layout of the arrays passed to nClockState.
+  static final int CK_L_SYNCHRONISED = 0;
+  static final int CK_L_MAX_ERROR_US = 1;
+  static final int CK_L_EST_ERROR_US = 2;
+  static final int CK_L_STATUS = 3;
+  static final int CK_LONGS = 4;
+
+  // Layout of the arrays passed to nTcpStream.
+  static final int TS_MAX_STREAMS = 16;
+  static final int TS_L_STREAMS = 0;
+  static final int TS_L_MSG_SIZE = 1;
+  static final int TS_L_BYTES_SENT = 2;
+  static final int TS_L_BYTES_RECEIVED = 3;
+  static final int TS_L_RETRANS = 4;
+  static final int TS_L_BINS = 5;
+  static final int TS_L_BIN_NS = 6;
+  static final int TS_L_SERIES_START = 7;
+  static final int TS_L_RECORDS_OVER = 8;
+  static final int TS_L_REFUSED = 9;
+  static final int TS_L_START_EPOCH = 10;
+  static final int TS_L_END_EPOCH = 11;
+  static final int TS_L_REMOTE_PORT = 12;
+  static final int TS_L_CANCELLED = 13;
+  static final int TS_LONGS = 14;
+  static final int TS_D_SENDER_S = 0;
+  static final int TS_D_RECEIVER_S = 1;
+  static final int TS_D_SEND_MBPS = 2;
+  static final int TS_D_RECV_MBPS = 3;
+  static final int TS_D_LATE_MIN_MS = 4;
+  static final int TS_D_LATE_MEDIAN_MS = 5;
+  static final int TS_D_LATE_P99_MS = 6;
+  static final int TS_D_LATE_MAX_MS = 7;
+  static final int TS_DOUBLES = 8;
+  static final int TS_PL_BYTES_SENT = 0;
+  static final int TS_PL_BYTES_RECEIVED = 1;
+  static final int TS_PL_MSGS_SENT = 2;
+  static final int TS_PL_MSGS_RECEIVED = 3;
+  static final int TS_PL_FIRST_ARRIVAL = 4;
+  static final int TS_PL_LAST_ARRIVAL = 5;
+  static final int TS_PL_RETRANS = 6;
+  static final int TS_PL_SRTT_US = 7;
+  static final int TS_PL = 8;
+  static final int TS_PD_SEND_MBPS = 0;
+  static final int TS_PD_RECV_MBPS = 1;
+  static final int TS_PD = 2;
+  static final int TS_A_SERIES = 0;
+  static final int TS_A_SAMPLES = 1;
+  static final int TS_A_MESSAGES = 2;
+  static final int TS_ARRAYS = 3;
+  static final int TS_S_T_NS = 0;
+  static final int TS_S_STREAM = 1;
+  static final int TS_S_CWND = 2;
+  static final int TS_S_MSS = 3;
+  static final int TS_S_SRTT_US = 4;
+  static final int TS_S_RTTVAR_US = 5;
+  static final int TS_S_RETRANSMITS = 6;
+  static final int TS_S_TOTAL_RETRANS = 7;
+  static final int TS_S_PACING = 8;
+  static final int TS_S_DELIVERY = 9;
+  static final int TS_S_ACKED = 10;
+  static final int TS_S = 11;
+  static final int TS_M_STREAM = 0;
+  static final int TS_M_SEQ = 1;
+  static final int TS_M_SCHED = 2;
+  static final int TS_M_ARRIVAL = 3;
+  static final int TS_M_LATE = 4;
+  static final int TS_M = 5;
+
+  // Layout of the arrays passed to nHopList (hop t at t * HL, probe k of hop t at t * MAX + k).
+  static final int HL_MAX_TTL = 64;
+  static final int HL_MAX_PROBES = 10;
+  static final int HL_TTL = 0;
+  static final int HL_ANSWERED = 1;
+  static final int HL_OTHER_ADDRS = 2;
+  static final int HL_ICMP_TYPE = 3;
+  static final int HL_ICMP_CODE = 4;
+  static final int HL_DESTINATION = 5;
+  static final int HL_UNREACHABLE = 6;
+  static final int HL = 7;
 
   static final int ERRLEN = 256;
 
@@ -371,6 +451,122 @@ public final class Probe {
     return new LatencyScanResult(points, fit[0], fit[1], fit[2], addr[0], info[1] != 0);
   }
 
+  /**
+   * Reads this host's clock state (clock source and NTP synchronisation) with adjtimex(2) in
+   * read-only mode.
+   *
+   * @throws ProbeException when adjtimex fails or the native engine is unavailable
+   */
+  public static ClockState clockState() {
+    requireAvailable("clockState");
+    long[] l = new long[CK_LONGS];
+    String[] s = new String[2];
+    byte[] err = new byte[ERRLEN];
+    int rc = nClockState(l, s, err);
+    if (rc < 0) {
+      throw failure("clockState", -rc, message(err));
+    }
+    return new ClockState(s[0], l[CK_L_SYNCHRONISED] != 0, l[CK_L_MAX_ERROR_US],
+        l[CK_L_EST_ERROR_US], (int) l[CK_L_STATUS], s[1]);
+  }
+
+  /** Runs a TCP throughput test without progress or cancellation. */
+  public static TcpStreamResult tcpStream(TcpStreamSpec spec) {
+    return tcpStream(spec, new ProbeControl());
+  }
+
+  /**
+   * Runs a memory-to-memory TCP throughput test (one or more streams) to an nmprobe responder,
+   * blocking until the receiver's figures are fetched. Progress counts milliseconds of sending
+   * time. Cancelling stops sending at a message boundary; the result then has {@code
+   * cancelled() == true} and what the receiver got.
+   *
+   * @throws ProbeException as {@link #roundTrip(RoundTripSpec, ProbeControl)}
+   */
+  public static TcpStreamResult tcpStream(TcpStreamSpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("tcpStream");
+    int n = spec.streams();
+    long[] l = new long[TS_LONGS];
+    double[] d = new double[TS_DOUBLES];
+    long[] pl = new long[n * TS_PL];
+    double[] pd = new double[n * TS_PD];
+    Object[] arrays = new Object[TS_ARRAYS];
+    String[] addrs = new String[2];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nTcpStream(spec.host().getBytes(StandardCharsets.UTF_8), spec.port(), n,
+          spec.messageSize(), spec.intervalNanos(), spec.constantBitRate() ? 1 : 0,
+          spec.windowBytes(), spec.durationNanos(), spec.byteLimit(), spec.sampleIntervalNanos(),
+          spec.timeoutNanos(), control.cancelFlag(), control, l, d, pl, pd, arrays, addrs, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("tcpStream", -rc, message(err));
+    }
+    return TcpStreamResult.fromNative(l, d, pl, pd, (long[]) arrays[TS_A_SERIES],
+        (long[]) arrays[TS_A_SAMPLES], (long[]) arrays[TS_A_MESSAGES], addrs);
+  }
+
+  /** Runs a hop list without progress or cancellation. */
+  public static HopListResult hopList(HopListSpec spec) {
+    return hopList(spec, new ProbeControl());
+  }
+
+  /**
+   * Lists the hops to a destination with TTL-limited UDP probes (unprivileged; ICMP answers
+   * read from the socket's error queue). No responder is needed. Progress counts probes sent.
+   *
+   * @throws ProbeException when the name does not resolve or the socket fails
+   */
+  public static HopListResult hopList(HopListSpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("hopList");
+    long[] hl = new long[HL_MAX_TTL * HL];
+    double[] rtt = new double[HL_MAX_TTL * HL_MAX_PROBES];
+    String[] strs = new String[1 + 2 * HL_MAX_TTL];
+    long[] info = new long[4];
+    double[] elapsed = new double[1];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nHopList(spec.host().getBytes(StandardCharsets.UTF_8), spec.maxTtl(),
+          spec.probesPerHop(), (int) (spec.waitNanos() / 1_000_000L), spec.firstPort(),
+          spec.packetSize(), spec.parallel(), spec.resolveNames() ? 1 : 0,
+          (int) (spec.resolveTimeoutNanos() / 1_000_000L), control.cancelFlag(), control, hl, rtt,
+          strs, info, elapsed, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("hopList", -rc, message(err));
+    }
+    List<HopListResult.Hop> hops = new ArrayList<>();
+    for (int t = 0; t < (int) info[0]; t++) {
+      int o = t * HL;
+      double[] r = new double[spec.probesPerHop()];
+      for (int k = 0; k < r.length; k++) {
+        double v = rtt[t * HL_MAX_PROBES + k];
+        r[k] = v < 0 ? Double.NaN : v;
+      }
+      String addr = strs[1 + 2 * t];
+      String name = strs[2 + 2 * t];
+      hops.add(new HopListResult.Hop((int) hl[o + HL_TTL],
+          addr == null || addr.isEmpty() ? Optional.empty() : Optional.of(addr),
+          name == null || name.isEmpty() ? Optional.empty() : Optional.of(name), r,
+          (int) hl[o + HL_ANSWERED], (int) hl[o + HL_OTHER_ADDRS], (int) hl[o + HL_ICMP_TYPE],
+          (int) hl[o + HL_ICMP_CODE], hl[o + HL_DESTINATION] != 0, hl[o + HL_UNREACHABLE] != 0));
+    }
+    return new HopListResult(hops, info[1] != 0, (int) info[2], strs[0], elapsed[0],
+        info[3] != 0);
+  }
+
   private static void requireAvailable(String call) {
     if (UNAVAILABLE != null) {
       throw new ProbeException(
@@ -416,6 +612,49 @@ public final class Probe {
   }
 
   private static native int nAbi();
+
+  private static native int nHopList(
+      byte[] host,
+      int maxTtl,
+      int probes,
+      int waitMillis,
+      int firstPort,
+      int packetSize,
+      int parallel,
+      int resolve,
+      int resolveMillis,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] hopLongs,
+      double[] rttMillis,
+      String[] strings,
+      long[] info,
+      double[] elapsedMillis,
+      byte[] errorMessage);
+
+  private static native int nTcpStream(
+      byte[] host,
+      int port,
+      int streams,
+      int messageSize,
+      long intervalNanos,
+      int constantBitRate,
+      int windowBytes,
+      long durationNanos,
+      long byteLimit,
+      long sampleIntervalNanos,
+      long timeoutNanos,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] summaryLongs,
+      double[] summaryDoubles,
+      long[] perStreamLongs,
+      double[] perStreamDoubles,
+      Object[] arrays,
+      String[] addresses,
+      byte[] errorMessage);
+
+  private static native int nClockState(long[] longs, String[] strings, byte[] errorMessage);
 
   private static native int nUdpStream(
       byte[] host,

@@ -1,0 +1,58 @@
+package org.nmws.probe;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The outcome of a hop list.
+ *
+ * @param hops one entry per TTL from 1, up to the destination (or the largest TTL probed)
+ * @param reached whether the destination answered (ICMP port unreachable from it)
+ * @param hopCount the TTL at which the destination answered, 0 if it did not
+ * @param destination the resolved destination address
+ * @param elapsedMs duration of the whole test
+ * @param cancelled whether the test was cancelled
+ */
+public record HopListResult(
+    List<Hop> hops,
+    boolean reached,
+    int hopCount,
+    String destination,
+    double elapsedMs,
+    boolean cancelled) {
+
+  public HopListResult {
+    hops = List.copyOf(hops);
+  }
+
+  /**
+   * One TTL.
+   *
+   * @param ttl TTL of the probes
+   * @param address the address that answered first; empty when no probe was answered
+   * @param name its reverse name, when asked for and resolved in time
+   * @param rttMs RTT per probe, NaN when unanswered
+   * @param answered probes answered
+   * @param otherAddresses answers from an address other than {@code address}
+   * @param icmpType ICMP type of the first answer (11 time exceeded, 3 unreachable), -1 if none
+   * @param icmpCode its code, -1 if none
+   * @param destination whether this hop is the destination
+   * @param unreachable whether a destination-unreachable other than port ended the path here
+   */
+  public record Hop(
+      int ttl,
+      Optional<String> address,
+      Optional<String> name,
+      double[] rttMs,
+      int answered,
+      int otherAddresses,
+      int icmpType,
+      int icmpCode,
+      boolean destination,
+      boolean unreachable) {}
+
+  /** The addresses of the hops in order (empty string for a silent hop). */
+  public List<String> addresses() {
+    return hops.stream().map(h -> h.address().orElse("")).toList();
+  }
+}
