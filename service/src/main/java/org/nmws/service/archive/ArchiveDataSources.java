@@ -21,6 +21,10 @@ public final class ArchiveDataSources {
             ds.addDataSourceProperty("synchronous", "FULL");
             ds.addDataSourceProperty("busy_timeout", "10000");
             ds.addDataSourceProperty("foreign_keys", "true");
+            // Reads through a memory map and a 64 MB page cache: a one-day query of one path
+            // touches ~1,440 scattered pages, and a pread plus copy per page doubled its time.
+            ds.addDataSourceProperty("mmap_size", Long.toString(1L << 30));
+            ds.addDataSourceProperty("cache_size", "-65536");
             ds.setMaximumPoolSize(4);
         } else {
             ds.setUsername(username);

@@ -194,12 +194,8 @@ public final class NmwgStore {
     }
 
     private static String eventType(Characteristic.ProbeTest test) {
-        for (Characteristic c : Characteristic.values()) {
-            if (c.test() == test) {
-                return c.eventTypes().get(0);
-            }
-        }
-        throw new IllegalStateException("no characteristic is measured by test " + test);
+        return Characteristic.answeredBy(test).stream().findFirst().map(Characteristic::preferredEventType)
+                .orElseThrow(() -> new IllegalStateException("no characteristic is measured by test " + test));
     }
 
     /**

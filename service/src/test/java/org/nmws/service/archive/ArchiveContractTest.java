@@ -50,7 +50,9 @@ abstract class ArchiveContractTest {
 
     @AfterEach
     void close() throws Exception {
-        store.close();
+        if (store != null) { // null when open() was aborted (PostgreSQL opted out)
+            store.close();
+        }
     }
 
     static Observation observation(String point, String src, String dst, Instant start, Map<String, Double> summary,
