@@ -10,6 +10,7 @@
  *
  * usage: nmws-delayline -q QUEUE -d DELAY_US [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]
  */
+#define _GNU_SOURCE /* ppoll */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
@@ -181,14 +182,20 @@ int main(int argc, char **argv) {
 
     char buf[65536] __attribute__((aligned));
     while (!stop) {
-        int timeout_ms = l.nback > 0 ? 1 : 100;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        /* Sleep in poll only until close to the next release; the last stretch spins. */
+        /* Sleep until the next release with ppoll's nanosecond timeout (1 ns timer slack)
+         * rather than spinning: a spinning real-time task is throttled by the kernel for
+         * 50 ms of every second (sched_rt_runtime_us), which showed up as 50 ms stalls. */
+        struct timespec ts = {0, 100000000L};
+        if (l.nback > 0) ts.tv_nsec = 1000000L;
         if (l.n > 0) {
             uint64_t now = now_ns(), next = l.heap[0].release_ns;
-            timeout_ms = next > now + 1500000ull ? (int)((next - now - 1000000ull) / 1000000ull) : 0;
+            uint64_t wait = next > now ? next - now : 0;
+            if (l.nback > 0 && wait > 1000000ull) wait = 1000000ull;
+            ts.tv_sec = (time_t)(wait / 1000000000ull);
+            ts.tv_nsec = (long)(wait % 1000000000ull);
         }
-        int r = poll(&p, 1, timeout_ms);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = ppoll(&p, 1, &ts, NULL);
         if (r > 0 && (p.revents & POLLIN)) {
             for (;;) {
                 ssize_t len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);

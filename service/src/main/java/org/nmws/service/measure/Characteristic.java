@@ -32,14 +32,26 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristic/loss/one-way/20070914"),
     PATH_REORDERING_ONEWAY("path.reordering.oneWay", ProbeTest.UDP_STREAM,
             "http://ggf.org/ns/nmwg/characteristic/reordering/one-way/20070914"),
-    PATH_BANDWIDTH_ACHIEVABLE_UDP("path.bandwidth.achievable.UDP", ProbeTest.UDP_STREAM,
+    PATH_BANDWIDTH_ACHIEVABLE_UDP("path.bandwidth.achievable.UDP", ProbeTest.UDP_STREAM),
+    /** bwctl/iperf eventTypes name achievable bandwidth of either protocol: TCP unless protocol=UDP. */
+    PATH_BANDWIDTH_ACHIEVABLE_TCP("path.bandwidth.achievable.TCP", ProbeTest.TCP_STREAM,
             "http://ggf.org/ns/nmwg/tools/iperf/2.0",
+            "http://ggf.org/ns/nmwg/tools/bwctl/2.0",
             "http://ggf.org/ns/nmwg/characteristics/bandwidth/achievable/2.0",
             "http://ggf.org/ns/nmwg/characteristics/bandwidth/acheiveable/2.0",
-            "http://ggf.org/ns/nmwg/characteristics/bandwidth/achieveable/2.0");
+            "http://ggf.org/ns/nmwg/characteristics/bandwidth/achieveable/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/bandwidth/achievable/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/bandwidth/acheiveable/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/bandwidth/achieveable/2.0",
+            "bwctl", "iperf"),
+    PATH_BANDWIDTH_ACHIEVABLE_TCP_MULTISTREAM("path.bandwidth.achievable.TCP.multiStream", ProbeTest.TCP_STREAM),
+    PATH_HOPLIST("path.hoplist", ProbeTest.HOP_LIST,
+            "http://ggf.org/ns/nmwg/tools/traceroute/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/hoplist/2.0",
+            "traceroute");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM }
+    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST }
 
     private final String dottedName;
     private final ProbeTest test;
@@ -61,13 +73,28 @@ public enum Characteristic {
 
     /**
      * The test that answers a request for this characteristic with these parameters: a
-     * round trip over a list of frame sizes (parameter packetSizes) is a latency scan.
+     * round trip over a list of frame sizes (parameter packetSizes) is a latency scan, and
+     * achievable bandwidth named by a bwctl/iperf eventType with protocol=UDP is a UDP stream.
      */
     public ProbeTest testFor(java.util.Map<String, String> parameters) {
         if (test == ProbeTest.ROUND_TRIP && parameters.containsKey(ScanParameters.SIZES)) {
             return ProbeTest.LATENCY_SCAN;
         }
+        if (this == PATH_BANDWIDTH_ACHIEVABLE_TCP && "UDP".equalsIgnoreCase(parameters.getOrDefault("protocol", "").trim())) {
+            return ProbeTest.UDP_STREAM;
+        }
         return test;
+    }
+
+    /** The eventType to answer with when a client named none: the first URI, else the dotted name. */
+    public String preferredEventType() {
+        return eventTypes.isEmpty() ? dottedName : eventTypes.get(0);
+    }
+
+    /** The characteristics a test answers (a latency scan is a round trip over sizes). */
+    public static java.util.List<Characteristic> answeredBy(ProbeTest t) {
+        ProbeTest base = t == ProbeTest.LATENCY_SCAN ? ProbeTest.ROUND_TRIP : t;
+        return java.util.Arrays.stream(values()).filter(c -> c.test == base).toList();
     }
 
     /** The eventType URIs that name this characteristic, preferred first. */

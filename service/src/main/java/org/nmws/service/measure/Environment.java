@@ -1,10 +1,27 @@
 package org.nmws.service.measure;
 
+import java.util.List;
+
 /**
- * Where a result was taken: both hosts as far as each is known. The test's parameters,
- * tool and times live on the {@link Observation} beside it.
+ * Where a result was taken: both hosts as far as each is known, and the route between
+ * them when it was traced. The test's parameters, tool and times live on the
+ * {@link Observation} beside it.
  */
-public record Environment(Host src, Host dst) {
+public record Environment(Host src, Host dst, List<RouteHop> route) {
+
+    /** Without a route: the path was not traced. */
+    public Environment(Host src, Host dst) {
+        this(src, dst, null);
+    }
+
+    /**
+     * One router on the path as a hop list saw it.
+     *
+     * @param address null when the hop did not answer
+     * @param name its DNS name, when one resolved
+     */
+    public record RouteHop(int ttl, String address, String name) {
+    }
 
     /**
      * One host. Fields the host could not tell are null (a remote host reports less).

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.nmws.probe.HopListResult;
+import org.nmws.probe.HopListSpec;
 import org.nmws.probe.LatencyScanResult;
 import org.nmws.probe.LatencyScanSpec;
 import org.nmws.probe.Probe;
@@ -19,6 +21,8 @@ import org.nmws.probe.ProbeControl;
 import org.nmws.probe.ProbeException;
 import org.nmws.probe.RoundTripResult;
 import org.nmws.probe.RoundTripSpec;
+import org.nmws.probe.TcpStreamResult;
+import org.nmws.probe.TcpStreamSpec;
 import org.nmws.probe.UdpStreamResult;
 import org.nmws.probe.UdpStreamSpec;
 import org.nmws.service.NmwsProperties;
@@ -72,6 +76,15 @@ public class MeasurementService {
             }
             case LATENCY_SCAN -> new Measured(latencyScan(c, subject, parse(() -> ScanParameters.parse(nmwgParameters,
                     props.responderPort(), props.limits().maxCount(), props.limits().maxDuration()))), false);
+            case TCP_STREAM -> {
+                TcpParameters p = parse(() -> TcpParameters.parse(nmwgParameters, c, props.responderPort(),
+                        props.limits().maxDuration()));
+                yield new Measured(tcpStream(c, subject, p), p.raw());
+            }
+            case HOP_LIST -> {
+                HopParameters p = parse(() -> HopParameters.parse(nmwgParameters));
+                yield new Measured(hopList(c, subject, p), true);
+            }
             case UDP_STREAM -> {
                 StreamParameters p = parse(() -> StreamParameters.parse(nmwgParameters, props.responderPort(),
                         props.limits().maxCount(), props.limits().maxDuration()));
@@ -121,6 +134,32 @@ public class MeasurementService {
             return new Outcome<>(result, result.cancelled(), done, p.countPerSize() * p.sizes().length);
         });
         return archive.save(ScanObservations.of(subject, p, r, measurementPoint, host, started.get(), Instant.now()));
+    }
+
+    /** Runs TCP streams from this host to the subject's responder and archives the result. */
+    Observation tcpStream(Characteristic c, PathSubject subject, TcpParameters p) throws MeasurementException {
+        String dst = subject.dst().host();
+        TcpStreamResult r = locked(c.dottedName(), subject, control -> {
+            log.info("TCP test to {}:{} streams={} duration={}s", dst, p.port(), p.streams(), p.durationSeconds());
+            TcpStreamResult result = Probe.tcpStream(new TcpStreamSpec(dst, p.port(), p.streams(), p.messageSize(),
+                    Math.round(p.intervalSeconds() * 1e9), p.cbr(), p.windowBytes(), Math.round(p.durationSeconds() * 1e9),
+                    0, Math.round(p.sampleSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9)), control);
+            return new Outcome<>(result, result.cancelled(), 0, 0);
+        });
+        return archive.save(TcpObservations.of(subject, p, r, measurementPoint, host));
+    }
+
+    /** Traces the route from this host to the subject's dst and archives it. */
+    Observation hopList(Characteristic c, PathSubject subject, HopParameters p) throws MeasurementException {
+        String dst = subject.dst().host();
+        Instant start = Instant.now();
+        HopListResult r = locked(c.dottedName(), subject, control -> {
+            log.info("hop list to {} maxTtl={}", dst, p.maxTtl());
+            HopListResult result = Probe.hopList(new HopListSpec(dst, p.maxTtl(), p.probesPerHop(),
+                    Math.round(p.waitSeconds() * 1e9), 33434, p.packetSize(), 16, p.resolve(), 500_000_000L), control);
+            return new Outcome<>(result, result.cancelled(), result.hops().size(), p.maxTtl());
+        });
+        return archive.save(HopObservations.of(subject, p, r, measurementPoint, host, start, Instant.now()));
     }
 
     /** Runs a UDP stream from this host to the subject's dst and archives it. */

@@ -359,10 +359,8 @@ public class MessageHandler {
     /** The preferred eventType of every characteristic a test yields, registry order. */
     static List<String> eventTypesOf(Characteristic.ProbeTest test) {
         List<String> out = new ArrayList<>();
-        for (Characteristic c : Characteristic.values()) {
-            if (c.test() == test) {
-                out.add(c.eventTypes().get(0));
-            }
+        for (Characteristic c : Characteristic.answeredBy(test)) {
+            out.add(c.preferredEventType());
         }
         return out;
     }
@@ -389,7 +387,7 @@ public class MessageHandler {
             if (sb.length() > 0) {
                 sb.append(", ");
             }
-            sb.append(c.dottedName()).append(" (").append(c.eventTypes().get(0)).append(')');
+            sb.append(c.dottedName());
         }
         return sb.toString();
     }

@@ -20,6 +20,7 @@ final class NmwgPrefixes extends NamespacePrefixMapper {
             Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921/", "summary"),
             Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914/", "owd"),
             Map.entry("http://ggf.org/ns/nmwg/tools/iperf/2.0/", "iperf"),
+            Map.entry("http://ggf.org/ns/nmwg/tools/traceroute/2.0/", "traceroute"),
             Map.entry("http://nmws.org/ns/result/1.0/", "nmws"));
 
     @Override

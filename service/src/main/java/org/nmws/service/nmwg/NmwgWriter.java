@@ -92,7 +92,76 @@ public final class NmwgWriter {
             case ROUND_TRIP -> roundTrip(metadataIdRef, eventType, o, raw);
             case UDP_STREAM -> stream(metadataIdRef, eventType, o, raw);
             case LATENCY_SCAN -> figures(data(resultMetadata(metadataIdRef, eventType, o).getId()), o.summary());
+            case TCP_STREAM -> tcp(metadataIdRef, eventType, o, raw);
+            case HOP_LIST -> hops(metadataIdRef, eventType, o);
         }
+    }
+
+    /**
+     * A TCP test: the iperf datum bwctl clients read (throughput in bit/s over the test),
+     * one per time-series bin when raw (interval relative to the start, all streams), and
+     * every further figure.
+     */
+    private void tcp(String metadataIdRef, String eventType, Observation o, boolean raw) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+        org.nmws.schema.iperf.Datum total = new org.nmws.schema.iperf.Datum();
+        total.setTimeType("unix");
+        total.setTimeValue(unixTime(o.start()));
+        Double mbps = o.summary().get("throughputMbps");
+        if (mbps != null) {
+            total.setThroughput(mbps * 1e6);
+        }
+        data.getAny().add(total);
+        if (raw) {
+            Map<Long, long[]> bins = new java.util.TreeMap<>(); // bin start -> {bytes over streams, bin length}
+            for (Observation.Frame f : o.frames()) {
+                long[] b = bins.computeIfAbsent(f.sendEpochNanos(), k -> new long[2]);
+                b[0] += f.bytes();
+                b[1] = f.valueNanos();
+            }
+            long first = bins.isEmpty() ? 0 : bins.keySet().iterator().next();
+            for (Map.Entry<Long, long[]> e : bins.entrySet()) {
+                org.nmws.schema.iperf.Datum d = new org.nmws.schema.iperf.Datum();
+                d.setTimeType("unix");
+                d.setTimeValue(unixTime(e.getKey()));
+                double from = (e.getKey() - first) / 1e9;
+                d.setInterval(String.format(Locale.ROOT, "%.3f-%.3f", from, from + e.getValue()[1] / 1e9));
+                d.setThroughput(e.getValue()[0] * 8e9 / e.getValue()[1]);
+                data.getAny().add(d);
+            }
+        }
+        figures(data, o.summary());
+    }
+
+    /** A hop list: one traceroute datum per probe, the hop from the route in the environment. */
+    private void hops(String metadataIdRef, String eventType, Observation o) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+        Map<Integer, Environment.RouteHop> route = new java.util.HashMap<>();
+        if (o.environment().route() != null) {
+            for (Environment.RouteHop h : o.environment().route()) {
+                route.put(h.ttl(), h);
+            }
+        }
+        Map<Integer, Integer> queries = new java.util.HashMap<>();
+        for (Observation.Frame f : o.frames()) {
+            org.nmws.schema.traceroute.Datum d = new org.nmws.schema.traceroute.Datum();
+            d.setTtl(f.ttl());
+            d.setQueryNum(queries.merge(f.ttl(), 1, Integer::sum));
+            Environment.RouteHop hop = route.get(f.ttl());
+            if (hop != null && hop.address() != null && !f.lost()) {
+                d.setHop(hop.address());
+                d.setHopName(hop.name());
+            }
+            if (!f.lost()) {
+                d.setValue(f.valueNanos() / 1e6);
+                d.setValueUnits("ms");
+            }
+            d.setNumBytes(f.bytes());
+            d.setTimeType("unix");
+            d.setTimeValue(unixTime(f.sendEpochNanos()));
+            data.getAny().add(d);
+        }
+        figures(data, o.summary());
     }
 
     /** One nmws figure per summary entry, with units from its name. */
@@ -410,6 +479,17 @@ public final class NmwgWriter {
         tool.setName(o.tool());
         tool.setVersion(o.toolVersion());
         env.setTool(tool);
+        if (o.environment().route() != null) {
+            org.nmws.schema.environment.RouteType route = new org.nmws.schema.environment.RouteType();
+            for (Environment.RouteHop h : o.environment().route()) {
+                org.nmws.schema.environment.RouteHopType t = new org.nmws.schema.environment.RouteHopType();
+                t.setTtl(h.ttl());
+                t.setAddress(h.address());
+                t.setName(h.name());
+                route.getHop().add(t);
+            }
+            env.setRoute(route);
+        }
         return env;
     }
 
@@ -489,7 +569,7 @@ public final class NmwgWriter {
             return JAXBContext.newInstance("org.nmws.schema.nmwg:org.nmws.schema.topology:org.nmws.schema.result"
                     + ":org.nmws.schema.time:org.nmws.schema.select:org.nmws.schema.ping:org.nmws.schema.pinger"
                     + ":org.nmws.schema.environment:org.nmws.schema.owamp.summary:org.nmws.schema.owamp.owd"
-                    + ":org.nmws.schema.iperf:org.nmws.schema.figure", NmwgWriter.class.getClassLoader());
+                    + ":org.nmws.schema.iperf:org.nmws.schema.figure:org.nmws.schema.traceroute", NmwgWriter.class.getClassLoader());
         } catch (JAXBException e) {
             throw new ExceptionInInitializerError(e);
         }

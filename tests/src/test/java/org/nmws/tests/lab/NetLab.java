@@ -68,6 +68,8 @@ public final class NetLab implements AutoCloseable {
         for (int n = 0; n <= last; n++) {
             if (n > 0 && n < last) {
                 inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
+                // Routers answer every TTL-expired probe (the default rate limit starves hop lists).
+                inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.icmp_ratelimit=0");
             }
             for (int s = 0; s < last; s++) {
                 if (s == n || s == n - 1) {
@@ -135,15 +137,25 @@ public final class NetLab implements AutoCloseable {
 
     /** Loss: R1 drops exactly one UDP packet in every n forwarded from A's side. */
     public void dropEveryNth(int n) throws IOException, InterruptedException {
+        dropEveryNth(n, "udp");
+    }
+
+    /** Loss: R1 drops exactly one packet of protocol l4proto (udp, tcp) in every n forwarded from A's side. */
+    public void dropEveryNth(int n, String l4proto) throws IOException, InterruptedException {
         inNs(router(1), "nft", "add", "table", "inet", "lab");
         inNs(router(1), "nft", "add", "chain", "inet", "lab", "fw", "{ type filter hook forward priority 0 ; policy accept ; }");
-        inNs(router(1), "nft", "add", "rule", "inet", "lab", "fw", "iifname", r1TowardA(), "meta", "l4proto", "udp",
+        inNs(router(1), "nft", "add", "rule", "inet", "lab", "fw", "iifname", r1TowardA(), "meta", "l4proto", l4proto,
                 "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
     }
 
     /** Delay: R1 holds forwarded UDP from A (and from B when bothWays) for delayUs before passing it. */
     public void delayLine(long delayUs, boolean bothWays) throws IOException, InterruptedException {
-        startDelayLine(List.of("-d", Long.toString(delayUs)), bothWays);
+        delayLine(delayUs, bothWays, "udp");
+    }
+
+    /** Delay of one protocol (udp, tcp) or of all IP traffic ("all"). */
+    public void delayLine(long delayUs, boolean bothWays, String protocol) throws IOException, InterruptedException {
+        startDelayLine(List.of("-d", Long.toString(delayUs)), bothWays, protocol);
     }
 
     /**
@@ -153,18 +165,18 @@ public final class NetLab implements AutoCloseable {
      */
     public void reorderLine(long delayUs, int everyK, int overtakers) throws IOException, InterruptedException {
         startDelayLine(List.of("-d", Long.toString(delayUs), "-k", Integer.toString(everyK),
-                "-n", Integer.toString(overtakers)), false);
+                "-n", Integer.toString(overtakers)), false, "udp");
     }
 
-    private void startDelayLine(List<String> args, boolean bothWays) throws IOException, InterruptedException {
+    private void startDelayLine(List<String> args, boolean bothWays, String protocol) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.delayline.bin", "target/lab/nmws-delayline"));
         if (!Files.isExecutable(bin)) {
             throw new IllegalStateException("delay line binary missing: " + bin.toAbsolutePath());
         }
-        inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardA(), "-p", "udp",
+        inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardA(), "-p", protocol,
                 "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass");
         if (bothWays) {
-            inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardB(), "-p", "udp",
+            inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardB(), "-p", protocol,
                     "-j", "NFQUEUE", "--queue-num", "0", "--queue-bypass");
         }
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", router(1), "chrt", "-f", "50",

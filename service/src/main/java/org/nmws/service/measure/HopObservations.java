@@ -1,0 +1,52 @@
+package org.nmws.service.measure;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.HopListResult;
+import org.nmws.probe.Probe;
+
+/**
+ * A hop list as an observation: the route (each hop's address and name) goes in the
+ * environment, the hop count and per-hop RTT figures in the summary, and each probe's
+ * RTT as a frame (seq = probe number, ttl = the hop's TTL, value = RTT or -1 unanswered).
+ */
+final class HopObservations {
+    private HopObservations() {
+    }
+
+    static Observation of(PathSubject subject, HopParameters p, HopListResult r, String point, HostEnvironment host,
+                          Instant start, Instant end) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("hopCount", (double) r.hopCount());
+        s.put("reached", r.reached() ? 1.0 : 0.0);
+        s.put("elapsedMs", r.elapsedMs());
+        List<Environment.RouteHop> route = new ArrayList<>();
+        List<Observation.Frame> frames = new ArrayList<>();
+        long startNanos = start.getEpochSecond() * 1_000_000_000L + start.getNano();
+        for (HopListResult.Hop h : r.hops()) {
+            route.add(new Environment.RouteHop(h.ttl(), h.address().orElse(null), h.name().orElse(null)));
+            double[] rtts = h.rttMs();
+            double min = Double.NaN;
+            for (int i = 0; i < rtts.length; i++) {
+                boolean answered = !Double.isNaN(rtts[i]);
+                frames.add(new Observation.Frame(frames.size(), startNanos, answered ? Math.round(rtts[i] * 1e6) : -1,
+                        p.packetSize(), h.ttl()));
+                if (answered && !(rtts[i] >= min)) {
+                    min = rtts[i];
+                }
+            }
+            s.put("hop" + h.ttl() + "Answered", (double) h.answered());
+            if (!Double.isNaN(min)) {
+                s.put("hop" + h.ttl() + "MinRttMs", min);
+            }
+        }
+        Environment env = new Environment(host.describe("src", null),
+                new Environment.Host("dst", subject.dst().host(), r.destination(), null, null, null, null, null, null),
+                route);
+        return new Observation(0, point, Characteristic.ProbeTest.HOP_LIST, subject, null, r.destination(),
+                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, start, end, s, frames);
+    }
+}

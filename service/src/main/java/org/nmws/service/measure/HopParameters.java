@@ -1,0 +1,30 @@
+package org.nmws.service.measure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Parameters of a hop list, by traceroute's NMWG names: maxTtl, probesPerHop (queries per
+ * hop), waitTime (seconds per probe), packetSize, resolve (look up hop names).
+ */
+public record HopParameters(int maxTtl, int probesPerHop, double waitSeconds, int packetSize, boolean resolve) {
+
+    static HopParameters parse(Map<String, String> p) {
+        return new HopParameters(Params.integer(p, "maxTtl", 30, 1, 64),
+                Params.integer(p, "probesPerHop", 3, 1, 10),
+                Params.decimal(p, "waitTime", 1.0, 0.01, 10),
+                Params.integer(p, "packetSize", 40, 32, 1472),
+                Boolean.parseBoolean(p.getOrDefault("resolve", "false").trim()));
+    }
+
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("maxTtl", Integer.toString(maxTtl));
+        m.put("probesPerHop", Integer.toString(probesPerHop));
+        m.put("waitTime", Params.plain(waitSeconds));
+        m.put("packetSize", Integer.toString(packetSize));
+        m.put("resolve", Boolean.toString(resolve));
+        m.put("protocol", "UDP");
+        return m;
+    }
+}

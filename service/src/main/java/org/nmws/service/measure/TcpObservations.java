@@ -1,0 +1,104 @@
+package org.nmws.service.measure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.Probe;
+import org.nmws.probe.TcpStreamResult;
+
+/**
+ * A TCP test as an observation: total and per-stream throughput, retransmits, what
+ * TCP_INFO showed over the test (the web100 figures), CBR lateness when messages ran on
+ * a schedule, and the per-stream time series as frames (seq = bin, ttl = stream,
+ * bytes = bytes received in the bin, value = the bin's length).
+ */
+final class TcpObservations {
+    private TcpObservations() {
+    }
+
+    /**
+     * The largest lateness of messages scheduled after the first second: slow start makes
+     * every CBR run late at first, and what users look for is TCP falling behind later,
+     * after a loss.
+     */
+    static double steadyMaxLatenessMs(TcpStreamResult.Lateness l) {
+        long[] scheduled = l.scheduledEpochNanos();
+        long[] late = l.latenessNanos();
+        long first = Long.MAX_VALUE;
+        for (long t : scheduled) {
+            first = Math.min(first, t);
+        }
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < scheduled.length; i++) {
+            if (scheduled[i] - first >= 1_000_000_000L) {
+                max = Math.max(max, late[i]);
+            }
+        }
+        return max == Long.MIN_VALUE ? Double.NaN : max / 1e6;
+    }
+
+    static Observation of(PathSubject subject, TcpParameters p, TcpStreamResult r, String point, HostEnvironment host) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("streams", (double) r.streams());
+        s.put("throughputMbps", r.throughputMbps());
+        s.put("sendMbps", r.sendMbps());
+        s.put("bytesSent", (double) r.bytesSent());
+        s.put("bytesReceived", (double) r.bytesReceived());
+        s.put("receiverSeconds", r.receiverSeconds());
+        s.put("retransmits", (double) r.totalRetransmits());
+        for (int i = 0; i < r.perStream().size(); i++) {
+            TcpStreamResult.PerStream ps = r.perStream().get(i);
+            s.put("stream" + i + "ThroughputMbps", ps.receiveMbps());
+            s.put("stream" + i + "Retransmits", (double) ps.totalRetransmits());
+            s.put("stream" + i + "FinalSrttUs", (double) ps.finalSrttMicros());
+        }
+        TcpStreamResult.TcpInfoSamples ti = r.tcpInfo();
+        if (ti.size() > 0) {
+            int[] cwnd = ti.cwndSegments();
+            int[] srtt = ti.srttMicros();
+            int[] rttvar = ti.rttvarMicros();
+            long[] delivery = ti.deliveryRateBytesPerSecond();
+            long maxCwnd = 0;
+            long maxRttvar = 0;
+            double srttSum = 0;
+            long maxDelivery = 0;
+            for (int i = 0; i < ti.size(); i++) {
+                maxCwnd = Math.max(maxCwnd, cwnd[i]);
+                maxRttvar = Math.max(maxRttvar, rttvar[i]);
+                srttSum += srtt[i];
+                maxDelivery = Math.max(maxDelivery, delivery[i]);
+            }
+            s.put("tcpInfoSamples", (double) ti.size());
+            s.put("maxCwndSegments", (double) maxCwnd);
+            s.put("meanSrttUs", srttSum / ti.size());
+            s.put("maxRttvarUs", (double) maxRttvar);
+            s.put("maxDeliveryRateMbps", maxDelivery * 8 / 1e6);
+        }
+        if (p.cbr() && r.lateness() != null && r.lateness().size() > 0) {
+            TcpStreamResult.Lateness l = r.lateness();
+            s.put("messages", (double) l.size());
+            s.put("minLatenessMs", l.minMs());
+            s.put("medianLatenessMs", l.medianMs());
+            s.put("p99LatenessMs", l.p99Ms());
+            s.put("maxLatenessMs", l.maxMs());
+            s.put("steadyMaxLatenessMs", steadyMaxLatenessMs(l));
+        }
+        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+
+        TcpStreamResult.TimeSeries ts = r.series();
+        List<Observation.Frame> frames = new ArrayList<>();
+        int streams = ts.bins() == 0 ? 0 : ts.bytes().length / ts.bins();
+        for (int st = 0; st < streams; st++) {
+            for (int b = 0; b < ts.bins(); b++) {
+                frames.add(new Observation.Frame((long) st * ts.bins() + b, ts.startEpochNanos() + b * ts.binNanos(),
+                        ts.binNanos(), (int) Math.min(Integer.MAX_VALUE, ts.bytes(st, b)), st));
+            }
+        }
+        Environment env = new Environment(host.describe("src", r.localAddress()),
+                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
+        return new Observation(0, point, Characteristic.ProbeTest.TCP_STREAM, subject, r.localAddress(), r.remoteAddress(),
+                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+    }
+}

@@ -1,0 +1,63 @@
+package org.nmws.service.measure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Parameters of a TCP memory-to-memory test (TCPstream's), by deployed NMWG/bwctl names:
+ * timeDuration (seconds), streams (parallel connections; clear name, bwctl has none),
+ * bufferLength (bytes per write), windowSize (socket buffer bytes, 0 = kernel default),
+ * interval (seconds between a stream's messages), cbr (true: messages on a fixed schedule
+ * of one per interval, reporting each message's lateness), sampleInterval (seconds per
+ * time-series bin and TCP_INFO sample), port, raw (per-bin throughput datums).
+ */
+public record TcpParameters(int streams, int messageSize, double intervalSeconds, boolean cbr, int windowBytes,
+                            double durationSeconds, double sampleSeconds, double timeoutSeconds, int port, boolean raw) {
+
+    static TcpParameters parse(Map<String, String> p, Characteristic c, int defaultPort, Duration maxDuration) {
+        String protocol = p.getOrDefault("protocol", "TCP").trim();
+        if (!protocol.equalsIgnoreCase("TCP")) {
+            throw new IllegalArgumentException("parameter protocol is '" + protocol + "': this test is TCP");
+        }
+        int dfltStreams = c == Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP_MULTISTREAM ? 4 : 1;
+        int streams = Params.integer(p, "streams", dfltStreams, 1, 16);
+        int size = Params.integer(p, "bufferLength", 131072, 32, 1048576);
+        int window = Params.integer(p, "windowSize", 0, 0, 256 * 1024 * 1024);
+        if (window > 0 && window < 2048) {
+            throw new IllegalArgumentException("parameter windowSize is " + window + ": must be 0 (kernel default) or 2048..268435456");
+        }
+        double interval = Params.decimal(p, "interval", 0, 0, 60);
+        boolean cbr = Boolean.parseBoolean(p.getOrDefault("cbr", "false").trim());
+        if (cbr && interval <= 0) {
+            throw new IllegalArgumentException("cbr needs an interval: the period between a stream's messages");
+        }
+        double duration = Params.decimal(p, "timeDuration", 5, 0.001, maxDuration.toSeconds());
+        double sample = Params.decimal(p, "sampleInterval", 0.1, 0.001, 60);
+        double timeout = Params.decimal(p, "timeout", 2, 0.001, 60);
+        int port = Params.integer(p, "port", defaultPort, 1, 65535);
+        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        if (duration + timeout > maxDuration.toSeconds()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "timeDuration %.1f s + timeout %.1f s exceeds this service's limit of %d s", duration, timeout,
+                    maxDuration.toSeconds()));
+        }
+        return new TcpParameters(streams, size, interval, cbr, window, duration, sample, timeout, port, raw);
+    }
+
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("protocol", "TCP");
+        m.put("streams", Integer.toString(streams));
+        m.put("timeDuration", Params.plain(durationSeconds));
+        m.put("bufferLength", Integer.toString(messageSize));
+        m.put("windowSize", Integer.toString(windowBytes));
+        m.put("interval", Params.plain(intervalSeconds));
+        m.put("cbr", Boolean.toString(cbr));
+        m.put("sampleInterval", Params.plain(sampleSeconds));
+        m.put("timeout", Params.plain(timeoutSeconds));
+        m.put("port", Integer.toString(port));
+        return m;
+    }
+}

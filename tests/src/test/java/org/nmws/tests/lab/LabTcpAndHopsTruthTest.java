@@ -1,0 +1,85 @@
+package org.nmws.tests.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * TCP throughput, CBR lateness and the hop list through the service, checked against the
+ * lab's configured truth (issue 4).
+ */
+class LabTcpAndHopsTruthTest {
+
+    @Test
+    void achievableTcpThroughATokenBucketOfOneHundredMegabitsReadsNinetyFivePointFiveWithOneAndFourStreams() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            lab.tbf(100, "200000");
+            LabServices svc = LabServices.start(lab);
+            // TCP receivers see 100 * 1448/1514 = 95.5 Mbit/s of payload through a 100 Mbit/s frame bucket.
+            Nmwg one = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP",
+                    "timeDuration", "3")));
+            double single = one.figure("throughputMbps");
+            assertTrue(Math.abs(single - 95.5) <= 95.5 * 0.05, "1 stream: " + single + " Mbit/s, expected 95.5 +- 5%");
+            assertEquals(single * 1e6, one.figure("throughput"), 1.0, "the iperf datum in bit/s");
+            Nmwg four = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(),
+                    "path.bandwidth.achievable.TCP.multiStream", "streams", "4", "timeDuration", "3")));
+            double total = four.figure("throughputMbps");
+            assertEquals(4, four.figure("streams"), 0.0);
+            assertTrue(Math.abs(total - single) <= single * 0.05, "4 streams: " + total + " Mbit/s vs 1 stream " + single);
+            double sum = 0;
+            for (int i = 0; i < 4; i++) {
+                sum += four.figure("stream" + i + "ThroughputMbps");
+            }
+            assertEquals(total, sum, total * 0.02, "the streams add up to the total");
+        }
+    }
+
+    @Test
+    void cbrOverTcpShowsTheBackOffAfterALossThatAnUnimpairedRunDoesNot() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            lab.delayLine(10_000, true, "tcp"); // 20 ms RTT: a loss costs TCP at least a round trip
+            LabServices svc = LabServices.start(lab);
+            String[] cbr = {"cbr", "true", "interval", "0.001", "bufferLength", "8000", "timeDuration", "5"};
+            Nmwg clean = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP", cbr)));
+            lab.dropEveryNth(10_000, "tcp");
+            Nmwg lossy = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP", cbr)));
+            // After slow start (the first second), an unimpaired run keeps to its schedule within the
+            // one-way delay; a lost segment holds every message behind it for at least a round trip.
+            double cleanMax = clean.figure("steadyMaxLatenessMs");
+            double lossyMax = lossy.figure("steadyMaxLatenessMs");
+            assertEquals(5000, lossy.figure("messages"), 0.0, "every scheduled message arrived");
+            assertTrue(lossy.figure("retransmits") > 0, "the drops cost retransmissions");
+            assertTrue(lossyMax > cleanMax + 10, "a loss holds messages back by at least half the 20 ms round trip: max lateness "
+                    + lossyMax + " ms after loss vs " + cleanMax + " ms unimpaired");
+        }
+    }
+
+    @Test
+    void aHopListThroughTwoRoutersShowsExactlyThoseRoutersInOrderThenTheDestination() throws Exception {
+        try (NetLab lab = NetLab.create(2)) {
+            LabServices svc = LabServices.start(lab);
+            Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.hoplist",
+                    "maxTtl", "10", "probesPerHop", "3", "waitTime", "0.5")));
+            assertEquals(3, r.figure("hopCount"), 0.0);
+            assertEquals(1, r.figure("reached"), 0.0);
+            NodeList hops = r.doc().getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "hop");
+            List<String> route = new ArrayList<>();
+            for (int i = 0; i < hops.getLength(); i++) {
+                route.add(((Element) hops.item(i)).getAttribute("address"));
+            }
+            assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route);
+            NodeList probes = r.doc().getElementsByTagNameNS("http://ggf.org/ns/nmwg/tools/traceroute/2.0/", "datum");
+            assertEquals(9, probes.getLength(), "3 probes at each of 3 hops");
+            for (int i = 0; i < probes.getLength(); i++) {
+                Element p = (Element) probes.item(i);
+                assertEquals(route.get(Integer.parseInt(p.getAttribute("ttl")) - 1), p.getAttribute("hop"));
+                assertTrue(Double.parseDouble(p.getAttribute("value")) > 0);
+            }
+        }
+    }
+}
