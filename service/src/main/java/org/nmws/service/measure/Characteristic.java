@@ -45,13 +45,18 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristic/bandwidth/achieveable/2.0",
             "bwctl", "iperf"),
     PATH_BANDWIDTH_ACHIEVABLE_TCP_MULTISTREAM("path.bandwidth.achievable.TCP.multiStream", ProbeTest.TCP_STREAM),
+    PATH_BANDWIDTH_UTILIZATION("path.bandwidth.utilization", ProbeTest.UTILIZATION,
+            "http://ggf.org/ns/nmwg/characteristic/utilization/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/errors/2.0",
+            "http://ggf.org/ns/nmwg/characteristic/discards/2.0",
+            "utilization"),
     PATH_HOPLIST("path.hoplist", ProbeTest.HOP_LIST,
             "http://ggf.org/ns/nmwg/tools/traceroute/2.0",
             "http://ggf.org/ns/nmwg/characteristic/hoplist/2.0",
             "traceroute");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST }
+    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION }
 
     private final String dottedName;
     private final ProbeTest test;

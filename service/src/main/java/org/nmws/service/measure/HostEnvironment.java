@@ -46,6 +46,14 @@ public class HostEnvironment {
                 nicFor(localAddress), clock.get(), null);
     }
 
+    /** This host as the given role, described by one of its interfaces (passive measurements). */
+    public Environment.Host describeInterface(String role, String ifName) {
+        Path dir = SYS_NET.resolve(ifName);
+        Integer mtu = firstLine(dir.resolve("mtu")).map(Integer::valueOf).orElse(null);
+        return new Environment.Host(role, hostName, null, kernel, cpuModel, cpus,
+                new Environment.Nic(ifName, driver(dir, ifName), speed(dir), mtu), clock.get(), null);
+    }
+
     /** The clock source the kernel uses, e.g. tsc. */
     public static String clockSource() {
         return firstLine(CLOCKSOURCE).orElse(null);

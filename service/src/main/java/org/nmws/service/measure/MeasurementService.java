@@ -85,6 +85,8 @@ public class MeasurementService {
                 HopParameters p = parse(() -> HopParameters.parse(nmwgParameters));
                 yield new Measured(hopList(c, subject, p), true);
             }
+            case UTILIZATION -> new Measured(utilization(c, subject, parse(() -> UtilizationParameters.parse(nmwgParameters,
+                    props.limits().maxDuration()))), true);
             case UDP_STREAM -> {
                 StreamParameters p = parse(() -> StreamParameters.parse(nmwgParameters, props.responderPort(),
                         props.limits().maxCount(), props.limits().maxDuration()));
@@ -160,6 +162,49 @@ public class MeasurementService {
             return new Outcome<>(result, result.cancelled(), result.hops().size(), p.maxTtl());
         });
         return archive.save(HopObservations.of(subject, p, r, measurementPoint, host, start, Instant.now()));
+    }
+
+    /**
+     * Samples an interface's counters every interval for the duration (passive: nothing is
+     * sent), as an SNMP MA collects IF-MIB counters. The subject's dst names the interface.
+     */
+    Observation utilization(Characteristic c, PathSubject subject, UtilizationParameters p) throws MeasurementException {
+        String ifName;
+        try {
+            ifName = InterfaceCounters.checkName(subject.dst().host());
+        } catch (IllegalArgumentException e) {
+            throw new MeasurementException(MeasurementException.Kind.SUBJECT, e.getMessage());
+        }
+        int intervals = (int) Math.max(1, Math.round(p.durationSeconds() / p.intervalSeconds()));
+        long step = Math.round(p.intervalSeconds() * 1e9);
+        List<InterfaceCounters.Sample> samples = new ArrayList<>(intervals + 1);
+        RunningTests.Entry entry = running.start(c.dottedName(), ifName);
+        try {
+            samples.add(InterfaceCounters.read(ifName));
+            long start = samples.get(0).monoNanos();
+            for (int i = 1; i <= intervals && !entry.control.isCancelled(); i++) {
+                entry.done.set(i - 1);
+                entry.total.set(intervals);
+                long wait = start + i * step - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+                samples.add(InterfaceCounters.read(ifName));
+            }
+        } catch (java.io.IOException e) {
+            throw new MeasurementException(MeasurementException.Kind.FAILED, "reading the counters of " + ifName + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted sampling " + ifName);
+        } finally {
+            running.finish(entry);
+        }
+        if (entry.control.isCancelled()) {
+            throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " on " + ifName
+                    + " was cancelled after " + (samples.size() - 1) + " of " + intervals + " intervals; nothing was kept");
+        }
+        return archive.save(UtilizationObservations.of(subject, ifName, p, samples, InterfaceCounters.speedMbps(ifName),
+                measurementPoint, host));
     }
 
     /** Runs a UDP stream from this host to the subject's dst and archives it. */

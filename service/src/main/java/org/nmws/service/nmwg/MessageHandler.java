@@ -236,7 +236,7 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "MeasurementRequest names no eventType to measure; supported: "
                     + supported());
         }
-        PathSubject subject = SubjectReader.path(r.subject());
+        PathSubject subject = SubjectReader.forTest(r.subject(), r.characteristic().testFor(r.parameters()));
         try {
             MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
             w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
@@ -255,7 +255,7 @@ public class MessageHandler {
         if (r.subject() == null) {
             throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
         }
-        PathSubject subject = SubjectReader.path(r.subject());
+        PathSubject subject = SubjectReader.forTest(r.subject(), r.characteristic().testFor(r.parameters()));
         ObservationQuery q = new ObservationQuery(r.characteristic().testFor(r.parameters()), subject.dst().host(),
                 subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
                 raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);

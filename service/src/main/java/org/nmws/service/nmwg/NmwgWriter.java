@@ -94,7 +94,28 @@ public final class NmwgWriter {
             case LATENCY_SCAN -> figures(data(resultMetadata(metadataIdRef, eventType, o).getId()), o.summary());
             case TCP_STREAM -> tcp(metadataIdRef, eventType, o, raw);
             case HOP_LIST -> hops(metadataIdRef, eventType, o);
+            case UTILIZATION -> utilization(metadataIdRef, eventType, o);
         }
+    }
+
+    private static final javax.xml.namespace.QName DIRECTION = new javax.xml.namespace.QName("http://nmws.org/ns/result/1.0/", "direction", "nmws");
+
+    /**
+     * Interface counters as SNMP MAs report them: one nmwg:datum per interval and direction
+     * with the rate in bytes per second (nmws:direction says in or out), then the figures.
+     */
+    private void utilization(String metadataIdRef, String eventType, Observation o) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+        for (Observation.Frame f : o.frames()) {
+            org.nmws.schema.nmwg.Datum d = new org.nmws.schema.nmwg.Datum();
+            d.setTimeType("unix");
+            d.setTimeValue(unixTime(f.sendEpochNanos()));
+            d.setValue(f.bytes() * 1e9 / f.valueNanos());
+            d.setValueUnits("Bps");
+            d.getOtherAttributes().put(DIRECTION, f.ttl() == 0 ? "out" : "in");
+            data.getAny().add(d);
+        }
+        figures(data, o.summary());
     }
 
     /**
@@ -427,6 +448,14 @@ public final class NmwgWriter {
     }
 
     private static Object subject(PathSubject s, String metadataId) {
+        if ("interface".equals(s.dst().type())) {
+            org.nmws.schema.topology.InterfaceType nif = new org.nmws.schema.topology.InterfaceType();
+            nif.setIfName(s.dst().host());
+            SubjectType subject = new SubjectType();
+            subject.setId("subject." + metadataId);
+            subject.getAny().add(new org.nmws.schema.topology.ObjectFactory().createInterface(nif));
+            return NMWG.createSubject(subject);
+        }
         EndPointPair pair = new EndPointPair();
         if (s.src() != null) {
             pair.setSrc(endPoint(s.src()));

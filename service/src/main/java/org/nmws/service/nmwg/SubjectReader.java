@@ -12,6 +12,45 @@ final class SubjectReader {
     private SubjectReader() {
     }
 
+    /**
+     * The subject a test needs: an interface for passive utilization (ifName, or ifAddress
+     * of one of this host's interfaces; kept as a path whose dst is the interface), else a path.
+     */
+    static PathSubject forTest(Element subject, org.nmws.service.measure.Characteristic.ProbeTest test) throws NmwgException {
+        if (test != org.nmws.service.measure.Characteristic.ProbeTest.UTILIZATION) {
+            return path(subject);
+        }
+        Element nif = find(subject, "interface");
+        if (nif == null) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "utilization needs an interface subject (nmwgt:interface with ifName or ifAddress)");
+        }
+        String name = null;
+        String address = null;
+        for (Element c : NmwgReader.children(nif)) {
+            switch (c.getLocalName()) {
+                case "ifName" -> name = c.getTextContent().trim();
+                case "ifAddress" -> address = NmwgReader.attr(c, "value") != null ? NmwgReader.attr(c, "value") : c.getTextContent().trim();
+                default -> { }
+            }
+        }
+        if ((name == null || name.isEmpty()) && address != null) {
+            try {
+                java.net.NetworkInterface n = java.net.NetworkInterface.getByInetAddress(
+                        java.net.InetAddress.getByName(Endpoint.parse(address, null).host()));
+                name = n == null ? null : n.getName();
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                throw new NmwgException(ErrorCodes.SUBJECT, "ifAddress '" + address + "': " + e.getMessage());
+            }
+            if (name == null) {
+                throw new NmwgException(ErrorCodes.SUBJECT, "no interface of this measurement point has address " + address);
+            }
+        }
+        if (name == null || name.isEmpty()) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "interface subject has neither ifName nor ifAddress");
+        }
+        return new PathSubject(null, new Endpoint(name, "interface"));
+    }
+
     static PathSubject path(Element subject) throws NmwgException {
         Element pair = find(subject, "endPointPair");
         if (pair == null) {

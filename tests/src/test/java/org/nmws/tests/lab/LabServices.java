@@ -23,29 +23,42 @@ final class LabServices {
     final String baseUrl;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private LabServices(NetLab lab) {
+    private LabServices(NetLab lab, String address) {
         this.lab = lab;
-        this.baseUrl = "http://" + lab.aManagementAddress() + ":" + SERVICE_PORT;
+        this.baseUrl = "http://" + address + ":" + SERVICE_PORT;
+    }
+
+    /** A second service instance, in namespace ns reached at address, as another measurement point. */
+    static LabServices startServiceOnly(NetLab lab, String ns, String address, String point) throws IOException, InterruptedException {
+        Process s = lab.startIn(ns, serviceCommand(address, point), "service-" + point);
+        NetLab.awaitPort(address, SERVICE_PORT, s, 90_000);
+        return new LabServices(lab, address);
+    }
+
+    private static List<String> serviceCommand(String address, String point) throws IOException {
+        Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("build the service jar first: " + jar.toAbsolutePath());
+        }
+        Path data = Files.createTempDirectory("nmws-lab-data");
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
+                "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point);
     }
 
     static LabServices start(NetLab lab) throws IOException, InterruptedException {
-        Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
         Path responder = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
-        if (!Files.isRegularFile(jar) || !Files.isExecutable(responder)) {
-            throw new IllegalStateException("build the service jar and responder first: " + jar.toAbsolutePath() + ", " + responder.toAbsolutePath());
+        if (!Files.isExecutable(responder)) {
+            throw new IllegalStateException("build the responder first: " + responder.toAbsolutePath());
         }
-        Path data = Files.createTempDirectory("nmws-lab-data");
         Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
                 "-p", Integer.toString(RESPONDER_PORT)), "responder");
-        Process s = lab.startIn(lab.a(), List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
-                "--server.address=" + lab.aManagementAddress(), "--nmws.data-dir=" + data,
-                "--nmws.measurement-point=lab-a"), "service");
+        Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a"), "service");
         NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
         if (!r.isAlive()) {
             throw new IllegalStateException("responder in B exited with " + r.exitValue());
         }
-        return new LabServices(lab);
+        return new LabServices(lab, lab.aManagementAddress());
     }
 
     /** POSTs an NMWG message to the service's plain HTTP transport. */
@@ -58,6 +71,21 @@ final class LabServices {
             throw new IllegalStateException("HTTP " + resp.statusCode() + ": " + resp.body());
         }
         return resp.body();
+    }
+
+    /** A MeasurementRequest of an interface's utilization, with the given NMWG parameters. */
+    static String utilizationRequest(String ifName, String... nameValues) {
+        StringBuilder params = new StringBuilder();
+        for (int i = 0; i < nameValues.length; i += 2) {
+            params.append("<nmwg:parameter name=\"").append(nameValues[i]).append("\">").append(nameValues[i + 1])
+                    .append("</nmwg:parameter>");
+        }
+        return "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\""
+                + " type=\"MeasurementRequest\" id=\"util\"><nmwg:metadata id=\"m1\"><nmwg:subject id=\"s1\">"
+                + "<nmwgt:interface><nmwgt:ifName>" + ifName + "</nmwgt:ifName><nmwgt:direction>out</nmwgt:direction>"
+                + "</nmwgt:interface></nmwg:subject><nmwg:eventType>http://ggf.org/ns/nmwg/characteristic/utilization/2.0</nmwg:eventType>"
+                + "<nmwg:parameters id=\"p1\">" + params + "</nmwg:parameters></nmwg:metadata>"
+                + "<nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
     }
 
     /** A MeasurementRequest from A to B for eventType with the given NMWG parameters. */

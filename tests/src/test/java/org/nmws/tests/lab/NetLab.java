@@ -25,6 +25,8 @@ public final class NetLab implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final Thread cleanup = new Thread(this::removeAll, "netlab-cleanup");
     private boolean closed;
+    private int extraLinks;
+    private final List<String> extraHostLinks = new ArrayList<>();
 
     private NetLab(int routers) {
         this.id = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0xffff));
@@ -117,6 +119,24 @@ public final class NetLab implements AutoCloseable {
     /** A's address on the management link, reachable from the test's namespace. */
     public String aManagementAddress() {
         return mgmtPrefix() + ".2";
+    }
+
+    /**
+     * A management link from the test's namespace to another lab node (a router, say), for a
+     * second service instance there; returns the node's address on it.
+     */
+    public String addManagementLink(String ns) throws IOException, InterruptedException {
+        int k = ++extraLinks;
+        String host = "m" + id + k + "h";
+        String peer = "m" + id + k + "n";
+        String prefix = "10.203." + octet + "." + (4 * k);
+        sh("ip", "link", "add", host, "type", "veth", "peer", "name", peer, "netns", ns);
+        extraHostLinks.add(host);
+        sh("ip", "addr", "add", "10.203." + octet + "." + (4 * k + 1) + "/30", "dev", host);
+        sh("ip", "link", "set", host, "up");
+        inNs(ns, "ip", "addr", "add", "10.203." + octet + "." + (4 * k + 2) + "/30", "dev", peer);
+        inNs(ns, "ip", "link", "set", peer, "up");
+        return "10.203." + octet + "." + (4 * k + 2);
     }
 
     /** The first router's interface toward B (egress for A -> B traffic). */
@@ -286,10 +306,14 @@ public final class NetLab implements AutoCloseable {
                 // already gone, or never made: nothing to remove
             }
         }
-        try {
-            sh("ip", "link", "del", "m" + id + "h");
-        } catch (IOException | InterruptedException ignored) {
-            // went with namespace A
+        List<String> links = new ArrayList<>(extraHostLinks);
+        links.add("m" + id + "h");
+        for (String link : links) {
+            try {
+                sh("ip", "link", "del", link);
+            } catch (IOException | InterruptedException ignored) {
+                // went with its peer's namespace
+            }
         }
     }
 
