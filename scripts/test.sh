@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
-  pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux"
+  pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux iperf3"
   # the PostgreSQL server the archive tests run against (a private cluster, started below)
   pkgs="$pkgs postgresql"
   # the interoperability tests' independent clients: Python (xmlrpc.client, zeep) and curl

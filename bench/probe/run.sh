@@ -5,6 +5,11 @@
 #     installed); UDP stream throughput at spacing 0/12/20 us vs iperf3 -u;
 #     TCP throughput with 1 and 4 streams vs iperf3 (-P 4).
 #  2. A -- R1 -- R2 -- B: hop list time vs traceroute.
+#  3. A -- R -- B with tbf 100mbit on R: capacity (packet trains) and
+#     available bandwidth (rate scan, idle and with 40 Mbit/s iperf3 UDP
+#     background): estimate and time per estimate. No packet-train or
+#     rate-scan tool (pathrate, pathload, ...) is packaged here, so the only
+#     side-by-side row is iperf3 -u saturating the path (achievable UDP).
 # Prints a markdown table per part; the commands are printed with them.
 # Namespaces get unique names and are removed on exit.
 set -u
@@ -12,11 +17,11 @@ BIN=${1:-/work/main/native-probe/target/native/bin}
 DUR=${NMP_BENCH_SECONDS:-5}
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 1; }
 S=$$
-A=nbA$S; B=nbB$S; A2=nbC$S; R1=nbR$S; R2=nbS$S; B2=nbD$S
+A=nbA$S; B=nbB$S; A2=nbC$S; R1=nbR$S; R2=nbS$S; B2=nbD$S; A3=nbE$S; R3=nbF$S; B3=nbG$S
 PIDS=""
 cleanup() {
     for p in $PIDS; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-    for n in $A $B $A2 $R1 $R2 $B2; do ip netns del $n 2>/dev/null; done
+    for n in $A $B $A2 $R1 $R2 $B2 $A3 $R3 $B3; do ip netns del $n 2>/dev/null; done
 }
 trap cleanup EXIT
 set -e
@@ -116,3 +121,43 @@ c="traceroute -n -q 3 10.203.0.10"
 o=$(timeit ip netns exec $A2 traceroute -n -q 3 10.203.0.10)
 ms=$(echo "$o" | head -1); hops=$(echo "$o" | tail -n +3 | awk '{print $2}' | tr '\n' ' ')
 echo "| traceroute | \`$c\` | $hops | $ms |"
+echo
+
+echo "## 5. Capacity and available bandwidth, A -- R -- B, tbf 100mbit burst 32kb on R (truth: 100 Mbit/s frame level = 97.2 user; 57.2 user available beside 40 Mbit/s of UDP)"
+ip netns add $A3; ip netns add $R3; ip netns add $B3
+ip link add wa$S netns $A3 type veth peer name qa$S netns $R3
+ip link add qb$S netns $R3 type veth peer name wb$S netns $B3
+ip -n $A3 addr add 10.205.0.1/28 dev wa$S;  ip -n $R3 addr add 10.205.0.2/28 dev qa$S
+ip -n $R3 addr add 10.205.0.17/28 dev qb$S; ip -n $B3 addr add 10.205.0.18/28 dev wb$S
+for n in $A3 $R3 $B3; do ip -n $n link set lo up; done
+ip -n $A3 link set wa$S up; ip -n $R3 link set qa$S up; ip -n $R3 link set qb$S up; ip -n $B3 link set wb$S up
+ip -n $A3 route add default via 10.205.0.2; ip -n $B3 route add default via 10.205.0.17
+ip netns exec $R3 sysctl -q net.ipv4.ip_forward=1
+ip netns exec $R3 tc qdisc add dev qb$S root tbf rate 100mbit burst 32kb latency 50ms
+ip netns exec $B3 "$BIN/nmprobe-responder" -b 10.205.0.18 -q & PIDS="$PIDS $!"
+ip netns exec $B3 iperf3 -s -B 10.205.0.18 -D --pidfile /tmp/nb_iperf3b_$S.pid >/dev/null
+sleep 0.5
+PIDS="$PIDS $(cat /tmp/nb_iperf3b_$S.pid)"
+X3="ip netns exec $A3"
+echo
+echo "| tool | background | command | estimate Mbit/s (user / frame / wire) | spread or bracket | wall s per estimate |"
+echo "|---|---|---|---|---|---|"
+for i in 1 2 3; do
+    c="nmprobe capacity --host 10.205.0.18 --json"
+    $X3 $BIN/$c | J "'| nmprobe capacity | none | \`$c\` | %.2f / %.2f / %.2f | p10 %.2f p90 %.2f, %d/%d trains | %.2f |' % (r['userMbps'], r['frameMbps'], r['wireMbps'], r['p10Mbps'], r['p90Mbps'], r['trainsUsed'], r['trainsSent'], r['elapsedMs']/1e3)"
+done
+c="iperf3 -c 10.205.0.18 -u -l 1472 -b 120M -t $DUR -J"
+t0=$(date +%s.%N)
+o=$($X3 $c)
+t1=$(date +%s.%N)
+echo "$o" | J "'| iperf3 -u (saturation) | none | \`$c\` | %.2f received / - / - | loss %.1f %% | %.2f |' % (r['end']['sum']['bits_per_second']*(1-r['end']['sum']['lost_percent']/100)/1e6, r['end']['sum']['lost_percent'], $t1-$t0)"
+c="nmprobe avail --host 10.205.0.18 --max-mbps 150 --step-mbps 10 --json"
+$X3 $BIN/$c | J "'| nmprobe avail | none | \`$c\` | %.2f / - / %.2f | %.2f..%.2f, %d steps | %.2f |' % (r['estimateMbps'], r['estimateWireMbps'], r['lowerMbps'], r['upperMbps'], len(r['steps']), r['elapsedMs']/1e3)"
+ip netns exec $A3 iperf3 -c 10.205.0.18 -u -b 40M -t 60 >/dev/null 2>&1 & BG=$!
+PIDS="$BG $PIDS"
+sleep 1.5
+c="nmprobe avail --host 10.205.0.18 --max-mbps 100 --step-mbps 10 --json"
+$X3 $BIN/$c | J "'| nmprobe avail | iperf3 -u -b 40M | \`$c\` | %.2f / - / %.2f | %.2f..%.2f, %d steps | %.2f |' % (r['estimateMbps'], r['estimateWireMbps'], r['lowerMbps'], r['upperMbps'], len(r['steps']), r['elapsedMs']/1e3)"
+c="nmprobe capacity --host 10.205.0.18 --json"
+$X3 $BIN/$c | J "'| nmprobe capacity | iperf3 -u -b 40M | \`$c\` | %.2f / %.2f / %.2f | p10 %.2f p90 %.2f, %d/%d trains | %.2f |' % (r['userMbps'], r['frameMbps'], r['wireMbps'], r['p10Mbps'], r['p90Mbps'], r['trainsUsed'], r['trainsSent'], r['elapsedMs']/1e3)"
+kill -TERM $BG 2>/dev/null; wait $BG 2>/dev/null

@@ -477,6 +477,7 @@ void nmp_rr_result_free(nmp_rr_result *res);
  * holds them: payload + UDP + IP + Ethernet header (no FCS, preamble, IFG). */
 
 #define NMP_HIST_MAX 1000            /* most histogram bins */
+#define NMP_TRAIN_MAX 10000          /* most frames in one back-to-back train */
 
 typedef struct nmp_stream_spec {
     const char *host;                /* responder name or literal */
@@ -489,6 +490,10 @@ typedef struct nmp_stream_spec {
     uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
     uint32_t hist_bins;              /* inter-arrival histogram bins, 0 = 50 */
     uint64_t hist_width_ns;          /* bin width, 0 = automatic */
+    uint32_t train_len;              /* 0 or 1: frames evenly spaced interval_ns apart; 2..NMP_TRAIN_MAX:
+                                        trains of this many frames sent back to back, train starts
+                                        interval_ns apart (the session declares interval_ns / train_len,
+                                        the mean spacing, to the responder) */
 } nmp_stream_spec;
 
 typedef struct nmp_stream_result {
@@ -617,6 +622,182 @@ typedef struct nmp_scan_result {
 int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_result *res, char *err,
                  size_t errlen);
 void nmp_scan_result_free(nmp_scan_result *res);
+
+/* ------------------------------------------- path capacity (packet trains)
+ *
+ * path.bandwidth.capacity by packet-train dispersion: 'trains' trains of
+ * 'train_len' frames of 'size' bytes, each train sent back to back, in one
+ * stream session whose receiver takes a kernel timestamp per frame. The
+ * first 'skip' frames of every train are left out of its estimate (a token
+ * bucket passes its burst at line rate, and the queue at the bottleneck is
+ * still filling); the rest, the train's tail, leaves the bottleneck back to
+ * back, so its dispersion is the bottleneck's service time:
+ *   train estimate = (k - 1) * size * 8 / (last - first arrival of the tail)
+ * over the k tail frames received. A train is discarded when fewer than
+ * half its tail frames arrived (loss), when tail frames arrived out of
+ * order, or when the sender needed more than 80 % of the arrival span to
+ * send the tail (the sender, not the path, set the dispersion). The
+ * estimate is the median over the trains kept, with quantiles as spread.
+ *
+ * Levels: "user" counts UDP payload bits; "frame" counts payload + UDP 8 +
+ * IP 20 (IPv6 40) + Ethernet header 14, as queues and shapers (tbf) count;
+ * "wire" adds FCS 4 + preamble 8 + inter-frame gap 12, the Ethernet line
+ * rate. All levels are the user figure times (size + overhead) / size.
+ *
+ * Spacing of the trains: gap_ns between train starts, or automatically 4x
+ * the arrival span of a pilot train (one train in a session of its own),
+ * clamped to 1 ms..1 s, so the probe loads the path at most ~25 %. */
+
+#define NMP_CAP_MAX_TRAINS 1000
+
+typedef enum nmp_train_status {
+    NMP_TRAIN_USED = 0,              /* estimate kept */
+    NMP_TRAIN_LOSS = 1,              /* fewer than half the tail frames arrived */
+    NMP_TRAIN_REORDER = 2,           /* tail frames arrived out of order */
+    NMP_TRAIN_SENDER = 3,            /* sender-limited: sending the tail took >= 80 % of its arrival span */
+    NMP_TRAIN_NOT_SENT = 4           /* cancelled before this train went out */
+} nmp_train_status;
+
+typedef struct nmp_capacity_spec {
+    const char *host;                /* responder name or literal */
+    int port;                        /* responder control port */
+    uint32_t trains;                 /* trains, 1..NMP_CAP_MAX_TRAINS; 0 = 40 */
+    uint32_t train_len;              /* frames per train, 4..NMP_TRAIN_MAX; 0 = 100 */
+    uint32_t size;                   /* UDP payload bytes, NMP_FRAME_HDR..NMP_FRAME_MAX; 0 = 1472 */
+    uint32_t skip;                   /* head frames of each train left out, 1..train_len-3; 0 = train_len / 2 */
+    uint64_t gap_ns;                 /* train start to train start, 100 us..10 s; 0 = automatic (pilot) */
+    uint64_t timeout_ns;             /* wait after the last frame, <= 60 s; 0 = 500 ms */
+    int ttl;                         /* outgoing TTL, 0 = system default */
+    uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
+} nmp_capacity_spec;
+
+typedef struct nmp_capacity_result {
+    uint32_t trains;                 /* trains asked for */
+    uint32_t trains_sent;            /* trains sent completely */
+    uint32_t trains_used;            /* trains whose estimate was kept */
+    uint32_t discarded_loss, discarded_reorder, discarded_sender; /* trains discarded, by reason */
+    uint32_t train_len, size, skip;  /* geometry actually used */
+    uint64_t gap_ns;                 /* spacing of train starts used */
+    double pilot_span_ns;            /* arrival span of the pilot train (NaN without a pilot) */
+    uint32_t frames_sent, frames_received; /* all trains */
+    uint32_t frame_overhead;         /* bytes added per frame at the frame level (42 IPv4, 62 IPv6) */
+    uint32_t wire_overhead;          /* bytes added per frame at the wire level (66 IPv4, 86 IPv6) */
+    /* the estimate: median over kept trains (NaN when none was kept) */
+    double user_mbps;                /* UDP payload */
+    double frame_mbps;               /* payload + UDP/IP/Ethernet headers: what a queue or shaper counts */
+    double wire_mbps;                /* Ethernet line rate (adds FCS, preamble, inter-frame gap) */
+    /* spread of the per-train user-level estimates (type 7 quantiles) */
+    double p10_mbps, p25_mbps, p75_mbps, p90_mbps, iqr_mbps;
+    double head_user_mbps;           /* median dispersion rate of the skipped heads (a burst shows here) */
+    nmp_walltime_ns start_wall, end_wall; /* test start and end */
+    char local_addr[64];             /* sender address */
+    char remote_addr[64];            /* responder address */
+    int remote_port;                 /* responder control port */
+    /* per train, 'trains' entries (owned; free with nmp_capacity_result_free) */
+    double *train_user_mbps;         /* tail dispersion rate, NaN when not measurable */
+    int32_t *train_status;           /* nmp_train_status */
+    uint32_t *train_received;        /* frames of the train received */
+} nmp_capacity_result;
+
+/* Runs a capacity test (pilot session, then the trains). On success and on
+ * -ECANCELED (trains so far) the result holds the estimate; other errors as
+ * nmp_rr_run. Progress counts frames of the main session. */
+int nmp_capacity_run(const nmp_capacity_spec *spec, const nmp_control *ctl, nmp_capacity_result *res, char *err,
+                     size_t errlen);
+void nmp_capacity_result_free(nmp_capacity_result *res);
+/* The analysis part, for tests: frame (train t, index i) is seq t * train_len
+ * + i; send_wall and arrival_wall are indexed by seq (arrival 0 = lost);
+ * 'trains_sent' trains were sent. Allocates the per-train arrays of res and
+ * fills every field except gap, pilot, hosts and identity. Returns 0,
+ * -EINVAL (geometry) or -ENOMEM. */
+int nmp_capacity_analyze(nmp_capacity_result *res, const nmp_walltime_ns *send_wall,
+                         const nmp_walltime_ns *arrival_wall, uint32_t trains, uint32_t trains_sent,
+                         uint32_t train_len, uint32_t skip, uint32_t size, int ipv6);
+
+/* ---------------------------------------- available bandwidth (rate scan)
+ *
+ * path.bandwidth.available by a rate scan, as UDPmon's throughput-versus-
+ * spacing curves: one UDP stream session per step, at rising offered rates
+ * (UDP payload Mbit/s) from min_mbps by step_mbps up to max_mbps, each
+ * lasting step_ns and followed by a pause that lets queues drain. A step is
+ * congested when any of these holds:
+ *   - delay: the one-way delay grows: the median OWD of the last quarter of
+ *     the received frames minus that of the first quarter exceeds
+ *     delay_threshold_ns (the queue at the tight link fills);
+ *   - rate: the received rate is below the rate actually sent by more than
+ *     rate_tolerance (the received rate stops following the offered rate);
+ *   - loss: more than loss_percent of the frames were lost.
+ * The coarse scan stops at the first congested step; 'refine' bisection
+ * steps then narrow the bracket between the highest uncongested sent rate
+ * (lower) and the lowest congested one (upper). The estimate is the middle
+ * of the bracket, in user (payload) Mbit/s; the wire figure scales it by
+ * (size + 66) / size (IPv4). */
+
+#define NMP_AVAIL_MAX_STEPS 64
+
+enum {
+    NMP_AVAIL_DELAY = 1,             /* congestion reason bits of a step */
+    NMP_AVAIL_RATE = 2,
+    NMP_AVAIL_LOSS = 4,
+    NMP_AVAIL_SENDER = 8             /* not a congestion: the sender fell short of the offered rate */
+};
+
+typedef struct nmp_avail_spec {
+    const char *host;                /* responder name or literal */
+    int port;                        /* responder control port */
+    uint32_t size;                   /* UDP payload bytes, NMP_FRAME_HDR..NMP_FRAME_MAX; 0 = 1472 */
+    double min_mbps;                 /* first offered rate, 0.1..max_mbps; 0 = step_mbps */
+    double max_mbps;                 /* highest offered rate, 0.1..100000 (required) */
+    double step_mbps;                /* coarse step, > 0; 0 = max_mbps / 10 */
+    uint32_t refine;                 /* bisection steps after the coarse scan, 0..20 */
+    uint64_t step_ns;                /* sending time per step, 10 ms..10 s; 0 = 500 ms */
+    uint64_t pause_ns;               /* pause between steps, <= 10 s; 0 = 200 ms */
+    double loss_percent;             /* loss threshold, 0..100; 0 = 1 % */
+    double rate_tolerance;           /* received-rate shortfall threshold, 0..0.5; 0 = 0.03 */
+    uint64_t delay_threshold_ns;     /* OWD growth threshold, <= 10 s; 0 = 1 ms */
+    uint64_t timeout_ns;             /* wait after each step's last frame, <= 60 s; 0 = 500 ms */
+    int ttl;                         /* outgoing TTL, 0 = system default */
+    uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
+} nmp_avail_spec;
+
+typedef struct nmp_avail_step {
+    double offered_mbps;             /* user rate asked for */
+    double sent_mbps;                /* user rate actually sent */
+    double recv_mbps;                /* user rate received */
+    double loss_percent;             /* lost / sent */
+    double owd_min_ms;               /* smallest one-way delay */
+    double owd_median_ms;            /* median one-way delay */
+    double owd_increase_ms;          /* median OWD of the last quarter minus the first quarter */
+    double owd_slope_ms_per_s;       /* least-squares slope of OWD over send time */
+    uint32_t frames_sent, frames_received;
+    int flags;                       /* NMP_AVAIL_* bits; congested when flags & 7 */
+    int refine;                      /* nonzero: a bisection step */
+} nmp_avail_step;
+
+typedef struct nmp_avail_result {
+    uint32_t nsteps;                 /* steps measured, in the order run */
+    nmp_avail_step steps[NMP_AVAIL_MAX_STEPS];
+    uint32_t size;                   /* payload bytes */
+    uint32_t wire_overhead;          /* wire bytes added per frame (66 IPv4, 86 IPv6) */
+    double lower_mbps;               /* highest uncongested sent rate (0 if none) */
+    double upper_mbps;               /* lowest congested sent rate (NaN if none) */
+    double estimate_mbps;            /* (lower + upper) / 2, user level; NaN unless bracketed */
+    double estimate_wire_mbps;       /* the same at the wire level */
+    int bracketed;                   /* nonzero when both an uncongested and a congested step exist */
+    nmp_walltime_ns start_wall, end_wall; /* test start and end */
+    char local_addr[64];             /* sender address */
+    char remote_addr[64];            /* responder address */
+    int remote_port;                 /* responder control port */
+} nmp_avail_result;
+
+/* Runs a rate scan; the result needs no freeing. On -ECANCELED it holds the
+ * steps so far (and an estimate if they bracket one). Other errors as
+ * nmp_rr_run (then steps so far are kept too). Progress counts steps. */
+int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_result *res, char *err,
+                  size_t errlen);
+/* Fills the OWD and congestion fields of one step from a stream result, for
+ * tests: owd_ns/send_wall per seq (-1 / 0 when lost). */
+void nmp_avail_classify(nmp_avail_step *st, const nmp_stream_result *sr, const nmp_avail_spec *spec);
 
 /* ------------------------------------------------------ TCP throughput
  *

@@ -21,7 +21,7 @@ static void on_signal(int sig) {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: nmprobe rr|stream|scan|tcp|hops --host HOST [options]\n"
+            "usage: nmprobe rr|stream|scan|tcp|hops|capacity|avail --host HOST [options]\n"
             "  rr      request-response latency test against an nmprobe-responder\n"
             "  stream  one-way UDP stream: rates, loss, reordering, one-way delay, host load\n"
             "  scan    latency versus frame size (--sizes 64,512,1472), with a line fit\n"
@@ -47,6 +47,15 @@ static void usage(FILE *f) {
             "hops: hop list with TTL-limited UDP probes (no responder needed)\n"
             "      --max-ttl N (default 30) --probes N per hop (default 3) --wait-ms MS (default 1000)\n"
             "      --dport PORT first destination port (default 33434) --resolve (reverse DNS, short timeout)\n"
+            "capacity: path capacity by packet-train dispersion (Mbit/s user, frame and wire level)\n"
+            "      --trains N (default 40) --train-len N frames per train (default 100) --size BYTES (default 1472)\n"
+            "      --skip N head frames left out per train (default train-len/2) --gap-us US between trains\n"
+            "      (default: 4x a pilot train's arrival span)\n"
+            "avail: available bandwidth by a rate scan (UDP payload Mbit/s)\n"
+            "      --max-mbps R (required) --min-mbps R --step-mbps R (default max/10) --refine N (default 4)\n"
+            "      --step-ms MS per step (default 500) --pause-ms MS (default 200) --size BYTES (default 1472)\n"
+            "      --delay-ms MS one-way delay growth that marks congestion (default 1) --loss-percent P (default 1)\n"
+            "      --rate-tolerance F received-rate shortfall (default 0.03)\n"
             "  -h, --help               this help\n",
             NMP_DEFAULT_PORT, NMP_FRAME_HDR, NMP_FRAME_MAX);
 }
@@ -632,6 +641,208 @@ static int cmd_hops(int argc, char **argv) {
     return rc < 0 ? 1 : 0;
 }
 
+/* ---- capacity: packet-train dispersion ---- */
+
+static const char *train_status_name(int st) {
+    switch (st) {
+    case NMP_TRAIN_USED: return "used";
+    case NMP_TRAIN_LOSS: return "loss";
+    case NMP_TRAIN_REORDER: return "reordered";
+    case NMP_TRAIN_SENDER: return "sender-limited";
+    default: return "not-sent";
+    }
+}
+
+static int cmd_capacity(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, 'H'},   {"port", required_argument, NULL, 'p'},
+        {"trains", required_argument, NULL, 'n'}, {"train-len", required_argument, NULL, 'l'},
+        {"size", required_argument, NULL, 's'},   {"skip", required_argument, NULL, 'k'},
+        {"gap-us", required_argument, NULL, 'g'}, {"timeout-ms", required_argument, NULL, 't'},
+        {"ttl", required_argument, NULL, 'T'},    {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    nmp_capacity_spec spec = {.port = NMP_DEFAULT_PORT};
+    int c, json = 0;
+    double v;
+    while ((c = getopt_long(argc, argv, "H:p:n:l:s:k:g:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'H': spec.host = optarg; break;
+        case 'p': if (parse_num("--port", optarg, 1, 65535, &v) < 0) return 2; spec.port = (int)v; break;
+        case 'n': if (parse_num("--trains", optarg, 1, NMP_CAP_MAX_TRAINS, &v) < 0) return 2; spec.trains = (uint32_t)v; break;
+        case 'l': if (parse_num("--train-len", optarg, 4, NMP_TRAIN_MAX, &v) < 0) return 2; spec.train_len = (uint32_t)v; break;
+        case 's': if (parse_num("--size", optarg, NMP_FRAME_HDR, NMP_FRAME_MAX, &v) < 0) return 2; spec.size = (uint32_t)v; break;
+        case 'k': if (parse_num("--skip", optarg, 1, NMP_TRAIN_MAX, &v) < 0) return 2; spec.skip = (uint32_t)v; break;
+        case 'g': if (parse_num("--gap-us", optarg, 100, 10e6, &v) < 0) return 2; spec.gap_ns = (uint64_t)(v * 1e3); break;
+        case 't': if (parse_num("--timeout-ms", optarg, 0, 60000, &v) < 0) return 2; spec.timeout_ns = (uint64_t)(v * 1e6); break;
+        case 'T': if (parse_num("--ttl", optarg, 1, 255, &v) < 0) return 2; spec.ttl = (int)v; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (spec.host == NULL) {
+        fprintf(stderr, "nmprobe: --host is required\n");
+        return 2;
+    }
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_capacity_result r;
+    char err[NMP_ERRLEN];
+    nmp_monotime_ns t0 = nmp_mono_now();
+    int rc = nmp_capacity_run(&spec, &ctl, &r, err, sizeof(err));
+    double elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;
+    if (rc < 0 && rc != -ECANCELED) {
+        fprintf(stderr, "nmprobe capacity: %s\n", err);
+        return 1;
+    }
+    if (json) {
+        printf("{\n  \"test\": \"capacity\",\n  \"cancelled\": %s,\n", rc == -ECANCELED ? "true" : "false");
+        printf("  \"localAddress\": \"%s\",\n  \"remoteAddress\": \"%s\",\n  \"remotePort\": %d,\n", r.local_addr,
+               r.remote_addr, r.remote_port);
+        printf("  \"trains\": %u,\n  \"trainsSent\": %u,\n  \"trainsUsed\": %u,\n", r.trains, r.trains_sent,
+               r.trains_used);
+        printf("  \"discardedLoss\": %u,\n  \"discardedReordered\": %u,\n  \"discardedSenderLimited\": %u,\n",
+               r.discarded_loss, r.discarded_reorder, r.discarded_sender);
+        printf("  \"trainLength\": %u,\n  \"packetSize\": %u,\n  \"skip\": %u,\n  \"gapNanos\": %llu,\n", r.train_len,
+               r.size, r.skip, (unsigned long long)r.gap_ns);
+        printf("  \"framesSent\": %u,\n  \"framesReceived\": %u,\n  \"frameOverheadBytes\": %u,\n"
+               "  \"wireOverheadBytes\": %u,\n",
+               r.frames_sent, r.frames_received, r.frame_overhead, r.wire_overhead);
+        jnum("pilotSpanMs", r.pilot_span_ns / 1e6, 1);
+        jnum("userMbps", r.user_mbps, 1);
+        jnum("frameMbps", r.frame_mbps, 1);
+        jnum("wireMbps", r.wire_mbps, 1);
+        jnum("p10Mbps", r.p10_mbps, 1);
+        jnum("p25Mbps", r.p25_mbps, 1);
+        jnum("p75Mbps", r.p75_mbps, 1);
+        jnum("p90Mbps", r.p90_mbps, 1);
+        jnum("iqrMbps", r.iqr_mbps, 1);
+        jnum("headUserMbps", r.head_user_mbps, 1);
+        jnum("elapsedMs", elapsed_ms, 1);
+        printf("  \"perTrain\": [\n");
+        for (uint32_t t = 0; t < r.trains; t++) {
+            printf("    {\"userMbps\": ");
+            if (isnan(r.train_user_mbps[t])) printf("null");
+            else printf("%.4f", r.train_user_mbps[t]);
+            printf(", \"received\": %u, \"status\": \"%s\"}%s\n", r.train_received[t],
+                   train_status_name(r.train_status[t]), t + 1 < r.trains ? "," : "");
+        }
+        printf("  ]\n}\n");
+    } else {
+        printf("capacity to %s (%s): %.2f Mbit/s user (payload), %.2f frame (+%u B headers), %.2f wire (+%u B)\n",
+               spec.host, r.remote_addr, r.user_mbps, r.frame_mbps, r.frame_overhead, r.wire_mbps, r.wire_overhead);
+        printf("  spread (user): p10 %.2f p25 %.2f p75 %.2f p90 %.2f IQR %.2f Mbit/s\n", r.p10_mbps, r.p25_mbps,
+               r.p75_mbps, r.p90_mbps, r.iqr_mbps);
+        printf("  trains: %u used of %u sent (%u loss, %u reordered, %u sender-limited), %u frames of %u B, skip %u, "
+               "gap %.2f ms\n",
+               r.trains_used, r.trains_sent, r.discarded_loss, r.discarded_reorder, r.discarded_sender, r.train_len,
+               r.size, r.skip, r.gap_ns / 1e6);
+        printf("  head (skipped) dispersion %.2f Mbit/s; %u of %u frames received; %.0f ms\n", r.head_user_mbps,
+               r.frames_received, r.frames_sent, elapsed_ms);
+    }
+    nmp_capacity_result_free(&r);
+    return rc < 0 ? 1 : 0;
+}
+
+/* ---- avail: rate scan ---- */
+
+static int cmd_avail(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, 'H'},       {"port", required_argument, NULL, 'p'},
+        {"size", required_argument, NULL, 's'},       {"min-mbps", required_argument, NULL, 'm'},
+        {"max-mbps", required_argument, NULL, 'M'},   {"step-mbps", required_argument, NULL, 'S'},
+        {"refine", required_argument, NULL, 'r'},     {"step-ms", required_argument, NULL, 'd'},
+        {"pause-ms", required_argument, NULL, 'P'},   {"loss-percent", required_argument, NULL, 'L'},
+        {"rate-tolerance", required_argument, NULL, 'R'}, {"delay-ms", required_argument, NULL, 'D'},
+        {"timeout-ms", required_argument, NULL, 't'}, {"ttl", required_argument, NULL, 'T'},
+        {"json", no_argument, NULL, 'j'},             {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    nmp_avail_spec spec = {.port = NMP_DEFAULT_PORT, .refine = 4};
+    int c, json = 0;
+    double v;
+    while ((c = getopt_long(argc, argv, "H:p:s:m:M:S:r:d:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'H': spec.host = optarg; break;
+        case 'p': if (parse_num("--port", optarg, 1, 65535, &v) < 0) return 2; spec.port = (int)v; break;
+        case 's': if (parse_num("--size", optarg, NMP_FRAME_HDR, NMP_FRAME_MAX, &v) < 0) return 2; spec.size = (uint32_t)v; break;
+        case 'm': if (parse_num("--min-mbps", optarg, 0.1, 100000, &v) < 0) return 2; spec.min_mbps = v; break;
+        case 'M': if (parse_num("--max-mbps", optarg, 0.1, 100000, &v) < 0) return 2; spec.max_mbps = v; break;
+        case 'S': if (parse_num("--step-mbps", optarg, 0.01, 100000, &v) < 0) return 2; spec.step_mbps = v; break;
+        case 'r': if (parse_num("--refine", optarg, 0, 20, &v) < 0) return 2; spec.refine = (uint32_t)v; break;
+        case 'd': if (parse_num("--step-ms", optarg, 10, 10000, &v) < 0) return 2; spec.step_ns = (uint64_t)(v * 1e6); break;
+        case 'P': if (parse_num("--pause-ms", optarg, 0, 10000, &v) < 0) return 2; spec.pause_ns = (uint64_t)(v * 1e6); break;
+        case 'L': if (parse_num("--loss-percent", optarg, 0.001, 100, &v) < 0) return 2; spec.loss_percent = v; break;
+        case 'R': if (parse_num("--rate-tolerance", optarg, 0.001, 0.5, &v) < 0) return 2; spec.rate_tolerance = v; break;
+        case 'D': if (parse_num("--delay-ms", optarg, 0.001, 10000, &v) < 0) return 2; spec.delay_threshold_ns = (uint64_t)(v * 1e6); break;
+        case 't': if (parse_num("--timeout-ms", optarg, 0, 60000, &v) < 0) return 2; spec.timeout_ns = (uint64_t)(v * 1e6); break;
+        case 'T': if (parse_num("--ttl", optarg, 1, 255, &v) < 0) return 2; spec.ttl = (int)v; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (spec.host == NULL || spec.max_mbps <= 0) {
+        fprintf(stderr, "nmprobe: --host and --max-mbps are required\n");
+        return 2;
+    }
+    nmp_control ctl = {.cancel = &cancel_flag};
+    nmp_avail_result r;
+    char err[NMP_ERRLEN];
+    nmp_monotime_ns t0 = nmp_mono_now();
+    int rc = nmp_avail_run(&spec, &ctl, &r, err, sizeof(err));
+    double elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;
+    if (rc < 0 && rc != -ECANCELED && r.nsteps == 0) {
+        fprintf(stderr, "nmprobe avail: %s\n", err);
+        return 1;
+    }
+    if (json) {
+        printf("{\n  \"test\": \"avail\",\n  \"cancelled\": %s,\n", rc == -ECANCELED ? "true" : "false");
+        printf("  \"localAddress\": \"%s\",\n  \"remoteAddress\": \"%s\",\n  \"remotePort\": %d,\n", r.local_addr,
+               r.remote_addr, r.remote_port);
+        printf("  \"packetSize\": %u,\n  \"wireOverheadBytes\": %u,\n  \"bracketed\": %s,\n", r.size,
+               r.wire_overhead, r.bracketed ? "true" : "false");
+        jnum("estimateMbps", r.estimate_mbps, 1);
+        jnum("estimateWireMbps", r.estimate_wire_mbps, 1);
+        jnum("lowerMbps", r.lower_mbps, 1);
+        jnum("upperMbps", r.upper_mbps, 1);
+        jnum("elapsedMs", elapsed_ms, 1);
+        printf("  \"steps\": [\n");
+        for (uint32_t i = 0; i < r.nsteps; i++) {
+            const nmp_avail_step *s = &r.steps[i];
+            printf("    {\"offeredMbps\": %.4f, \"sentMbps\": %.4f, \"receivedMbps\": %.4f, \"lossPercent\": %.4f, "
+                   "\"owdMinMs\": %.4f, \"owdMedianMs\": %.4f, \"owdIncreaseMs\": %.4f, \"owdSlopeMsPerS\": %.4f, "
+                   "\"framesSent\": %u, \"framesReceived\": %u, \"delay\": %s, \"rate\": %s, \"loss\": %s, "
+                   "\"senderLimited\": %s, \"refine\": %s}%s\n",
+                   s->offered_mbps, s->sent_mbps, s->recv_mbps, s->loss_percent, s->owd_min_ms, s->owd_median_ms,
+                   s->owd_increase_ms, s->owd_slope_ms_per_s, s->frames_sent, s->frames_received,
+                   s->flags & NMP_AVAIL_DELAY ? "true" : "false", s->flags & NMP_AVAIL_RATE ? "true" : "false",
+                   s->flags & NMP_AVAIL_LOSS ? "true" : "false", s->flags & NMP_AVAIL_SENDER ? "true" : "false",
+                   s->refine ? "true" : "false", i + 1 < r.nsteps ? "," : "");
+        }
+        printf("  ]\n}\n");
+    } else {
+        printf("available bandwidth to %s (%s): ", spec.host, r.remote_addr);
+        if (r.bracketed)
+            printf("%.2f Mbit/s user (%.2f wire), between %.2f and %.2f\n", r.estimate_mbps, r.estimate_wire_mbps,
+                   r.lower_mbps, r.upper_mbps);
+        else if (isnan(r.upper_mbps))
+            printf("at least %.2f Mbit/s user (no step congested)\n", r.lower_mbps);
+        else
+            printf("below %.2f Mbit/s user (the first step congested)\n", r.upper_mbps);
+        printf("  %-9s %9s %9s %7s %9s %10s  %s\n", "offered", "sent", "received", "loss%", "owd ms", "owd +ms",
+               "verdict");
+        for (uint32_t i = 0; i < r.nsteps; i++) {
+            const nmp_avail_step *s = &r.steps[i];
+            printf("  %9.2f %9.2f %9.2f %7.2f %9.3f %10.3f  %s%s%s%s%s\n", s->offered_mbps, s->sent_mbps, s->recv_mbps,
+                   s->loss_percent, s->owd_median_ms, s->owd_increase_ms, s->flags & 7 ? "congested:" : "follows",
+                   s->flags & NMP_AVAIL_DELAY ? " delay" : "", s->flags & NMP_AVAIL_RATE ? " rate" : "",
+                   s->flags & NMP_AVAIL_LOSS ? " loss" : "", s->flags & NMP_AVAIL_SENDER ? " (sender short)" : "");
+        }
+        printf("  %u steps, %.0f ms\n", r.nsteps, elapsed_ms);
+    }
+    if (rc < 0 && rc != -ECANCELED) fprintf(stderr, "nmprobe avail: %s\n", err);
+    return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -652,6 +863,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "scan") == 0) return cmd_scan(argc - 1, argv + 1);
     if (strcmp(argv[1], "tcp") == 0) return cmd_tcp(argc - 1, argv + 1);
     if (strcmp(argv[1], "hops") == 0) return cmd_hops(argc - 1, argv + 1);
-    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream, scan, tcp or hops)\n", argv[1]);
+    if (strcmp(argv[1], "capacity") == 0) return cmd_capacity(argc - 1, argv + 1);
+    if (strcmp(argv[1], "avail") == 0) return cmd_avail(argc - 1, argv + 1);
+    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream, scan, tcp, hops, capacity or avail)\n", argv[1]);
     return 2;
 }

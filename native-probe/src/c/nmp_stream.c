@@ -371,11 +371,12 @@ static void receiver_counters(nmp_stream_result *res, const nmp_ctl_msg *m) {
 static int check_spec(const nmp_stream_spec *s, char *err, size_t errlen) {
     if (s->host == NULL || s->host[0] == '\0' || s->port < 1 || s->port > 65535 || s->count < 1 ||
         s->count > 10000000 || s->size < NMP_FRAME_HDR || s->size > NMP_FRAME_MAX || s->ttl < 0 || s->ttl > 255 ||
-        s->interval_ns > 60000000000ull || s->timeout_ns > 60000000000ull || s->hist_bins > NMP_HIST_MAX) {
+        s->interval_ns > 60000000000ull || s->timeout_ns > 60000000000ull || s->hist_bins > NMP_HIST_MAX ||
+        s->train_len > NMP_TRAIN_MAX) {
         nmp_seterr(err, errlen,
                    "stream: parameter out of range (host non-empty, port 1..65535, count 1..10000000, size %d..%d, "
-                   "ttl 0..255, interval and timeout <= 60 s, hist_bins <= %d)",
-                   NMP_FRAME_HDR, NMP_FRAME_MAX, NMP_HIST_MAX);
+                   "ttl 0..255, interval and timeout <= 60 s, hist_bins <= %d, train_len <= %d)",
+                   NMP_FRAME_HDR, NMP_FRAME_MAX, NMP_HIST_MAX, NMP_TRAIN_MAX);
         return -EINVAL;
     }
     return 0;
@@ -406,8 +407,12 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     }
     res->remote_port = spec->port;
     uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
+    /* trains: frames go back to back within a train; the responder is told the mean spacing */
+    uint32_t train = spec->train_len > 1 ? spec->train_len : 1;
+    uint64_t declared = spec->interval_ns / train;
+    if (declared == 0 && spec->interval_ns > 0) declared = 1;
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
-                   n, spec->size, (unsigned long long)spec->interval_ns, (unsigned long long)timeout_ms);
+                   n, spec->size, (unsigned long long)declared, (unsigned long long)timeout_ms);
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                          spec->ttl, err, errlen);
     if (rc < 0) goto error;
@@ -425,9 +430,10 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     res->start_wall = nmp_wall_now();
     nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS;
     for (uint32_t i = 0; i < n && !cancelled(t); i++) {
-        if (spec->interval_ns > 0 || i == 0) nmp_sleep_until(t0 + (nmp_monotime_ns)i * spec->interval_ns, SPIN_NS);
+        if (i % train == 0 && (spec->interval_ns > 0 || i == 0))
+            nmp_sleep_until(t0 + (nmp_monotime_ns)(i / train) * spec->interval_ns, SPIN_NS);
         if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
-        if ((i & 255) == 0) progress(t, 0);
+        if (train > 1 ? i % train == train - 1 : (i & 255) == 0) progress(t, 0); /* never inside a train */
     }
     if (nmp_host_sample(&ha, e2, sizeof(e2)) < 0) ha.valid = 0;
     /* let frames in flight arrive, checking for cancel */

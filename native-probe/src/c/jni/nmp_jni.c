@@ -16,10 +16,11 @@
 
 #define PROBE_CLASS "org/nmws/probe/Probe"
 #define CONTROL_CLASS "org/nmws/probe/ProbeControl"
-#define NMP_JNI_ABI 3
+#define NMP_JNI_ABI 4
 
 _Static_assert(sizeof(jint) == sizeof(int32_t), "jint is 32 bits");
 _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong is 64 bits");
+_Static_assert(sizeof(jdouble) == sizeof(double), "jdouble is a C double");
 _Static_assert(org_nmws_probe_Probe_ERRLEN == NMP_ERRLEN, "error buffer sizes agree");
 _Static_assert(org_nmws_probe_Probe_ABI == NMP_JNI_ABI, "Java and C ABI versions agree");
 
@@ -616,7 +617,187 @@ end:
     return rc;
 }
 
+#define CPL(name) org_nmws_probe_Probe_CP_L_##name
+#define CPD(name) org_nmws_probe_Probe_CP_D_##name
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nCapacity(
+    JNIEnv *env, jclass cls, jbyteArray host, jint port, jint trains, jint train_len, jint size, jint skip,
+    jlong gap_ns, jlong timeout_ns, jint ttl_out, jobject cancel_buf, jobject control, jlongArray sumL,
+    jdoubleArray sumD, jobjectArray addrs, jdoubleArray mbps, jintArray status, jintArray received,
+    jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_capacity_result res;
+    memset(&res, 0, sizeof(res));
+    if (trains < 1 || trains > NMP_CAP_MAX_TRAINS || train_len < 4 || train_len > NMP_TRAIN_MAX || size < 0 ||
+        skip < 0 || gap_ns < 0 || timeout_ns < 0 || ttl_out < 0 || !len_at_least(env, sumL, org_nmws_probe_Probe_CP_LONGS) ||
+        !len_at_least(env, sumD, org_nmws_probe_Probe_CP_DOUBLES) || !len_at_least(env, addrs, 2) ||
+        !len_at_least(env, mbps, trains) || !len_at_least(env, status, trains) ||
+        !len_at_least(env, received, trains)) {
+        put_err(env, errbuf, "capacity: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_capacity_spec spec = {.host = hostz, .port = port, .trains = (uint32_t)trains, .train_len = (uint32_t)train_len,
+                              .size = (uint32_t)size, .skip = (uint32_t)skip, .gap_ns = (uint64_t)gap_ns,
+                              .timeout_ns = (uint64_t)timeout_ns, .ttl = ttl_out};
+    int rc = nmp_capacity_run(&spec, &ctl, &res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    jlong l[org_nmws_probe_Probe_CP_LONGS];
+    jdouble d[org_nmws_probe_Probe_CP_DOUBLES];
+    l[CPL(TRAINS)] = res.trains;
+    l[CPL(TRAINS_SENT)] = res.trains_sent;
+    l[CPL(TRAINS_USED)] = res.trains_used;
+    l[CPL(DISCARDED_LOSS)] = res.discarded_loss;
+    l[CPL(DISCARDED_REORDER)] = res.discarded_reorder;
+    l[CPL(DISCARDED_SENDER)] = res.discarded_sender;
+    l[CPL(TRAIN_LENGTH)] = res.train_len;
+    l[CPL(SIZE)] = res.size;
+    l[CPL(SKIP)] = res.skip;
+    l[CPL(GAP_NS)] = (jlong)res.gap_ns;
+    l[CPL(FRAMES_SENT)] = res.frames_sent;
+    l[CPL(FRAMES_RECEIVED)] = res.frames_received;
+    l[CPL(FRAME_OVERHEAD)] = res.frame_overhead;
+    l[CPL(WIRE_OVERHEAD)] = res.wire_overhead;
+    l[CPL(START_EPOCH)] = res.start_wall;
+    l[CPL(END_EPOCH)] = res.end_wall;
+    l[CPL(REMOTE_PORT)] = res.remote_port;
+    l[CPL(CANCELLED)] = rc == -ECANCELED;
+    d[CPD(USER_MBPS)] = res.user_mbps;
+    d[CPD(FRAME_MBPS)] = res.frame_mbps;
+    d[CPD(WIRE_MBPS)] = res.wire_mbps;
+    d[CPD(P10)] = res.p10_mbps;
+    d[CPD(P25)] = res.p25_mbps;
+    d[CPD(P75)] = res.p75_mbps;
+    d[CPD(P90)] = res.p90_mbps;
+    d[CPD(IQR)] = res.iqr_mbps;
+    d[CPD(HEAD_MBPS)] = res.head_user_mbps;
+    d[CPD(PILOT_SPAN_MS)] = res.pilot_span_ns / 1e6;
+    (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_CP_LONGS, l);
+    (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_CP_DOUBLES, d);
+    if (res.train_user_mbps != NULL && res.trains == (uint32_t)trains) {
+        (*env)->SetDoubleArrayRegion(env, mbps, 0, trains, res.train_user_mbps);
+        (*env)->SetIntArrayRegion(env, status, 0, trains, (const jint *)res.train_status);
+        (*env)->SetIntArrayRegion(env, received, 0, trains, (const jint *)res.train_received);
+    }
+    jstring a = (*env)->NewStringUTF(env, res.local_addr);
+    if (a) (*env)->SetObjectArrayElement(env, addrs, 0, a);
+    a = (*env)->NewStringUTF(env, res.remote_addr);
+    if (a) (*env)->SetObjectArrayElement(env, addrs, 1, a);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    nmp_capacity_result_free(&res);
+    free(hostz);
+    return rc;
+}
+
+#define ABL(name) org_nmws_probe_Probe_AB_L_##name
+#define ABD(name) org_nmws_probe_Probe_AB_D_##name
+#define ABSD(name) org_nmws_probe_Probe_AB_SD_##name
+#define ABSL(name) org_nmws_probe_Probe_AB_SL_##name
+
+_Static_assert(org_nmws_probe_Probe_AB_MAX_STEPS == NMP_AVAIL_MAX_STEPS, "step limits agree");
+_Static_assert(org_nmws_probe_Probe_AB_F_DELAY == NMP_AVAIL_DELAY && org_nmws_probe_Probe_AB_F_RATE == NMP_AVAIL_RATE &&
+                   org_nmws_probe_Probe_AB_F_LOSS == NMP_AVAIL_LOSS && org_nmws_probe_Probe_AB_F_SENDER == NMP_AVAIL_SENDER,
+               "congestion flags agree");
+_Static_assert(NMP_TRAIN_USED == 0 && NMP_TRAIN_LOSS == 1 && NMP_TRAIN_REORDER == 2 && NMP_TRAIN_SENDER == 3 &&
+                   NMP_TRAIN_NOT_SENT == 4,
+               "train status codes match CapacityResult.TrainStatus ordinals");
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nAvailableBandwidth(
+    JNIEnv *env, jclass cls, jbyteArray host, jint port, jint size, jdouble min_mbps, jdouble max_mbps,
+    jdouble step_mbps, jint refine, jlong step_ns, jlong pause_ns, jdouble loss_percent, jdouble rate_tolerance,
+    jlong delay_ns, jlong timeout_ns, jint ttl_out, jobject cancel_buf, jobject control, jlongArray sumL,
+    jdoubleArray sumD, jobjectArray addrs, jdoubleArray stepD, jlongArray stepL, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    if (size < 0 || refine < 0 || step_ns < 0 || pause_ns < 0 || delay_ns < 0 || timeout_ns < 0 || ttl_out < 0 ||
+        !len_at_least(env, sumL, org_nmws_probe_Probe_AB_LONGS) ||
+        !len_at_least(env, sumD, org_nmws_probe_Probe_AB_DOUBLES) || !len_at_least(env, addrs, 2) ||
+        !len_at_least(env, stepD, NMP_AVAIL_MAX_STEPS * org_nmws_probe_Probe_AB_SD) ||
+        !len_at_least(env, stepL, NMP_AVAIL_MAX_STEPS * org_nmws_probe_Probe_AB_SL)) {
+        put_err(env, errbuf, "availableBandwidth: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    nmp_avail_result *res = malloc(sizeof(*res));
+    if (res == NULL) {
+        free(hostz);
+        put_err(env, errbuf, "availableBandwidth: out of memory");
+        return -ENOMEM;
+    }
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_avail_spec spec = {.host = hostz, .port = port, .size = (uint32_t)size, .min_mbps = min_mbps,
+                           .max_mbps = max_mbps, .step_mbps = step_mbps, .refine = (uint32_t)refine,
+                           .step_ns = (uint64_t)step_ns, .pause_ns = (uint64_t)pause_ns,
+                           .loss_percent = loss_percent, .rate_tolerance = rate_tolerance,
+                           .delay_threshold_ns = (uint64_t)delay_ns, .timeout_ns = (uint64_t)timeout_ns,
+                           .ttl = ttl_out};
+    int rc = nmp_avail_run(&spec, &ctl, res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    jlong l[org_nmws_probe_Probe_AB_LONGS];
+    jdouble d[org_nmws_probe_Probe_AB_DOUBLES];
+    l[ABL(NSTEPS)] = res->nsteps;
+    l[ABL(BRACKETED)] = res->bracketed;
+    l[ABL(SIZE)] = res->size;
+    l[ABL(WIRE_OVERHEAD)] = res->wire_overhead;
+    l[ABL(START_EPOCH)] = res->start_wall;
+    l[ABL(END_EPOCH)] = res->end_wall;
+    l[ABL(REMOTE_PORT)] = res->remote_port;
+    l[ABL(CANCELLED)] = rc == -ECANCELED;
+    d[ABD(ESTIMATE_MBPS)] = res->estimate_mbps;
+    d[ABD(ESTIMATE_WIRE_MBPS)] = res->estimate_wire_mbps;
+    d[ABD(LOWER_MBPS)] = res->lower_mbps;
+    d[ABD(UPPER_MBPS)] = res->upper_mbps;
+    (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_AB_LONGS, l);
+    (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_AB_DOUBLES, d);
+    for (uint32_t i = 0; i < res->nsteps && i < NMP_AVAIL_MAX_STEPS; i++) {
+        const nmp_avail_step *st = &res->steps[i];
+        jdouble sd[org_nmws_probe_Probe_AB_SD];
+        jlong sl[org_nmws_probe_Probe_AB_SL];
+        sd[ABSD(OFFERED)] = st->offered_mbps;
+        sd[ABSD(SENT)] = st->sent_mbps;
+        sd[ABSD(RECEIVED)] = st->recv_mbps;
+        sd[ABSD(LOSS)] = st->loss_percent;
+        sd[ABSD(OWD_MIN_MS)] = st->owd_min_ms;
+        sd[ABSD(OWD_MEDIAN_MS)] = st->owd_median_ms;
+        sd[ABSD(OWD_INCREASE_MS)] = st->owd_increase_ms;
+        sd[ABSD(OWD_SLOPE)] = st->owd_slope_ms_per_s;
+        sl[ABSL(FRAMES_SENT)] = st->frames_sent;
+        sl[ABSL(FRAMES_RECEIVED)] = st->frames_received;
+        sl[ABSL(FLAGS)] = st->flags;
+        sl[ABSL(REFINE)] = st->refine;
+        (*env)->SetDoubleArrayRegion(env, stepD, (jsize)i * org_nmws_probe_Probe_AB_SD, org_nmws_probe_Probe_AB_SD, sd);
+        (*env)->SetLongArrayRegion(env, stepL, (jsize)i * org_nmws_probe_Probe_AB_SL, org_nmws_probe_Probe_AB_SL, sl);
+    }
+    jstring a = (*env)->NewStringUTF(env, res->local_addr);
+    if (a) (*env)->SetObjectArrayElement(env, addrs, 0, a);
+    a = (*env)->NewStringUTF(env, res->remote_addr);
+    if (a) (*env)->SetObjectArrayElement(env, addrs, 1, a);
+    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+end:
+    free(res);
+    free(hostz);
+    return rc;
+}
+
 static const JNINativeMethod probe_methods[] = {
+    {"nCapacity", "([BIIIIIJJILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[D[I[I[B)I",
+     (void *)Java_org_nmws_probe_Probe_nCapacity},
+    {"nAvailableBandwidth",
+     "([BIIDDDIJJDDJJILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[D[J[B)I",
+     (void *)Java_org_nmws_probe_Probe_nAvailableBandwidth},
     {"nHopList", "([BIIIIIIIILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[J[D[B)I",
      (void *)Java_org_nmws_probe_Probe_nHopList},
     {"nTcpStream",

@@ -16,7 +16,7 @@ import java.util.Optional;
 public final class Probe {
 
   /** Bumped whenever the native call layout below changes; checked against the library. */
-  static final int ABI = 3;
+  static final int ABI = 4;
 
   // Layout of the summary arrays passed to nRoundTrip. javac -h exports these constants into the
   // generated header, which the C side includes, so both sides share one definition.
@@ -206,6 +206,73 @@ public final class Probe {
   static final int HL_DESTINATION = 5;
   static final int HL_UNREACHABLE = 6;
   static final int HL = 7;
+
+  // Layout of the arrays passed to nCapacity.
+  static final int CP_L_TRAINS = 0;
+  static final int CP_L_TRAINS_SENT = 1;
+  static final int CP_L_TRAINS_USED = 2;
+  static final int CP_L_DISCARDED_LOSS = 3;
+  static final int CP_L_DISCARDED_REORDER = 4;
+  static final int CP_L_DISCARDED_SENDER = 5;
+  static final int CP_L_TRAIN_LENGTH = 6;
+  static final int CP_L_SIZE = 7;
+  static final int CP_L_SKIP = 8;
+  static final int CP_L_GAP_NS = 9;
+  static final int CP_L_FRAMES_SENT = 10;
+  static final int CP_L_FRAMES_RECEIVED = 11;
+  static final int CP_L_FRAME_OVERHEAD = 12;
+  static final int CP_L_WIRE_OVERHEAD = 13;
+  static final int CP_L_START_EPOCH = 14;
+  static final int CP_L_END_EPOCH = 15;
+  static final int CP_L_REMOTE_PORT = 16;
+  static final int CP_L_CANCELLED = 17;
+  static final int CP_LONGS = 18;
+  static final int CP_D_USER_MBPS = 0;
+  static final int CP_D_FRAME_MBPS = 1;
+  static final int CP_D_WIRE_MBPS = 2;
+  static final int CP_D_P10 = 3;
+  static final int CP_D_P25 = 4;
+  static final int CP_D_P75 = 5;
+  static final int CP_D_P90 = 6;
+  static final int CP_D_IQR = 7;
+  static final int CP_D_HEAD_MBPS = 8;
+  static final int CP_D_PILOT_SPAN_MS = 9;
+  static final int CP_DOUBLES = 10;
+
+  // Layout of the arrays passed to nAvailableBandwidth (step i at i * AB_SL / i * AB_SD).
+  static final int AB_MAX_STEPS = 64;
+  static final int AB_L_NSTEPS = 0;
+  static final int AB_L_BRACKETED = 1;
+  static final int AB_L_SIZE = 2;
+  static final int AB_L_WIRE_OVERHEAD = 3;
+  static final int AB_L_START_EPOCH = 4;
+  static final int AB_L_END_EPOCH = 5;
+  static final int AB_L_REMOTE_PORT = 6;
+  static final int AB_L_CANCELLED = 7;
+  static final int AB_LONGS = 8;
+  static final int AB_D_ESTIMATE_MBPS = 0;
+  static final int AB_D_ESTIMATE_WIRE_MBPS = 1;
+  static final int AB_D_LOWER_MBPS = 2;
+  static final int AB_D_UPPER_MBPS = 3;
+  static final int AB_DOUBLES = 4;
+  static final int AB_SD_OFFERED = 0;
+  static final int AB_SD_SENT = 1;
+  static final int AB_SD_RECEIVED = 2;
+  static final int AB_SD_LOSS = 3;
+  static final int AB_SD_OWD_MIN_MS = 4;
+  static final int AB_SD_OWD_MEDIAN_MS = 5;
+  static final int AB_SD_OWD_INCREASE_MS = 6;
+  static final int AB_SD_OWD_SLOPE = 7;
+  static final int AB_SD = 8;
+  static final int AB_SL_FRAMES_SENT = 0;
+  static final int AB_SL_FRAMES_RECEIVED = 1;
+  static final int AB_SL_FLAGS = 2;
+  static final int AB_SL_REFINE = 3;
+  static final int AB_SL = 4;
+  static final int AB_F_DELAY = 1;
+  static final int AB_F_RATE = 2;
+  static final int AB_F_LOSS = 4;
+  static final int AB_F_SENDER = 8;
 
   static final int ERRLEN = 256;
 
@@ -567,6 +634,117 @@ public final class Probe {
         info[3] != 0);
   }
 
+  /** Runs a capacity test without progress or cancellation. */
+  public static CapacityResult capacity(CapacitySpec spec) {
+    return capacity(spec, new ProbeControl());
+  }
+
+  /**
+   * Estimates the path capacity (path.bandwidth.capacity) to an nmprobe responder by packet-train
+   * dispersion: a pilot train (unless {@link CapacitySpec#gapNanos()} is set), then the trains in
+   * one stream session. Progress counts frames of the trains. Cancelling stops between trains;
+   * the result then has {@code cancelled() == true} and the trains sent so far.
+   *
+   * @throws ProbeException as {@link #roundTrip(RoundTripSpec, ProbeControl)}
+   */
+  public static CapacityResult capacity(CapacitySpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("capacity");
+    int n = spec.trains();
+    long[] l = new long[CP_LONGS];
+    double[] d = new double[CP_DOUBLES];
+    String[] addrs = new String[2];
+    double[] mbps = new double[n];
+    int[] status = new int[n];
+    int[] received = new int[n];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nCapacity(spec.host().getBytes(StandardCharsets.UTF_8), spec.port(), n,
+          spec.trainLength(), spec.packetSize(), spec.skip(), spec.gapNanos(),
+          spec.timeoutNanos(), spec.ttl(), control.cancelFlag(), control, l, d, addrs, mbps,
+          status, received, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("capacity", -rc, message(err));
+    }
+    CapacityResult.TrainStatus[] st = new CapacityResult.TrainStatus[n];
+    for (int i = 0; i < n; i++) {
+      st[i] = CapacityResult.TrainStatus.of(status[i]);
+    }
+    return new CapacityResult(
+        new CapacityResult.Estimate(d[CP_D_USER_MBPS], d[CP_D_FRAME_MBPS], d[CP_D_WIRE_MBPS]),
+        new CapacityResult.Spread(d[CP_D_P10], d[CP_D_P25], d[CP_D_P75], d[CP_D_P90], d[CP_D_IQR]),
+        d[CP_D_HEAD_MBPS],
+        new CapacityResult.Trains((int) l[CP_L_TRAINS], (int) l[CP_L_TRAINS_SENT],
+            (int) l[CP_L_TRAINS_USED], (int) l[CP_L_DISCARDED_LOSS],
+            (int) l[CP_L_DISCARDED_REORDER], (int) l[CP_L_DISCARDED_SENDER],
+            (int) l[CP_L_TRAIN_LENGTH], (int) l[CP_L_SIZE], (int) l[CP_L_SKIP], l[CP_L_GAP_NS],
+            d[CP_D_PILOT_SPAN_MS], (int) l[CP_L_FRAMES_SENT], (int) l[CP_L_FRAMES_RECEIVED],
+            (int) l[CP_L_FRAME_OVERHEAD], (int) l[CP_L_WIRE_OVERHEAD]),
+        mbps, st, received, l[CP_L_START_EPOCH], l[CP_L_END_EPOCH], addrs[0], addrs[1],
+        (int) l[CP_L_REMOTE_PORT], l[CP_L_CANCELLED] != 0);
+  }
+
+  /** Runs an available-bandwidth rate scan without progress or cancellation. */
+  public static AvailableBandwidthResult availableBandwidth(AvailableBandwidthSpec spec) {
+    return availableBandwidth(spec, new ProbeControl());
+  }
+
+  /**
+   * Estimates the available bandwidth (path.bandwidth.available) to an nmprobe responder by a rate
+   * scan of UDP streams, one session per step. Progress counts steps. Cancelling stops the scan;
+   * the result then has {@code cancelled() == true} and the steps so far.
+   *
+   * @throws ProbeException as {@link #roundTrip(RoundTripSpec, ProbeControl)}
+   */
+  public static AvailableBandwidthResult availableBandwidth(
+      AvailableBandwidthSpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("availableBandwidth");
+    long[] l = new long[AB_LONGS];
+    double[] d = new double[AB_DOUBLES];
+    String[] addrs = new String[2];
+    double[] sd = new double[AB_MAX_STEPS * AB_SD];
+    long[] sl = new long[AB_MAX_STEPS * AB_SL];
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nAvailableBandwidth(spec.host().getBytes(StandardCharsets.UTF_8), spec.port(),
+          spec.packetSize(), spec.minMbps(), spec.maxMbps(), spec.stepMbps(), spec.refine(),
+          spec.stepNanos(), spec.pauseNanos(), spec.lossPercent(), spec.rateTolerance(),
+          spec.delayThresholdNanos(), spec.timeoutNanos(), spec.ttl(), control.cancelFlag(),
+          control, l, d, addrs, sd, sl, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("availableBandwidth", -rc, message(err));
+    }
+    List<AvailableBandwidthResult.Step> steps = new ArrayList<>();
+    for (int i = 0; i < (int) l[AB_L_NSTEPS]; i++) {
+      int a = i * AB_SD;
+      int b = i * AB_SL;
+      int flags = (int) sl[b + AB_SL_FLAGS];
+      steps.add(new AvailableBandwidthResult.Step(sd[a + AB_SD_OFFERED], sd[a + AB_SD_SENT],
+          sd[a + AB_SD_RECEIVED], sd[a + AB_SD_LOSS], sd[a + AB_SD_OWD_MIN_MS],
+          sd[a + AB_SD_OWD_MEDIAN_MS], sd[a + AB_SD_OWD_INCREASE_MS], sd[a + AB_SD_OWD_SLOPE],
+          (int) sl[b + AB_SL_FRAMES_SENT], (int) sl[b + AB_SL_FRAMES_RECEIVED],
+          (flags & AB_F_DELAY) != 0, (flags & AB_F_RATE) != 0, (flags & AB_F_LOSS) != 0,
+          (flags & AB_F_SENDER) != 0, sl[b + AB_SL_REFINE] != 0));
+    }
+    return new AvailableBandwidthResult(steps, d[AB_D_ESTIMATE_MBPS], d[AB_D_ESTIMATE_WIRE_MBPS],
+        d[AB_D_LOWER_MBPS], d[AB_D_UPPER_MBPS], l[AB_L_BRACKETED] != 0, (int) l[AB_L_SIZE],
+        (int) l[AB_L_WIRE_OVERHEAD], l[AB_L_START_EPOCH], l[AB_L_END_EPOCH], addrs[0], addrs[1],
+        (int) l[AB_L_REMOTE_PORT], l[AB_L_CANCELLED] != 0);
+  }
+
   private static void requireAvailable(String call) {
     if (UNAVAILABLE != null) {
       throw new ProbeException(
@@ -612,6 +790,50 @@ public final class Probe {
   }
 
   private static native int nAbi();
+
+  private static native int nCapacity(
+      byte[] host,
+      int port,
+      int trains,
+      int trainLength,
+      int packetSize,
+      int skip,
+      long gapNanos,
+      long timeoutNanos,
+      int ttl,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] summaryLongs,
+      double[] summaryDoubles,
+      String[] addresses,
+      double[] trainUserMbps,
+      int[] trainStatus,
+      int[] trainReceived,
+      byte[] errorMessage);
+
+  private static native int nAvailableBandwidth(
+      byte[] host,
+      int port,
+      int packetSize,
+      double minMbps,
+      double maxMbps,
+      double stepMbps,
+      int refine,
+      long stepNanos,
+      long pauseNanos,
+      double lossPercent,
+      double rateTolerance,
+      long delayThresholdNanos,
+      long timeoutNanos,
+      int ttl,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] summaryLongs,
+      double[] summaryDoubles,
+      String[] addresses,
+      double[] stepDoubles,
+      long[] stepLongs,
+      byte[] errorMessage);
 
   private static native int nHopList(
       byte[] host,
