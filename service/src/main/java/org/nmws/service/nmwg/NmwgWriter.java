@@ -110,7 +110,7 @@ public final class NmwgWriter {
             org.nmws.schema.nmwg.Datum d = new org.nmws.schema.nmwg.Datum();
             d.setTimeType("unix");
             d.setTimeValue(unixTime(f.sendEpochNanos()));
-            d.setValue(f.bytes() * 1e9 / f.valueNanos());
+            d.setValue(significant(f.bytes() * 1e9 / f.valueNanos()));
             d.setValueUnits("Bps");
             d.getOtherAttributes().put(DIRECTION, f.ttl() == 0 ? "out" : "in");
             data.getAny().add(d);
@@ -130,7 +130,7 @@ public final class NmwgWriter {
         total.setTimeValue(unixTime(o.start()));
         Double mbps = o.summary().get("throughputMbps");
         if (mbps != null) {
-            total.setThroughput(mbps * 1e6);
+            total.setThroughput(significant(mbps * 1e6));
         }
         data.getAny().add(total);
         if (raw) {
@@ -147,7 +147,7 @@ public final class NmwgWriter {
                 d.setTimeValue(unixTime(e.getKey()));
                 double from = (e.getKey() - first) / 1e9;
                 d.setInterval(String.format(Locale.ROOT, "%.3f-%.3f", from, from + e.getValue()[1] / 1e9));
-                d.setThroughput(e.getValue()[0] * 8e9 / e.getValue()[1]);
+                d.setThroughput(significant(e.getValue()[0] * 8e9 / e.getValue()[1]));
                 data.getAny().add(d);
             }
         }
@@ -190,7 +190,7 @@ public final class NmwgWriter {
         for (Map.Entry<String, Double> e : summary.entrySet()) {
             org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
             fig.setName(e.getKey());
-            fig.setValue(e.getValue());
+            fig.setValue(significant(e.getValue()));
             String units = figureUnits(e.getKey());
             if (units != null) {
                 fig.setUnits(units);
@@ -226,8 +226,8 @@ public final class NmwgWriter {
         summary.setLoss(f.get("lost").longValue());
         summary.setDuplicates(f.get("duplicates").longValue());
         if (f.containsKey("minDelayMs")) {
-            summary.setMinDelay(f.get("minDelayMs") / 1e3);
-            summary.setMaxDelay(f.get("maxDelayMs") / 1e3);
+            summary.setMinDelay(significant(f.get("minDelayMs") / 1e3));
+            summary.setMaxDelay(significant(f.get("maxDelayMs") / 1e3));
         }
         Environment.Clock clock = o.environment().src() == null ? null : o.environment().src().clock();
         if (clock != null && clock.maxErrorUs() != null) {
@@ -238,10 +238,10 @@ public final class NmwgWriter {
         iperf.setTimeType("unix");
         iperf.setTimeValue(unixTime(o.start()));
         if (f.containsKey("receiverUserMbps")) {
-            iperf.setThroughput(f.get("receiverUserMbps") * 1e6);
+            iperf.setThroughput(significant(f.get("receiverUserMbps") * 1e6));
         }
         if (f.containsKey("meanAbsIpdvMs")) {
-            iperf.setJitter(f.get("meanAbsIpdvMs"));
+            iperf.setJitter(significant(f.get("meanAbsIpdvMs")));
         }
         iperf.setLost(f.get("lost").longValue());
         iperf.setSent(f.get("sent").longValue());
@@ -260,6 +260,14 @@ public final class NmwgWriter {
                 data.getAny().add(d);
             }
         }
+    }
+
+    /** Nine significant digits: what the clocks can tell, without binary noise such as 3.8999999999999997E-7. */
+    static double significant(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0) {
+            return v;
+        }
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(9)).doubleValue();
     }
 
     /** Units from a figure's name suffix (the convention of measure/StreamObservations). */
