@@ -1,0 +1,209 @@
+/* nmp_avail.c -- path.bandwidth.available by a rate scan: UDP streams at
+ * rising offered rates (UDPmon's throughput-versus-spacing curve), each step
+ * judged congested when one-way delay grows, the received rate stops
+ * following the sent rate, or frames are lost; a bisection then narrows the
+ * bracket. See nmprobe.h for the definitions. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nmprobe.h"
+
+#define DEFAULT_SIZE 1472
+#define DEFAULT_STEP_NS 500000000ull
+#define DEFAULT_PAUSE_NS 200000000ull
+#define DEFAULT_TIMEOUT_NS 500000000ull
+#define DEFAULT_LOSS 1.0
+#define DEFAULT_TOL 0.03
+#define DEFAULT_DELAY_NS 1000000ull
+#define MIN_FRAMES 20u
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double loss_threshold(const nmp_avail_spec *s) { return s->loss_percent > 0 ? s->loss_percent : DEFAULT_LOSS; }
+static double rate_tol(const nmp_avail_spec *s) { return s->rate_tolerance > 0 ? s->rate_tolerance : DEFAULT_TOL; }
+static double delay_threshold_ms(const nmp_avail_spec *s) {
+    return (double)(s->delay_threshold_ns ? s->delay_threshold_ns : DEFAULT_DELAY_NS) / 1e6;
+}
+
+void nmp_avail_classify(nmp_avail_step *st, const nmp_stream_result *sr, const nmp_avail_spec *spec) {
+    st->sent_mbps = sr->send_user_mbps;
+    st->recv_mbps = sr->recv_user_mbps;
+    st->loss_percent = sr->loss_percent;
+    st->owd_min_ms = sr->owd_min_ns / 1e6;
+    st->owd_median_ms = sr->owd_median_ns / 1e6;
+    st->frames_sent = sr->sent;
+    st->frames_received = sr->received;
+    st->owd_increase_ms = st->owd_slope_ms_per_s = NAN;
+    st->flags = 0;
+    /* one-way delays of the received frames in seq order, with their send times */
+    uint32_t n = sr->requested, k = 0;
+    double *owd = malloc((n ? n : 1) * sizeof(*owd));
+    double *ts = malloc((n ? n : 1) * sizeof(*ts));
+    double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+    if (owd && ts && tmp && sr->owd_ns && sr->send_wall) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (sr->owd_ns[i] < 0) continue;
+            owd[k] = (double)sr->owd_ns[i] / 1e6;
+            ts[k] = (double)(sr->send_wall[i] - sr->first_send_wall) / 1e9;
+            k++;
+        }
+        if (k >= 8) {
+            uint32_t q = k / 4;
+            double first, last;
+            memcpy(tmp, owd, q * sizeof(*tmp));
+            qsort(tmp, q, sizeof(*tmp), cmp_double);
+            nmp_stats_median(tmp, q, &first);
+            memcpy(tmp, owd + (k - q), q * sizeof(*tmp));
+            qsort(tmp, q, sizeof(*tmp), cmp_double);
+            nmp_stats_median(tmp, q, &last);
+            st->owd_increase_ms = last - first;
+            nmp_linfit fit;
+            if (nmp_stats_linfit(ts, owd, k, &fit) == 0) st->owd_slope_ms_per_s = fit.slope;
+        }
+    }
+    free(owd);
+    free(ts);
+    free(tmp);
+    if (!isnan(st->owd_increase_ms) && st->owd_increase_ms > delay_threshold_ms(spec)) st->flags |= NMP_AVAIL_DELAY;
+    if (!(st->recv_mbps >= st->sent_mbps * (1.0 - rate_tol(spec)))) st->flags |= NMP_AVAIL_RATE;
+    if (st->loss_percent > loss_threshold(spec)) st->flags |= NMP_AVAIL_LOSS;
+    if (!(st->sent_mbps >= st->offered_mbps * (1.0 - rate_tol(spec)))) st->flags |= NMP_AVAIL_SENDER;
+}
+
+static int check_spec(const nmp_avail_spec *s, char *err, size_t errlen) {
+    if (s->host == NULL || s->host[0] == '\0' || s->port < 1 || s->port > 65535 ||
+        (s->size != 0 && (s->size < NMP_FRAME_HDR || s->size > NMP_FRAME_MAX)) || !(s->max_mbps >= 0.1) ||
+        !(s->max_mbps <= 100000) || !(s->min_mbps >= 0) || (s->min_mbps != 0 && s->min_mbps < 0.1) ||
+        !(s->min_mbps <= s->max_mbps) || !(s->step_mbps >= 0) || !(s->step_mbps <= s->max_mbps) ||
+        s->refine > 20 || (s->step_ns != 0 && s->step_ns < 10000000ull) || s->step_ns > 10000000000ull ||
+        s->pause_ns > 10000000000ull || !(s->loss_percent >= 0 && s->loss_percent <= 100) ||
+        !(s->rate_tolerance >= 0 && s->rate_tolerance <= 0.5) || s->delay_threshold_ns > 10000000000ull ||
+        s->timeout_ns > 60000000000ull || s->ttl < 0 || s->ttl > 255) {
+        nmp_seterr(err, errlen,
+                   "avail: parameter out of range (host non-empty, port 1..65535, size %d..%d or 0, max_mbps "
+                   "0.1..100000, min_mbps 0.1..max_mbps or 0, step_mbps 0..max_mbps, refine 0..20, step 10 ms..10 s "
+                   "or 0, pause <= 10 s, loss 0..100 %%, rate tolerance 0..0.5, delay threshold <= 10 s, timeout "
+                   "<= 60 s, ttl 0..255)",
+                   NMP_FRAME_HDR, NMP_FRAME_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int cancelled(const nmp_control *ctl) { return ctl && ctl->cancel && *ctl->cancel; }
+
+/* Sleeps ns, waking every 20 ms to look at the cancel flag. */
+static void pause_ns(uint64_t ns, const nmp_control *ctl) {
+    nmp_monotime_ns until = nmp_mono_now() + ns;
+    while (!cancelled(ctl)) {
+        nmp_monotime_ns now = nmp_mono_now();
+        if (now >= until) break;
+        nmp_monotime_ns step = now + 20000000ull;
+        nmp_sleep_until(step < until ? step : until, 0);
+    }
+}
+
+/* Runs one step at 'mbps' and appends it to res. Returns 0, -ECANCELED
+ * (step kept) or another negative code (step not kept). */
+static int run_step(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_result *res, double mbps,
+                    int refine, char *err, size_t errlen) {
+    uint32_t size = res->size;
+    uint64_t step_ns = spec->step_ns ? spec->step_ns : DEFAULT_STEP_NS;
+    double interval = size * 8e3 / mbps; /* ns */
+    double frames = (double)step_ns / interval;
+    uint32_t count = frames < MIN_FRAMES ? MIN_FRAMES : frames > 1000000 ? 1000000 : (uint32_t)frames;
+    nmp_stream_spec ss = {.host = spec->host, .port = spec->port, .count = count, .size = size,
+                          .interval_ns = (uint64_t)(interval + 0.5), .ttl = spec->ttl, .hist_bins = 1,
+                          .timeout_ns = spec->timeout_ns ? spec->timeout_ns : DEFAULT_TIMEOUT_NS,
+                          .connect_timeout_ms = spec->connect_timeout_ms};
+    nmp_control sc = {.cancel = ctl ? ctl->cancel : NULL};
+    nmp_stream_result sr;
+    int rc = nmp_stream_run(&ss, &sc, &sr, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) return rc;
+    nmp_avail_step *st = &res->steps[res->nsteps++];
+    memset(st, 0, sizeof(*st));
+    st->offered_mbps = mbps;
+    st->refine = refine;
+    nmp_avail_classify(st, &sr, spec);
+    if (res->local_addr[0] == '\0') {
+        memcpy(res->local_addr, sr.local_addr, sizeof(res->local_addr));
+        memcpy(res->remote_addr, sr.remote_addr, sizeof(res->remote_addr));
+        res->wire_overhead = sr.wire_overhead;
+    }
+    nmp_stream_result_free(&sr);
+    return rc;
+}
+
+/* The bracket from all steps so far: highest uncongested and lowest
+ * congested sent rate. */
+static void bracket(nmp_avail_result *res) {
+    double lo = 0, hi = NAN;
+    int have_lo = 0;
+    for (uint32_t i = 0; i < res->nsteps; i++) {
+        const nmp_avail_step *s = &res->steps[i];
+        double r = isnan(s->sent_mbps) ? s->offered_mbps : s->sent_mbps;
+        if (s->flags & (NMP_AVAIL_DELAY | NMP_AVAIL_RATE | NMP_AVAIL_LOSS)) {
+            if (isnan(hi) || r < hi) hi = r;
+        } else if (r > lo) {
+            lo = r;
+            have_lo = 1;
+        }
+    }
+    res->lower_mbps = lo;
+    res->upper_mbps = hi;
+    res->bracketed = have_lo && !isnan(hi) && hi > lo;
+    res->estimate_mbps = res->bracketed ? (lo + hi) / 2 : NAN;
+    res->estimate_wire_mbps = res->estimate_mbps * (res->size + res->wire_overhead) / res->size;
+}
+
+int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_result *res, char *err,
+                  size_t errlen) {
+    memset(res, 0, sizeof(*res));
+    res->upper_mbps = res->estimate_mbps = res->estimate_wire_mbps = NAN;
+    int rc = check_spec(spec, err, errlen);
+    if (rc < 0) return rc;
+    res->size = spec->size ? spec->size : DEFAULT_SIZE;
+    res->remote_port = spec->port;
+    res->start_wall = nmp_wall_now();
+    double step = spec->step_mbps > 0 ? spec->step_mbps : spec->max_mbps / 10;
+    double lo = spec->min_mbps > 0 ? spec->min_mbps : step;
+    uint32_t coarse = (uint32_t)floor((spec->max_mbps - lo) / step + 1e-9) + 1;
+    if (coarse + spec->refine > NMP_AVAIL_MAX_STEPS) {
+        nmp_seterr(err, errlen, "avail: %u coarse steps + %u refinements exceed %d steps", coarse, spec->refine,
+                   NMP_AVAIL_MAX_STEPS);
+        return -EINVAL;
+    }
+    uint32_t planned = coarse + spec->refine;
+    int congested = 0;
+    for (uint32_t i = 0; i < coarse && !congested; i++) {
+        if (i > 0) pause_ns(spec->pause_ns ? spec->pause_ns : DEFAULT_PAUSE_NS, ctl);
+        if (cancelled(ctl)) break;
+        rc = run_step(spec, ctl, res, lo + i * step, 0, err, errlen);
+        if (rc < 0) goto end;
+        congested = res->steps[res->nsteps - 1].flags & (NMP_AVAIL_DELAY | NMP_AVAIL_RATE | NMP_AVAIL_LOSS);
+        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, res->nsteps, planned);
+    }
+    bracket(res);
+    for (uint32_t r = 0; r < spec->refine && res->bracketed && !cancelled(ctl); r++) {
+        pause_ns(spec->pause_ns ? spec->pause_ns : DEFAULT_PAUSE_NS, ctl);
+        if (cancelled(ctl)) break;
+        rc = run_step(spec, ctl, res, (res->lower_mbps + res->upper_mbps) / 2, 1, err, errlen);
+        if (rc < 0) goto end;
+        bracket(res);
+        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, res->nsteps, planned);
+    }
+end:
+    bracket(res);
+    res->end_wall = nmp_wall_now();
+    if (rc == 0 && cancelled(ctl)) rc = -ECANCELED;
+    if (rc == -ECANCELED)
+        nmp_seterr(err, errlen, "avail %s:%d: cancelled after %u steps", spec->host, spec->port, res->nsteps);
+    return rc;
+}
