@@ -311,9 +311,7 @@ public class MessageHandler {
                     Consolidation.buckets(found, select.function(), select.resolutionSeconds()));
             return;
         }
-        for (Observation o : found) {
-            w.observation(metadataId, eventType, o, raw);
-        }
+        w.stored(metadataId, eventType, found, raw);
     }
 
     /**

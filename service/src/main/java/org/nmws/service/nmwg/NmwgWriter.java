@@ -43,6 +43,14 @@ public final class NmwgWriter {
     private static final org.nmws.schema.select.ObjectFactory SELECT = new org.nmws.schema.select.ObjectFactory();
     private static final DatatypeFactory DATATYPES = datatypeFactory();
     private static final NmwgPrefixes PREFIXES = new NmwgPrefixes();
+    /** Builders are not thread-safe, and a factory lookup per response showed in the SOAP benchmark. */
+    private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> BUILDER = ThreadLocal.withInitial(() -> {
+        try {
+            return SafeXml.hardenedFactory().newDocumentBuilder();
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException(e);
+        }
+    });
 
     private final Message message = new Message();
     private int nextId = 1;
@@ -88,13 +96,40 @@ public final class NmwgWriter {
 
     /** An observation in the form its clients read, chosen by the test that took it. */
     public void observation(String metadataIdRef, String eventType, Observation o, boolean raw) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o, Long.toString(o.id())).getId());
+        datums(data, o, raw);
+    }
+
+    /**
+     * Stored results as MAs answer them: one metadata per series (same test, path and
+     * parameters; its environment that of the latest result, its key the series' maKey) and
+     * one data holding every result's datums, each stamped with its time.
+     */
+    public void stored(String metadataIdRef, String eventType, java.util.List<Observation> found, boolean raw) {
+        Map<java.util.List<Object>, java.util.List<Observation>> series = new java.util.LinkedHashMap<>();
+        for (Observation o : found) {
+            series.computeIfAbsent(java.util.List.of(o.test(), o.subject(), o.parameters()), k -> new java.util.ArrayList<>()).add(o);
+        }
+        for (java.util.List<Observation> group : series.values()) {
+            Observation latest = group.get(group.size() - 1);
+            String maKey = SeriesKeys.encode(new org.nmws.service.archive.Series(latest.measurementPoint(), latest.test(),
+                    latest.subject(), latest.parameters(), group.size(), group.get(0).start(), latest.start()));
+            Data data = data(resultMetadata(metadataIdRef, eventType, latest, maKey).getId());
+            for (Observation o : group) {
+                datums(data, o, raw);
+            }
+        }
+    }
+
+    /** An observation's datums in the form its clients read, chosen by the test that took it. */
+    private void datums(Data data, Observation o, boolean raw) {
         switch (o.test()) {
-            case ROUND_TRIP -> roundTrip(metadataIdRef, eventType, o, raw);
-            case UDP_STREAM -> stream(metadataIdRef, eventType, o, raw);
-            case LATENCY_SCAN -> figures(data(resultMetadata(metadataIdRef, eventType, o).getId()), o.summary());
-            case TCP_STREAM -> tcp(metadataIdRef, eventType, o, raw);
-            case HOP_LIST -> hops(metadataIdRef, eventType, o);
-            case UTILIZATION -> utilization(metadataIdRef, eventType, o);
+            case ROUND_TRIP -> roundTrip(data, o, raw);
+            case UDP_STREAM -> stream(data, o, raw);
+            case LATENCY_SCAN -> figures(data, o);
+            case TCP_STREAM -> tcp(data, o, raw);
+            case HOP_LIST -> hops(data, o);
+            case UTILIZATION -> utilization(data, o);
         }
     }
 
@@ -104,8 +139,7 @@ public final class NmwgWriter {
      * Interface counters as SNMP MAs report them: one nmwg:datum per interval and direction
      * with the rate in bytes per second (nmws:direction says in or out), then the figures.
      */
-    private void utilization(String metadataIdRef, String eventType, Observation o) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+    private void utilization(Data data, Observation o) {
         for (Observation.Frame f : o.frames()) {
             org.nmws.schema.nmwg.Datum d = new org.nmws.schema.nmwg.Datum();
             d.setTimeType("unix");
@@ -115,7 +149,7 @@ public final class NmwgWriter {
             d.getOtherAttributes().put(DIRECTION, f.ttl() == 0 ? "out" : "in");
             data.getAny().add(d);
         }
-        figures(data, o.summary());
+        figures(data, o);
     }
 
     /**
@@ -123,8 +157,7 @@ public final class NmwgWriter {
      * one per time-series bin when raw (interval relative to the start, all streams), and
      * every further figure.
      */
-    private void tcp(String metadataIdRef, String eventType, Observation o, boolean raw) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+    private void tcp(Data data, Observation o, boolean raw) {
         org.nmws.schema.iperf.Datum total = new org.nmws.schema.iperf.Datum();
         total.setTimeType("unix");
         total.setTimeValue(unixTime(o.start()));
@@ -151,12 +184,11 @@ public final class NmwgWriter {
                 data.getAny().add(d);
             }
         }
-        figures(data, o.summary());
+        figures(data, o);
     }
 
     /** A hop list: one traceroute datum per probe, the hop from the route in the environment. */
-    private void hops(String metadataIdRef, String eventType, Observation o) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+    private void hops(Data data, Observation o) {
         Map<Integer, Environment.RouteHop> route = new java.util.HashMap<>();
         if (o.environment().route() != null) {
             for (Environment.RouteHop h : o.environment().route()) {
@@ -182,12 +214,13 @@ public final class NmwgWriter {
             d.setTimeValue(unixTime(f.sendEpochNanos()));
             data.getAny().add(d);
         }
-        figures(data, o.summary());
+        figures(data, o);
     }
 
-    /** One nmws figure per summary entry, with units from its name. */
-    private static void figures(Data data, Map<String, Double> summary) {
-        for (Map.Entry<String, Double> e : summary.entrySet()) {
+    /** One nmws figure per summary entry, with units from its name and the result's time. */
+    private static void figures(Data data, Observation o) {
+        String time = unixTime(o.start());
+        for (Map.Entry<String, Double> e : o.summary().entrySet()) {
             org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
             fig.setName(e.getKey());
             fig.setValue(significant(e.getValue()));
@@ -195,17 +228,19 @@ public final class NmwgWriter {
             if (units != null) {
                 fig.setUnits(units);
             }
+            fig.setTimeType("unix");
+            fig.setTimeValue(time);
             data.getAny().add(fig);
         }
     }
 
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */
-    private Metadata resultMetadata(String metadataIdRef, String eventType, Observation o) {
+    private Metadata resultMetadata(String metadataIdRef, String eventType, Observation o, String maKey) {
         Metadata md = metadata(metadataIdRef);
         md.getAny().add(subject(o.subject(), md.getId()));
         md.getAny().add(NMWG.createEventType(eventType));
         md.getAny().add(NMWG.createParameters(parameters(o.parameters(), "parameters." + md.getId())));
-        md.getAny().add(key(o.id()));
+        md.getAny().add(key(maKey, md.getId()));
         md.getAny().add(environment(o));
         return md;
     }
@@ -215,8 +250,7 @@ public final class NmwgWriter {
      * the iperf datum (throughput in bits/s, jitter, loss) as bwctl clients read it, one
      * nmws figure per further figure, and one owd datum per frame when asked.
      */
-    private void stream(String metadataIdRef, String eventType, Observation o, boolean raw) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+    private void stream(Data data, Observation o, boolean raw) {
         Map<String, Double> f = o.summary();
         org.nmws.schema.owamp.summary.Datum summary = new org.nmws.schema.owamp.summary.Datum();
         summary.setTimeType("unix");
@@ -246,7 +280,7 @@ public final class NmwgWriter {
         iperf.setLost(f.get("lost").longValue());
         iperf.setSent(f.get("sent").longValue());
         data.getAny().add(iperf);
-        figures(data, f);
+        figures(data, o);
         if (raw) {
             for (Observation.Frame fr : o.frames()) {
                 org.nmws.schema.owamp.owd.Datum d = new org.nmws.schema.owamp.owd.Datum();
@@ -295,8 +329,7 @@ public final class NmwgWriter {
      * archive key and the observation environment; data with the PingER summary datums and,
      * when asked, one ping datum per frame.
      */
-    private void roundTrip(String metadataIdRef, String eventType, Observation o, boolean raw) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o).getId());
+    private void roundTrip(Data data, Observation o, boolean raw) {
         String time = unixTime(o.start());
         for (Map.Entry<String, Double> e : o.summary().entrySet()) {
             org.nmws.schema.pinger.Datum d = new org.nmws.schema.pinger.Datum();
@@ -421,10 +454,10 @@ public final class NmwgWriter {
 
     public Document toDocument() {
         try {
-            Document doc = SafeXml.hardenedFactory().newDocumentBuilder().newDocument();
+            Document doc = BUILDER.get().newDocument();
             marshaller().marshal(message, doc);
             return doc;
-        } catch (JAXBException | ParserConfigurationException e) {
+        } catch (JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
         }
     }
@@ -492,13 +525,6 @@ public final class NmwgWriter {
             p.getParameter().add(param);
         }
         return p;
-    }
-
-    private static Key key(long observationId) {
-        Key key = new Key();
-        key.setId("key." + observationId);
-        key.getParameters().add(parameters(Map.of("maKey", Long.toString(observationId)), "keyParameters." + observationId));
-        return key;
     }
 
     private static org.nmws.schema.environment.Environment environment(Observation o) {
