@@ -50,13 +50,17 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristic/errors/2.0",
             "http://ggf.org/ns/nmwg/characteristic/discards/2.0",
             "utilization"),
+    PATH_BANDWIDTH_CAPACITY("path.bandwidth.capacity", ProbeTest.CAPACITY,
+            "http://ggf.org/ns/nmwg/characteristic/bandwidth/capacity/2.0"),
+    PATH_BANDWIDTH_AVAILABLE("path.bandwidth.available", ProbeTest.AVAILABLE,
+            "http://ggf.org/ns/nmwg/characteristic/bandwidth/available/2.0"),
     PATH_HOPLIST("path.hoplist", ProbeTest.HOP_LIST,
             "http://ggf.org/ns/nmwg/tools/traceroute/2.0",
             "http://ggf.org/ns/nmwg/characteristic/hoplist/2.0",
             "traceroute");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION }
+    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION, CAPACITY, AVAILABLE }
 
     private final String dottedName;
     private final ProbeTest test;

@@ -12,6 +12,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.nmws.probe.AvailableBandwidthResult;
+import org.nmws.probe.AvailableBandwidthSpec;
+import org.nmws.probe.CapacityResult;
+import org.nmws.probe.CapacitySpec;
 import org.nmws.probe.HopListResult;
 import org.nmws.probe.HopListSpec;
 import org.nmws.probe.LatencyScanResult;
@@ -87,6 +91,29 @@ public class MeasurementService {
             }
             case UTILIZATION -> new Measured(utilization(c, subject, parse(() -> UtilizationParameters.parse(nmwgParameters,
                     props.limits().maxDuration()))), true);
+            case CAPACITY -> {
+                BandwidthParameters p = parse(() -> BandwidthParameters.capacity(nmwgParameters, props.responderPort()));
+                String dst = subject.dst().host();
+                CapacityResult r = locked(c.dottedName(), subject, control -> {
+                    CapacityResult result = Probe.capacity(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
+                            p.packetSize(), 0, 0, 500_000_000L, 0), control);
+                    return new Outcome<>(result, result.cancelled(), result.trains().trainsSent(), p.trains());
+                });
+                yield new Measured(archive.save(BandwidthObservations.capacity(subject, p, r, measurementPoint, host)), false);
+            }
+            case AVAILABLE -> {
+                BandwidthParameters p = parse(() -> BandwidthParameters.available(nmwgParameters, props.responderPort()));
+                String dst = subject.dst().host();
+                AvailableBandwidthResult r = locked(c.dottedName(), subject, control -> {
+                    AvailableBandwidthSpec d = AvailableBandwidthSpec.defaults(dst, p.maxMbps());
+                    AvailableBandwidthResult result = Probe.availableBandwidth(new AvailableBandwidthSpec(dst, p.port(),
+                            p.packetSize(), d.minMbps(), d.maxMbps(), d.stepMbps(), d.refine(), Math.round(p.stepSeconds() * 1e9),
+                            d.pauseNanos(), d.lossPercent(), d.rateTolerance(), d.delayThresholdNanos(), d.timeoutNanos(),
+                            d.ttl()), control);
+                    return new Outcome<>(result, result.cancelled(), result.steps().size(), 0);
+                });
+                yield new Measured(archive.save(BandwidthObservations.available(subject, p, r, measurementPoint, host)), false);
+            }
             case UDP_STREAM -> {
                 StreamParameters p = parse(() -> StreamParameters.parse(nmwgParameters, props.responderPort(),
                         props.limits().maxCount(), props.limits().maxDuration()));

@@ -1,0 +1,68 @@
+package org.nmws.service.measure;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.AvailableBandwidthResult;
+import org.nmws.probe.CapacityResult;
+import org.nmws.probe.Probe;
+
+/** Capacity and available-bandwidth estimates as observations: the estimate, its spread or bracket, and the curve. */
+final class BandwidthObservations {
+    private BandwidthObservations() {
+    }
+
+    static Observation capacity(PathSubject subject, BandwidthParameters p, CapacityResult r, String point, HostEnvironment host) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("capacityMbps", r.estimate().userMbps());
+        s.put("capacityFrameMbps", r.estimate().frameMbps());
+        s.put("capacityWireMbps", r.estimate().wireMbps());
+        s.put("p10Mbps", r.spread().p10Mbps());
+        s.put("p25Mbps", r.spread().p25Mbps());
+        s.put("p75Mbps", r.spread().p75Mbps());
+        s.put("p90Mbps", r.spread().p90Mbps());
+        s.put("iqrMbps", r.spread().iqrMbps());
+        s.put("trainHeadMbps", r.headUserMbps());
+        CapacityResult.Trains t = r.trains();
+        s.put("trainsSent", (double) t.trainsSent());
+        s.put("trainsUsed", (double) t.trainsUsed());
+        s.put("trainsDiscardedLoss", (double) t.discardedLoss());
+        s.put("trainsDiscardedReordered", (double) t.discardedReordered());
+        s.put("trainsDiscardedSenderLimited", (double) t.discardedSenderLimited());
+        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+        return observation(Characteristic.ProbeTest.CAPACITY, subject, p.asCapacityNmwg(), r.localAddress(), r.remoteAddress(),
+                r.startEpochNanos(), r.endEpochNanos(), s, point, host);
+    }
+
+    static Observation available(PathSubject subject, BandwidthParameters p, AvailableBandwidthResult r, String point,
+                                 HostEnvironment host) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("availableMbps", r.estimateMbps());
+        s.put("availableWireMbps", r.estimateWireMbps());
+        s.put("lowerMbps", r.lowerMbps());
+        s.put("upperMbps", r.upperMbps());
+        s.put("bracketed", r.bracketed() ? 1.0 : 0.0);
+        List<AvailableBandwidthResult.Step> steps = r.steps();
+        s.put("steps", (double) steps.size());
+        for (int i = 0; i < steps.size(); i++) {
+            AvailableBandwidthResult.Step st = steps.get(i);
+            s.put("step" + i + "OfferedMbps", st.offeredMbps());
+            s.put("step" + i + "ReceivedMbps", st.receivedMbps());
+            s.put("step" + i + "LossPercent", st.lossPercent());
+            s.put("step" + i + "DelayIncreaseMs", st.owdIncreaseMs());
+            s.put("step" + i + "Congested", st.congested() ? 1.0 : 0.0);
+        }
+        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+        return observation(Characteristic.ProbeTest.AVAILABLE, subject, p.asAvailableNmwg(), r.localAddress(), r.remoteAddress(),
+                r.startEpochNanos(), r.endEpochNanos(), s, point, host);
+    }
+
+    private static Observation observation(Characteristic.ProbeTest test, PathSubject subject, Map<String, String> params,
+                                           String local, String remote, long start, long end, Map<String, Double> summary,
+                                           String point, HostEnvironment host) {
+        Environment env = new Environment(host.describe("src", local),
+                new Environment.Host("dst", subject.dst().host(), remote, null, null, null, null, null, null));
+        return new Observation(0, point, test, subject, local, remote, MeasurementService.TOOL, Probe.version(), params, env,
+                MeasurementService.instant(start), MeasurementService.instant(end), summary, List.of());
+    }
+}
