@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
   pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux iperf3"
+  # clang and its runtime for the libFuzzer run of the control-protocol parser
+  pkgs="$pkgs clang libclang-rt-14-dev"
   # the PostgreSQL server the archive tests run against (a private cluster, started below)
   pkgs="$pkgs postgresql"
   # the interoperability tests' independent clients: Python (xmlrpc.client, zeep) and curl
@@ -40,3 +42,17 @@ if [ -z "${NMWS_TEST_PG_URL:-}" ]; then
 fi
 
 ./mvnw -B -ntp install "$@"
+
+# The C unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer (a JVM cannot
+# load an ASan library, so this is a build of its own), then a short libFuzzer run of the
+# control-protocol parser: the responder parses what any peer sends it.
+san=native-probe/target/sanitize
+cmake -S native-probe -B "$san" -DNMP_SANITIZE=ON -DNMP_JNI=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$san" -j2 >/dev/null
+NMP_SKIP_LAB=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$san" --output-on-failure
+if command -v clang >/dev/null; then
+  fuzz=native-probe/target/fuzz
+  cmake -S native-probe -B "$fuzz" -DCMAKE_C_COMPILER=clang -DNMP_FUZZ=ON -DNMP_JNI=OFF >/dev/null
+  cmake --build "$fuzz" -j2 --target fuzz_ctl >/dev/null
+  "$fuzz/fuzz_ctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
+fi
