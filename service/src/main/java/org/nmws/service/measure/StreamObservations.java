@@ -50,6 +50,17 @@ final class StreamObservations {
         s.put("minInterArrivalUs", h.minNanos() / 1e3);
         s.put("meanInterArrivalUs", h.meanNanos() / 1e3);
         s.put("maxInterArrivalUs", h.maxNanos() / 1e3);
+        // The inter-arrival histogram, UDPmon's picture of how the path spaced the frames.
+        long[] counts = h.counts();
+        if (counts.length > 0 && h.binWidthNanos() > 0) {
+            s.put("interArrivalStartUs", h.startNanos() / 1e3);
+            s.put("interArrivalBinWidthUs", h.binWidthNanos() / 1e3);
+            for (int i = 0; i < counts.length; i++) {
+                s.put("interArrivalBin" + i, (double) counts[i]);
+            }
+            s.put("interArrivalUnder", (double) h.under());
+            s.put("interArrivalOver", (double) h.over());
+        }
         UdpStreamResult.LossPattern lp = r.lossPattern();
         s.put("lossIntervals", (double) lp.intervals());
         s.put("lossMeanIntervalFrames", lp.meanIntervalFrames());

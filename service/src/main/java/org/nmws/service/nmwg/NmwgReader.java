@@ -67,11 +67,53 @@ public final class NmwgReader {
                 }
                 case "parameters" -> readParams(c, NmwgNamespaces.SELECT.equals(c.getNamespaceURI()) ? select : params);
                 case "key" -> key = readKey(c);
+                case "time" -> readTime(c, select);
                 default -> { }
             }
         }
         return new RequestMessage.Metadata(id, attr(md, "metadataIdRef"), subject, subjectRef,
                 List.copyOf(eventTypes), List.copyOf(params), List.copyOf(select), key);
+    }
+
+    /**
+     * An nmtm:time in a metadata, as a time window: its start and end (or its one value as
+     * both), read as the select parameters startTime and endTime.
+     */
+    private static void readTime(Element time, List<RequestMessage.Param> into) {
+        Element start = null;
+        Element end = null;
+        for (Element c : children(time)) {
+            switch (c.getLocalName()) {
+                case "start" -> start = c;
+                case "end" -> end = c;
+                default -> { }
+            }
+        }
+        if (start != null || end != null) {
+            if (start != null) {
+                into.add(new RequestMessage.Param("startTime", null, timeValue(start)));
+            }
+            if (end != null) {
+                into.add(new RequestMessage.Param("endTime", null, timeValue(end)));
+            }
+        } else if (timeValue(time) != null && !timeValue(time).isEmpty()) {
+            into.add(new RequestMessage.Param("startTime", null, timeValue(time)));
+            into.add(new RequestMessage.Param("endTime", null, timeValue(time)));
+        }
+    }
+
+    /** A time stamp as nmtm writes it: a value attribute, an nmtm:value child, or text. */
+    private static String timeValue(Element e) {
+        String v = attr(e, "value");
+        if (v != null) {
+            return v;
+        }
+        for (Element c : children(e)) {
+            if ("value".equals(c.getLocalName())) {
+                return c.getTextContent().trim();
+            }
+        }
+        return e.getTextContent().trim();
     }
 
     private static void readParams(Element parameters, List<RequestMessage.Param> into) {
@@ -85,7 +127,9 @@ public final class NmwgReader {
             }
             String value = attr(p, "value");
             if (value == null) {
-                value = p.getTextContent().trim();
+                // perfSONAR also wraps times: <parameter name="startTime"><nmtm:time value="..."/></parameter>
+                Element time = children(p).stream().filter(c -> "time".equals(c.getLocalName())).findFirst().orElse(null);
+                value = time != null ? timeValue(time) : p.getTextContent().trim();
             }
             into.add(new RequestMessage.Param(name, attr(p, "operator"), value));
         }

@@ -167,6 +167,23 @@ class MessageHandlerTest {
     }
 
     @Test
+    void anNmtmTimeWindowSelectsStoredResultsLikeStartAndEndTime() {
+        Instant start = Instant.parse("2026-11-20T11:00:00Z");
+        archive.save(observation(start, "10.1.2.5"));
+        long t = start.getEpochSecond();
+        String select = "<nmwg:metadata id=\"md2\"><select:subject id=\"ss\" metadataIdRef=\"md1\"/>"
+                + "<nmtm:time xmlns:nmtm=\"http://ggf.org/ns/nmwg/time/2.0/\" type=\"unix\"><nmtm:start type=\"unix\" value=\"%d\"/>"
+                + "<nmtm:end type=\"unix\"><nmtm:value>%d</nmtm:value></nmtm:end></nmtm:time></nmwg:metadata>"
+                + "<nmwg:data id=\"d1\" metadataIdRef=\"md2\"/>";
+        Responses hit = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.5", "path.delay.roundTrip", "")
+                + String.format(select, t - 5, t + 5)));
+        assertEquals("0.25", hit.pinger("minRtt"));
+        Responses miss = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.5", "path.delay.roundTrip", "")
+                + String.format(select, t + 5, t + 50)));
+        assertEquals("noData", miss.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+    }
+
+    @Test
     void perFrameDatumsAreReturnedWhenAsked() {
         archive.save(observation(Instant.parse("2026-11-20T10:00:00Z"), "10.1.2.4"));
         Responses r = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.4", "path.delay.roundTrip",
