@@ -76,10 +76,15 @@ public final class NmwsClient {
 
     /** Asks the service to run a round-trip test to dst now, with NMWG parameters (count, packetSize, ...). */
     public Message roundTrip(String dst, Map<String, String> parameters) {
+        return measure(dst, ROUND_TRIP, parameters);
+    }
+
+    /** Asks the service to measure a characteristic (dotted name or eventType) to dst now. */
+    public Message measure(String dst, String eventType, Map<String, String> parameters) {
         Message m = message("MeasurementRequest");
         Metadata md = metadata("metadata1");
         md.getAny().add(pathSubject(dst));
-        md.getAny().add(NMWG.createEventType(ROUND_TRIP));
+        md.getAny().add(NMWG.createEventType(eventType));
         md.getAny().add(NMWG.createParameters(parameters("parameters1", parameters)));
         m.getParametersOrMetadataOrData().add(md);
         m.getParametersOrMetadataOrData().add(data(md.getId()));

@@ -130,6 +130,24 @@ class SoapEndToEndTest {
     }
 
     @Test
+    void theGeneratedSoap12ClientRunsAOneWayStreamAndGetsTheOwampSummary() {
+        Message reply = NmwsClient.soap12(service.baseUrl).measure("127.0.0.1", "path.delay.oneWay",
+                Map.of("count", "300", "packetSize", "500", "interval", "0.0002"));
+        assertEquals(List.of("path.delay.oneWay"), NmwsClient.eventTypes(reply));
+        Element summary = null;
+        for (Element e : new NmwsClient.Response(reply).datums()) {
+            if ("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921/".equals(e.getNamespaceURI())) {
+                summary = e;
+            }
+        }
+        assertNotNull(summary, "the owamp summary datum");
+        assertEquals("300", summary.getAttribute("sent"));
+        assertEquals("0", summary.getAttribute("loss"));
+        double min = Double.parseDouble(summary.getAttribute("min_delay"));
+        assertTrue(min > 0 && min < 0.05, "loopback one-way delay " + min + " s");
+    }
+
+    @Test
     void aPerfsonarStyleRawPostIsAcceptedAsSent() throws Exception {
         HttpResponse<String> resp = service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
                 + "type=\"EchoRequest\" id=\"e1\"><nmwg:metadata id=\"m1\"><nmwg:eventType>"

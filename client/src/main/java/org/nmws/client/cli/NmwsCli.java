@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
 /** The nmws command-line client: echo, run a round-trip test, query stored results. */
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
-        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Query.class})
+        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
@@ -61,6 +61,25 @@ public final class NmwsCli {
             if (port != null) p.put("port", port.toString());
             if (raw) p.put("raw", "true");
             return print(parent.client().roundTrip(dst, p));
+        }
+    }
+
+    @Command(name = "measure", description = "MeasurementRequest for any characteristic to DST now, e.g. "
+            + "measure 10.0.0.2 -c path.delay.oneWay -p count=1000 -p packetSize=200")
+    static final class Measure implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Parameters(index = "0", description = "destination host running nmprobe-responder")
+        String dst;
+        @Option(names = {"-c", "--characteristic"}, required = true,
+                description = "GFD.023 name (path.bandwidth.achievable.TCP, ...) or NMWG eventType URI")
+        String characteristic;
+        @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
+        Map<String, String> parameters = new LinkedHashMap<>();
+
+        @Override
+        public Integer call() {
+            return print(parent.client().measure(dst, characteristic, parameters));
         }
     }
 
