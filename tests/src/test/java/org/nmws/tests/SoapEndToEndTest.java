@@ -148,6 +148,22 @@ class SoapEndToEndTest {
     }
 
     @Test
+    void middlewareGetsDestinationsRankedByTheCostOfATransferFromMeasuredThroughput() throws Exception {
+        Message tcp = NmwsClient.soap11(service.baseUrl).measure("127.0.0.1", "path.bandwidth.achievable.TCP",
+                Map.of("timeDuration", "0.5"));
+        assertEquals(List.of("path.bandwidth.achievable.TCP"), NmwsClient.eventTypes(tcp));
+        HttpResponse<String> resp = service.get("/api/cost?dst=192.0.2.7&dst=127.0.0.1&bytes=1e9");
+        assertEquals(200, resp.statusCode(), resp.body());
+        com.fasterxml.jackson.databind.JsonNode ranked = new com.fasterxml.jackson.databind.ObjectMapper().readTree(resp.body());
+        assertEquals("127.0.0.1", ranked.get(0).get("dst").asText(), resp.body());
+        assertEquals("achievable-tcp", ranked.get(0).get("basis").asText());
+        double rate = ranked.get(0).get("rateMbps").asDouble();
+        assertEquals(8e9 / (rate * 1e6), ranked.get(0).get("seconds").asDouble(), 0.01);
+        assertEquals("none", ranked.get(1).get("basis").asText(), "an unmeasured destination ranks last");
+        assertEquals(400, service.get("/api/cost?dst=127.0.0.1&bytes=-5").statusCode());
+    }
+
+    @Test
     void aPerfsonarStyleRawPostIsAcceptedAsSent() throws Exception {
         HttpResponse<String> resp = service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
                 + "type=\"EchoRequest\" id=\"e1\"><nmwg:metadata id=\"m1\"><nmwg:eventType>"

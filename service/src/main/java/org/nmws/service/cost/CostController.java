@@ -1,0 +1,47 @@
+package org.nmws.service.cost;
+
+import java.time.Duration;
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * GET /api/cost?dst=A&amp;dst=B&amp;bytes=1e9[&amp;maxAge=PT24H]: the destinations ranked by the
+ * estimated time to move that many bytes from this measurement point, with the basis of each
+ * estimate, for brokers and replica managers choosing where to read from or write to.
+ */
+@RestController
+class CostController {
+    private static final int MAX_DESTINATIONS = 100;
+    private final CostService costs;
+
+    CostController(CostService costs) {
+        this.costs = costs;
+    }
+
+    @GetMapping("/api/cost")
+    List<TransferCost> rank(@RequestParam List<String> dst, @RequestParam double bytes,
+                            @RequestParam(defaultValue = "PT24H") Duration maxAge) {
+        if (dst.isEmpty() || dst.size() > MAX_DESTINATIONS) {
+            throw new IllegalArgumentException("give 1.." + MAX_DESTINATIONS + " dst parameters, got " + dst.size());
+        }
+        if (!(bytes >= 1 && bytes <= 1e18)) {
+            throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
+        }
+        if (maxAge.isNegative() || maxAge.isZero()) {
+            throw new IllegalArgumentException("maxAge must be positive, was " + maxAge);
+        }
+        return costs.rank(dst, (long) bytes, maxAge);
+    }
+
+    /** A bad query is the client's: 400 with the reason, never a stack trace. */
+    @ExceptionHandler(IllegalArgumentException.class)
+    @ResponseStatus(HttpStatus.BAD_REQUEST)
+    java.util.Map<String, String> badRequest(IllegalArgumentException e) {
+        return java.util.Map.of("error", e.getMessage());
+    }
+}

@@ -1,0 +1,84 @@
+package org.nmws.service.cost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nmws.service.archive.JdbcArchive;
+import org.nmws.service.archive.TestArchives;
+import org.nmws.service.measure.Characteristic.ProbeTest;
+import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.Environment;
+import org.nmws.service.measure.Observation;
+import org.nmws.service.measure.PathSubject;
+
+class CostServiceTest {
+    static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+    static final long GB = 1_000_000_000L;
+
+    @TempDir
+    Path dir;
+    JdbcArchive archive;
+    CostService costs;
+
+    @BeforeEach
+    void setUp() {
+        archive = TestArchives.sqlite(dir);
+        costs = new CostService(archive, Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    private void store(ProbeTest test, String dst, Instant at, Map<String, Double> summary) {
+        archive.save(new Observation(0, "mp", test, new PathSubject(null, new Endpoint(dst, "ipv4")), "10.0.0.1", dst,
+                "nmprobe", "t", Map.of(), new Environment(null, null), at, at.plusSeconds(1), summary, List.of()));
+    }
+
+    @Test
+    void destinationsAreRankedByEstimatedTimeWithTheBasisOfEachEstimate() {
+        store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minusSeconds(600), Map.of("throughputMbps", 95.5));
+        store(ProbeTest.ROUND_TRIP, "10.0.0.2", NOW.minusSeconds(300), Map.of("medianRtt", 20.0, "lossPercent", 0.0));
+        store(ProbeTest.ROUND_TRIP, "10.0.0.3", NOW.minusSeconds(300), Map.of("medianRtt", 10.0, "lossPercent", 1.0));
+        store(ProbeTest.AVAILABLE, "10.0.0.4", NOW.minusSeconds(60), Map.of("availableMbps", 50.0));
+
+        List<TransferCost> ranked = costs.rank(List.of("10.0.0.5", "10.0.0.3", "10.0.0.4", "10.0.0.2"), GB, Duration.ofHours(24));
+
+        assertEquals(List.of("10.0.0.2", "10.0.0.4", "10.0.0.3", "10.0.0.5"), ranked.stream().map(TransferCost::dst).toList());
+        TransferCost tcp = ranked.get(0);
+        assertEquals("achievable-tcp", tcp.basis());
+        assertEquals(8e9 / 95.5e6 + 0.040, tcp.seconds(), 1e-9, "bytes over rate plus two 20 ms round trips");
+        TransferCost avail = ranked.get(1);
+        assertEquals("available", avail.basis());
+        assertEquals(160.0, avail.seconds(), 1e-9);
+        TransferCost mathis = ranked.get(2);
+        assertEquals("mathis", mathis.basis());
+        // 1448-byte segments, 10 ms RTT, 1 % loss: 1448*8/0.010 * 1.22/sqrt(0.01) = 14.13248 Mbit/s.
+        assertEquals(14.13248, mathis.rateMbps(), 1e-9);
+        assertEquals(8e9 / 14.13248e6 + 0.020, mathis.seconds(), 1e-6);
+        assertNull(ranked.get(3).seconds(), "nothing measured: no estimate, ranked last");
+        assertEquals("none", ranked.get(3).basis());
+    }
+
+    @Test
+    void measurementsOlderThanTheAgeLimitAreNotUsed() {
+        store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minus(Duration.ofDays(2)), Map.of("throughputMbps", 95.5));
+        assertNull(costs.rank(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0).seconds());
+        assertEquals("achievable-tcp", costs.rank(List.of("10.0.0.2"), GB, Duration.ofDays(3)).get(0).basis());
+    }
+
+    @Test
+    void aMeasuredAvailableBandwidthBelowTheTcpRateCapsTheEstimate() {
+        store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minusSeconds(600), Map.of("throughputMbps", 95.5));
+        store(ProbeTest.AVAILABLE, "10.0.0.2", NOW.minusSeconds(60), Map.of("availableMbps", 40.0));
+        TransferCost c = costs.rank(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0);
+        assertEquals("available", c.basis());
+        assertEquals(40.0, c.rateMbps(), 0.0);
+    }
+}
