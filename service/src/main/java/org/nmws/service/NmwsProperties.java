@@ -34,8 +34,12 @@ public record NmwsProperties(
      */
     public record Xml(@DefaultValue("4194304") int maxBytes, @DefaultValue("64") int maxDepth) {
         public Xml {
-            if (maxBytes < 1024) throw new IllegalArgumentException("nmws.xml.max-bytes must be >= 1024, was " + maxBytes);
-            if (maxDepth < 8) throw new IllegalArgumentException("nmws.xml.max-depth must be >= 8, was " + maxDepth);
+            if (maxBytes < 1024 || maxBytes > 256 * 1024 * 1024) {
+                throw new IllegalArgumentException("nmws.xml.max-bytes must be 1024..268435456, was " + maxBytes);
+            }
+            if (maxDepth < 8 || maxDepth > 512) {
+                throw new IllegalArgumentException("nmws.xml.max-depth must be 8..512, was " + maxDepth);
+            }
         }
     }
 
@@ -43,9 +47,27 @@ public record NmwsProperties(
      * @param maxCount most frames one round-trip test may send
      * @param maxDuration longest a single test may run
      * @param maxPairsPerMessage most metadata/data pairs answered in one message
+     * @param maxMeasurementsPerMessage most new tests one message may ask for (each may hold
+     *        a path for maxDuration: a message of many would hold its connection for hours)
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
-                         @DefaultValue("64") int maxPairsPerMessage) {
+                         @DefaultValue("64") int maxPairsPerMessage,
+                         @DefaultValue("4") int maxMeasurementsPerMessage) {
+        public Limits {
+            if (maxCount < 1 || maxCount > 10_000_000) {
+                throw new IllegalArgumentException("nmws.limits.max-count must be 1..10000000, was " + maxCount);
+            }
+            if (maxDuration.isNegative() || maxDuration.toSeconds() < 1 || maxDuration.toHours() > 24) {
+                throw new IllegalArgumentException("nmws.limits.max-duration must be 1 s..24 h, was " + maxDuration);
+            }
+            if (maxPairsPerMessage < 1 || maxPairsPerMessage > 10_000) {
+                throw new IllegalArgumentException("nmws.limits.max-pairs-per-message must be 1..10000, was " + maxPairsPerMessage);
+            }
+            if (maxMeasurementsPerMessage < 1 || maxMeasurementsPerMessage > maxPairsPerMessage) {
+                throw new IllegalArgumentException("nmws.limits.max-measurements-per-message must be 1..max-pairs-per-message, was "
+                        + maxMeasurementsPerMessage);
+            }
+        }
     }
 }

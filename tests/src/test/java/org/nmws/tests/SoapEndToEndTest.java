@@ -199,6 +199,13 @@ class SoapEndToEndTest {
         assertEquals(500, fault.statusCode());
         assertTrue(fault.body().contains("Fault"), fault.body());
 
+        // review: CXF read any envelope whole; the service's 4 MiB limit now holds for SOAP too.
+        String huge = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"EchoRequest\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:eventType>" + "x".repeat(5 * 1024 * 1024) + "</nmwg:eventType></nmwg:metadata></nmwg:message>";
+        HttpResponse<String> tooBig = service.soap11(huge);
+        assertEquals(500, tooBig.statusCode(), "an oversized envelope is a SOAP fault");
+        assertTrue(tooBig.body().contains("Fault") && tooBig.body().length() < 10_000, tooBig.body().length() + " bytes");
+
         assertEquals(List.of("success.echo"), NmwsClient.eventTypes(NmwsClient.soap11(service.baseUrl).echo()));
     }
 

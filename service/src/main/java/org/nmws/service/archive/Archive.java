@@ -20,6 +20,9 @@ public interface Archive {
 
     Optional<Observation> findById(long id, boolean withFrames);
 
+    /** Runs work in one transaction: every save inside it lands, or none does. */
+    <T> T atomically(java.util.function.Supplier<T> work);
+
     /** The distinct series (measurement point, test, subject, parameters) matching the query, oldest first. */
     List<Series> series(SeriesQuery query);
 

@@ -46,10 +46,10 @@ class ArchiveController {
                     .body(Map.of("error", "import is disabled: set nmws.archive.import-enabled=true on this instance"));
         }
         try {
-            long n = NmwgStore.importInto(archive, body);
+            long n = NmwgStore.importAtomically(archive, body);
             return ResponseEntity.ok(Map.of("imported", n));
         } catch (IllegalArgumentException e) {
-            return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
+            return ResponseEntity.badRequest().body(Map.of("error", e.getMessage(), "imported", 0));
         }
     }
 

@@ -108,6 +108,11 @@ public class JdbcArchive implements Archive {
     }
 
     @Override
+    public <T> T atomically(java.util.function.Supplier<T> work) {
+        return tx.execute(status -> work.get());
+    }
+
+    @Override
     public Optional<Observation> findById(long id, boolean withFrames) {
         List<Observation> found = jdbc.query("SELECT * FROM observation WHERE id = ?", rowMapper, id);
         if (found.isEmpty()) {

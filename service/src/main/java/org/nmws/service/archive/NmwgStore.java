@@ -203,6 +203,11 @@ public final class NmwgStore {
      * kept); returns how many. Metadata without the nmws attributes (another NMWG archive's
      * ping data) is read from its eventType, endPointPair and ping datums.
      */
+    /** Metadata kept while waiting for their data; a store puts each just before its data. */
+    static final int MAX_PENDING_METADATA = 10_000;
+    /** Frames of one imported observation held in memory before it is saved. */
+    static final int MAX_FRAMES = 1_000_000;
+
     public static long importInto(Archive archive, InputStream in) {
         XMLInputFactory f = XMLInputFactory.newFactory();
         f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
@@ -221,6 +226,10 @@ public final class NmwgStore {
                 if (!NMWG.equals(r.getNamespaceURI())) {
                     skip(r);
                 } else if (r.getLocalName().equals("metadata")) {
+                    if (metadata.size() >= MAX_PENDING_METADATA) {
+                        throw new IllegalArgumentException("more than " + MAX_PENDING_METADATA
+                                + " nmwg:metadata wait for their nmwg:data: a store lists each metadata just before its data");
+                    }
                     Meta m = readMetadata(r);
                     metadata.put(m.id, m);
                 } else if (r.getLocalName().equals("data")) {
@@ -239,7 +248,15 @@ public final class NmwgStore {
             return saved;
         } catch (XMLStreamException e) {
             throw new IllegalArgumentException("nmwg:store is not well-formed XML: " + e.getMessage(), e);
+        } catch (NullPointerException | ArithmeticException | java.time.DateTimeException e) {
+            // A missing or malformed attribute in the document: the client's error, not ours.
+            throw new IllegalArgumentException("nmwg:store has a missing or malformed value: " + e.getMessage(), e);
         }
+    }
+
+    /** Imports are all or nothing: a document that fails halfway leaves the archive as it was. */
+    public static long importAtomically(Archive archive, InputStream in) {
+        return archive.atomically(() -> importInto(archive, in));
     }
 
     /** What a metadata block says about one observation. */
@@ -361,6 +378,9 @@ public final class NmwgStore {
                 String value = r.getAttributeValue(null, "value");
                 String ttl = r.getAttributeValue(null, "ttl");
                 String bytes = r.getAttributeValue(null, "numBytes");
+                if (frames.size() >= MAX_FRAMES) {
+                    throw new IllegalArgumentException("an observation carries more than " + MAX_FRAMES + " frames");
+                }
                 frames.add(new Observation.Frame(Long.parseLong(r.getAttributeValue(null, "seqNum")),
                         seconds(r.getAttributeValue(null, "timeValue")),
                         value == null ? -1 : new BigDecimal(value).movePointRight(6).longValue(),

@@ -12,15 +12,33 @@ import java.util.Map;
  */
 public record BandwidthParameters(int trains, int trainLength, int packetSize, double maxMbps, double stepSeconds, int port) {
 
-    static BandwidthParameters capacity(Map<String, String> p, int defaultPort) {
-        return new BandwidthParameters(Params.integer(p, "trains", 40, 2, 1000), Params.integer(p, "trainLength", 100, 8, 10000),
-                Params.integer(p, "packetSize", 1472, 200, 9000), 0, 0, Params.integer(p, "port", defaultPort, 1, 65535));
+    static BandwidthParameters capacity(Map<String, String> p, int defaultPort, int maxCount) {
+        int trains = Params.integer(p, "trains", 40, 2, 1000);
+        int length = Params.integer(p, "trainLength", 100, 8, 10000);
+        if ((long) trains * length > maxCount) {
+            throw new IllegalArgumentException("trains " + trains + " x trainLength " + length + " = " + (long) trains * length
+                    + " frames exceeds this service's limit of " + maxCount);
+        }
+        return new BandwidthParameters(trains, length, Params.integer(p, "packetSize", 1472, 200, 9000), 0, 0,
+                Params.integer(p, "port", defaultPort, 1, 65535));
     }
 
-    static BandwidthParameters available(Map<String, String> p, int defaultPort) {
+    /** The engine scans maxMbps in steps of a tenth, then bisects 4 times: at most 15 steps. */
+    static final int MAX_STEPS = 15;
+    /** Per step besides its sending time: the pause that lets queues drain and the wait for the last frame. */
+    static final double STEP_OVERHEAD_SECONDS = 0.7;
+
+    static BandwidthParameters available(Map<String, String> p, int defaultPort, java.time.Duration maxDuration) {
         double max = p.containsKey("bandwidthLimit") ? StreamParameters.bitsPerSecond(p.get("bandwidthLimit")) / 1e6 : 1000;
-        return new BandwidthParameters(0, 0, Params.integer(p, "packetSize", 1472, 200, 9000), max,
-                Params.decimal(p, "stepDuration", 0.5, 0.05, 10), Params.integer(p, "port", defaultPort, 1, 65535));
+        double step = Params.decimal(p, "stepDuration", 0.5, 0.05, 10);
+        double worst = MAX_STEPS * (step + STEP_OVERHEAD_SECONDS);
+        if (worst > maxDuration.toSeconds()) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "stepDuration %.2f s makes a scan of up to %.0f s, over this service's limit of %d s", step, worst,
+                    maxDuration.toSeconds()));
+        }
+        return new BandwidthParameters(0, 0, Params.integer(p, "packetSize", 1472, 200, 9000), max, step,
+                Params.integer(p, "port", defaultPort, 1, 65535));
     }
 
     Map<String, String> asCapacityNmwg() {

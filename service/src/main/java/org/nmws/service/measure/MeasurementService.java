@@ -92,7 +92,8 @@ public class MeasurementService {
             case UTILIZATION -> new Measured(utilization(c, subject, parse(() -> UtilizationParameters.parse(nmwgParameters,
                     props.limits().maxDuration()))), true);
             case CAPACITY -> {
-                BandwidthParameters p = parse(() -> BandwidthParameters.capacity(nmwgParameters, props.responderPort()));
+                BandwidthParameters p = parse(() -> BandwidthParameters.capacity(nmwgParameters, props.responderPort(),
+                        props.limits().maxCount()));
                 String dst = subject.dst().host();
                 CapacityResult r = locked(c.dottedName(), subject, control -> {
                     CapacityResult result = Probe.capacity(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
@@ -102,7 +103,8 @@ public class MeasurementService {
                 yield new Measured(archive.save(BandwidthObservations.capacity(subject, p, r, measurementPoint, host)), false);
             }
             case AVAILABLE -> {
-                BandwidthParameters p = parse(() -> BandwidthParameters.available(nmwgParameters, props.responderPort()));
+                BandwidthParameters p = parse(() -> BandwidthParameters.available(nmwgParameters, props.responderPort(),
+                        props.limits().maxDuration()));
                 String dst = subject.dst().host();
                 AvailableBandwidthResult r = locked(c.dottedName(), subject, control -> {
                     AvailableBandwidthSpec d = AvailableBandwidthSpec.defaults(dst, p.maxMbps());
@@ -267,7 +269,7 @@ public class MeasurementService {
                     + Probe.unavailabilityCause().map(Throwable::getMessage).orElse("unknown cause"));
         }
         String dst = subject.dst().host();
-        Semaphore lock = pathLocks.computeIfAbsent(dst, k -> new Semaphore(1));
+        Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
         long waitSeconds = props.limits().maxDuration().toSeconds();
         try {
             if (!lock.tryAcquire(waitSeconds, TimeUnit.SECONDS)) {
@@ -326,6 +328,19 @@ public class MeasurementService {
         return new Observation(0, measurementPoint, Characteristic.ProbeTest.ROUND_TRIP, subject,
                 r.localAddress(), r.remoteAddress(), TOOL, Probe.version(), p.asNmwg(), env,
                 instant(r.startEpochNanos()), instant(r.endEpochNanos()), s, frames);
+    }
+
+    /**
+     * The lock of a path is that of the address it leads to, so "localhost", "127.0.0.1" and
+     * "LOCALHOST" share one; a name that does not resolve keys by its lower-case self (the
+     * test will fail on it anyway).
+     */
+    static String pathKey(String dst) {
+        try {
+            return InetAddress.getByName(dst).getHostAddress();
+        } catch (UnknownHostException e) {
+            return dst.toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     /** A measurement point measures from itself: a src, when given, must be one of this host's addresses. */

@@ -114,6 +114,13 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.STRUCTURE, "message has " + msg.data().size()
                     + " data triggers; this service answers at most " + props.limits().maxPairsPerMessage());
         }
+        // Each test may hold a path for max-duration: many in one message would hold the
+        // client's connection (and a server thread) for hours.
+        if (msg.type().equals("MeasurementRequest") && msg.data().size() > props.limits().maxMeasurementsPerMessage()) {
+            throw new NmwgException(ErrorCodes.PARAMETER, "MeasurementRequest asks for " + msg.data().size()
+                    + " tests; this service runs at most " + props.limits().maxMeasurementsPerMessage()
+                    + " per message: send the rest in further messages");
+        }
         NmwgWriter w = new NmwgWriter(replyType, msg.id());
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
         for (RequestMessage.Data data : msg.data()) {

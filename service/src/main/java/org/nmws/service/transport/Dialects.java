@@ -47,6 +47,11 @@ public class Dialects {
 
     /** A body element a SOAP stack parsed: v1 or NMWG v2 by namespace. */
     Document handle(Element root) {
+        try {
+            xml.checkDepth(root);
+        } catch (NmwgException tooDeep) {
+            return nmwg.handle(root); // words the depth error as every transport does
+        }
         return V1Codec.isV1(root) ? v1.handle(root) : nmwg.handle(root);
     }
 

@@ -16,9 +16,12 @@ public class V1Codec {
     static final String VERSION = "1.0";
     private final V1Reader reader = new V1Reader();
     private final V1Service service;
+    private final int maxNewMeasurements;
 
-    public V1Codec(V1Service service) {
+    /** @param maxNewMeasurements most new tests one message may run (each may hold a path for minutes) */
+    public V1Codec(V1Service service, int maxNewMeasurements) {
         this.service = service;
+        this.maxNewMeasurements = maxNewMeasurements;
     }
 
     public static boolean isV1(Element root) {
@@ -38,12 +41,36 @@ public class V1Codec {
             return doc;
         }
         int n = 0;
+        int measured = 0;
         for (V1Reader.Decoded d : decoded) {
             n++;
-            V1Outcome o = d.fault() != null ? V1Outcome.failed(null, d.fault()) : service.execute(d.request());
+            V1Outcome o;
+            if (d.fault() != null) {
+                o = V1Outcome.failed(null, d.fault());
+            } else if (measured >= maxNewMeasurements && d.request().allowNewMeasurements()) {
+                o = storedOnly(d.request());
+            } else {
+                o = service.execute(d.request());
+            }
+            measured += o.fault() == null && o.newMeasurement() ? 1 : 0;
             report.appendChild(o.fault() != null ? fault(doc, o.fault(), n) : result(doc, o, n));
         }
         return doc;
+    }
+
+    /**
+     * Past the message's budget of new tests a request is answered from the archive only;
+     * when that has nothing, TryAgain tells the client to send it in a message of its own.
+     */
+    private V1Outcome storedOnly(V1Request r) {
+        V1Request stored = new V1Request(r.characteristic(), r.subject(), r.tool(), r.from(), r.to(), r.parameters(),
+                r.statistics(), r.maxResults(), false);
+        V1Outcome o = service.execute(stored);
+        if (o.fault() != null && o.fault().kind() == V1Fault.Kind.NoData) {
+            return V1Outcome.failed(r, new V1Fault(V1Fault.Kind.TryAgain, null, "this message already ran "
+                    + maxNewMeasurements + " new tests, the most one message may; send this request again", 1));
+        }
+        return o;
     }
 
     private static Element result(Document doc, V1Outcome o, int n) {

@@ -14,7 +14,7 @@ class V1Config {
     }
 
     @Bean
-    V1Codec v1Codec(V1Service service) {
-        return new V1Codec(service);
+    V1Codec v1Codec(V1Service service, NmwsProperties props) {
+        return new V1Codec(service, props.limits().maxMeasurementsPerMessage());
     }
 }

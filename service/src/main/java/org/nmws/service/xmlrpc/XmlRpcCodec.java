@@ -108,9 +108,9 @@ public final class XmlRpcCodec {
                     in.expectStart("param");
                     in.nextTag();
                     params.add(in.value());
-                    in.nextTag(); // </param>
+                    in.expectEnd("param");
                 }
-                in.nextTag(); // </methodCall>
+                in.expectEnd("methodCall");
             }
             while (r.hasNext()) {
                 int ev = r.next();
@@ -177,6 +177,14 @@ public final class XmlRpcCodec {
         void expectStart(String name) throws Fault {
             if (!r.isStartElement() || !name.equals(r.getLocalName())) {
                 throw new Fault(INVALID_REQUEST, "expected <" + name + ">, got " + describe());
+            }
+        }
+
+        /** Moves to the next tag, which must close name: stray elements are refused, not skipped. */
+        void expectEnd(String name) throws XMLStreamException, Fault {
+            nextTag();
+            if (!r.isEndElement() || !name.equals(r.getLocalName())) {
+                throw new Fault(INVALID_REQUEST, "expected </" + name + ">, got " + describe());
             }
         }
 
@@ -251,7 +259,7 @@ public final class XmlRpcCodec {
                         String name = text();
                         nextTag();
                         Object v = value();
-                        nextTag(); // </member>
+                        expectEnd("member");
                         m.put(name, v);
                     }
                     return m;
@@ -263,7 +271,7 @@ public final class XmlRpcCodec {
                     while (nextTag() == XMLStreamConstants.START_ELEMENT) {
                         list.add(value());
                     }
-                    nextTag(); // </array>
+                    expectEnd("array");
                     return list;
                 }
                 case "nil" -> {
@@ -301,7 +309,7 @@ public final class XmlRpcCodec {
                     yield d;
                 }
                 case "dateTime.iso8601" -> dateTime(t);
-                case "base64" -> Base64.getMimeDecoder().decode(t);
+                case "base64" -> Base64.getDecoder().decode(t.replaceAll("\\s+", "")); // strict: bad characters refused
                 default -> throw new Fault(INVALID_REQUEST, "unknown value type <" + type + ">");
             };
         } catch (NumberFormatException e) {

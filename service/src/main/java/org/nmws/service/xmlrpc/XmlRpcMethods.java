@@ -198,8 +198,12 @@ public class XmlRpcMethods {
         }
         if (o instanceof Number n) {
             double d = n.doubleValue();
+            // Unix seconds from year 0 to 9999: anything else is not a time a test was taken.
+            if (!(d >= -62_167_219_200.0 && d <= 253_402_300_799.0)) {
+                throw new V1Fault(V1Fault.Kind.Request, what + " of " + n + " unix seconds is out of range");
+            }
             long secs = (long) Math.floor(d);
-            return Instant.ofEpochSecond(secs, Math.round((d - secs) * 1e9));
+            return Instant.ofEpochSecond(secs, Math.min(999_999_999L, Math.round((d - secs) * 1e9)));
         }
         if (o instanceof String str) {
             try {

@@ -244,6 +244,25 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void anImportThatFailsHalfwayLeavesTheArchiveAsItWas() throws Exception {
+        // review: observations saved before the bad record used to stay
+        archive.save(observation("mp-east", "10.0.0.1", "10.0.0.2", T0, Map.of("minRtt", 0.5), frames(10, JdbcArchive.epochNanos(T0))));
+        archive.save(observation("mp-east", "10.0.0.1", "10.0.0.2", T0.plusSeconds(60), Map.of("minRtt", 0.6), List.of()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(2, NmwgStore.export(archive, T0, T0.plusSeconds(3600), out));
+        String xml = out.toString(StandardCharsets.UTF_8);
+        int second = xml.indexOf("startTime=\"", xml.indexOf("startTime=\"") + 1);
+        assertTrue(second > 0, xml);
+        String broken = xml.substring(0, second) + "startTime=\"not-a-time" + xml.substring(xml.indexOf('"', second + 11));
+        try (TestArchives.Store other = newStore(null)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NmwgStore.importAtomically(
+                    other.archive(), new ByteArrayInputStream(broken.getBytes(StandardCharsets.UTF_8))));
+            assertTrue(e.getMessage().contains("malformed"), e.getMessage());
+            assertEquals(0, other.jdbc().queryForObject("SELECT COUNT(*) FROM observation", Long.class));
+        }
+    }
+
+    @Test
     void importRefusesADocumentWithADoctype() {
         String xml = "<?xml version=\"1.0\"?><!DOCTYPE s [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
                 + "<nmwg:store xmlns:nmwg=\"" + NmwgStore.NMWG + "\" type=\"store\">&x;</nmwg:store>";

@@ -40,7 +40,7 @@ class MessageHandlerTest {
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8));
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4));
         archive = TestArchives.sqlite(dir);
         MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests());
         handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props);

@@ -47,6 +47,22 @@ class XmlRpcCodecTest {
     }
 
     @Test
+    void strayElementsInsideMembersParamsAndArraysAreRefusedNotSkipped() {
+        // review: the decoder used to skip whatever stood before a closing tag
+        assertFault(XmlRpcCodec.INVALID_REQUEST, "<methodCall><methodName>m</methodName><params><param><value><struct>"
+                + "<member><name>a</name><value>x</value><bogus/></member></struct></value></param></params></methodCall>");
+        assertFault(XmlRpcCodec.INVALID_REQUEST, "<methodCall><methodName>m</methodName><params><param><value>x</value>"
+                + "<junk/></param></params></methodCall>");
+    }
+
+    @Test
+    void base64WithCharactersOutsideItsAlphabetIsRefused() {
+        // review: the MIME decoder skipped the bad characters and returned empty bytes
+        assertFault(XmlRpcCodec.INVALID_PARAMS, "<methodCall><methodName>m</methodName><params><param><value>"
+                + "<base64>!!!!</base64></value></param></params></methodCall>");
+    }
+
+    @Test
     void aDoctypeWithAnExternalEntityIsRefusedAndNeverFetched() throws Exception {
         try (ServerSocket trap = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             trap.setSoTimeout(300);
