@@ -20,10 +20,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamSource;
 import javax.xml.validation.SchemaFactory;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -35,33 +32,9 @@ import org.w3c.dom.NodeList;
  * a missing python3 or zeep fails this test (scripts/test.sh installs them), never skips it.
  * Also the GGF v1 dialect over plain HTTP, the JSON read API, and perfSONAR-form fixtures.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class InteropTest {
+class InteropTest extends LiveServiceTest {
     static final String V1 = "http://www.ggf.org/namespaces/2004/10/gridNetworkMonitoring";
     static final Path SCRIPTS = Path.of("src/test/python");
-
-    Path dataDir;
-    Responder responder;
-    Service service;
-
-    @BeforeAll
-    void start() throws Exception {
-        // Created here, not by @TempDir: the field is not yet injected when a PER_CLASS
-        // @BeforeAll runs, and the service would then keep its archive in ./null.
-        dataDir = Files.createTempDirectory("nmws-interop");
-        responder = Responder.start();
-        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (service != null) {
-            service.close();
-        }
-        if (responder != null) {
-            responder.close();
-        }
-    }
 
     @Test
     void pythonZeepTalksSoap11And12ThroughTheServedWsdl() throws Exception {

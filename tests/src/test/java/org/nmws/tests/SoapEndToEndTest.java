@@ -15,10 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.nmws.client.NmwsClient;
 import org.nmws.client.nmwg.Message;
 import org.w3c.dom.Element;
@@ -29,34 +26,11 @@ import org.w3c.dom.NodeList;
  * process, SOAP 1.1 and 1.2 from the client generated from the WSDL and from raw HTTP,
  * real round-trip tests through JNI, results kept in SQLite and read back.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SoapEndToEndTest {
+class SoapEndToEndTest extends LiveServiceTest {
     static final String ENV = "http://nmws.org/ns/environment/1.0/";
     static final String PINGER = "http://ggf.org/ns/nmwg/tools/pinger/2.0/";
     static final String PING = "http://ggf.org/ns/nmwg/tools/ping/2.0/";
     static final String RESULT = "http://ggf.org/ns/nmwg/result/2.0/";
-
-    Path dataDir;
-    Responder responder;
-    Service service;
-
-    @BeforeAll
-    void start() throws Exception {
-        // Not @TempDir: a PER_CLASS field is injected after @BeforeAll runs.
-        dataDir = java.nio.file.Files.createTempDirectory("nmws-e2e");
-        responder = Responder.start();
-        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (service != null) {
-            service.close();
-        }
-        if (responder != null) {
-            responder.close();
-        }
-    }
 
     @Test
     void theGeneratedSoap11ClientGetsAnEcho() {
