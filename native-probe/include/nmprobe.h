@@ -451,7 +451,10 @@ typedef struct nmp_rr_result {
 } nmp_rr_result;
 
 /* Runs one request-response test. On success and on -ECANCELED the result
- * holds what was measured (free it with nmp_rr_result_free); on other
+ * holds what was measured (free it with nmp_rr_result_free): every
+ * per-frame array is allocated with 'requested' entries, even when the
+ * cancel came before the responder answered SESSION (then sent == 0 and
+ * the arrays hold their "not sent" values); on other
  * errors it holds nothing that needs freeing (but freeing is harmless).
  * Errors: -EINVAL (spec), -EBUSY (responder busy; err carries its reason),
  * -EPERM (responder refused the parameters), name resolution and socket
@@ -618,7 +621,9 @@ typedef struct nmp_scan_result {
     char remote_addr[64];            /* responder address */
 } nmp_scan_result;
 
-/* Progress counts frames over all sizes. Result ownership as nmp_rr_run. */
+/* Progress counts frames over all sizes. Result ownership as nmp_rr_run;
+ * on -ECANCELED the points are the sizes measured so far (a size cancelled
+ * before its session started is left out). */
 int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_result *res, char *err,
                  size_t errlen);
 void nmp_scan_result_free(nmp_scan_result *res);
@@ -791,7 +796,8 @@ typedef struct nmp_avail_result {
 } nmp_avail_result;
 
 /* Runs a rate scan; the result needs no freeing. On -ECANCELED it holds the
- * steps so far (and an estimate if they bracket one). Other errors as
+ * steps so far (and an estimate if they bracket one; a step cancelled
+ * before its session started is left out). Other errors as
  * nmp_rr_run (then steps so far are kept too). Progress counts steps. */
 int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_result *res, char *err,
                   size_t errlen);
@@ -898,7 +904,8 @@ typedef struct nmp_tcp_result {
 
 /* Runs one TCP throughput test. Result ownership and errors as nmp_rr_run
  * (on -ECANCELED sending stops early and the result holds what the
- * receiver got). */
+ * receiver got; cancelled before the session started, it holds nothing
+ * sent, an all-zero series and NaN rates). */
 int nmp_tcp_run(const nmp_tcp_spec *spec, const nmp_control *ctl, nmp_tcp_result *res, char *err, size_t errlen);
 void nmp_tcp_result_free(nmp_tcp_result *res);
 

@@ -111,7 +111,8 @@ static void pause_ns(uint64_t ns, const nmp_control *ctl) {
 }
 
 /* Runs one step at 'mbps' and appends it to res. Returns 0, -ECANCELED
- * (step kept) or another negative code (step not kept). */
+ * (step kept if it sent any frame) or another negative code (step not
+ * kept). */
 static int run_step(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_result *res, double mbps,
                     int refine, char *err, size_t errlen) {
     uint32_t size = res->size;
@@ -127,6 +128,11 @@ static int run_step(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avai
     nmp_stream_result sr;
     int rc = nmp_stream_run(&ss, &sc, &sr, err, errlen);
     if (rc < 0 && rc != -ECANCELED) return rc;
+    if (rc == -ECANCELED && sr.sent == 0) {
+        /* cancelled before this step's session started: no step to keep */
+        nmp_stream_result_free(&sr);
+        return rc;
+    }
     nmp_avail_step *st = &res->steps[res->nsteps++];
     memset(st, 0, sizeof(*st));
     st->offered_mbps = mbps;

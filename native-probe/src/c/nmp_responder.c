@@ -32,6 +32,8 @@
 #include "nmp_tcpsink.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
+#define MAX_PENDING_PER_IP 2        /* of those, from one source address */
+#define RESULTS_MAX_NS 60000000000ull /* longest RESULTS transfer, within the hard deadline */
 #define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
 #define DRAIN_BATCH 256             /* datagrams handled per poll wake-up */
 #define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
@@ -66,6 +68,7 @@ typedef struct session {
     nmp_walltime_ns opened_wall;    /* admission wall time, for BUSY */
     nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
     nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
+    int results_sent;               /* nonzero once RESULTS was answered (only one per session) */
     const struct kind_ops *ops;     /* behaviour of the session's test kind */
     nmp_rec *rec;                   /* stream: arrival records (heap) */
     uint32_t nrec;                  /* stream: records used */
@@ -371,18 +374,28 @@ static void stream_drain(nmp_responder *r) {
     }
 }
 
+/* When a RESULTS answer must be complete: at most RESULTS_MAX_NS from now
+ * and never past the session's hard deadline, so a client that reads
+ * slowly (or not at all) cannot hold the single-threaded responder longer
+ * than its session may last (review: RESULTS stalls). */
+static nmp_monotime_ns results_deadline(const session *s) {
+    nmp_monotime_ns d = nmp_mono_now() + RESULTS_MAX_NS;
+    return d < s->hard_deadline ? d : s->hard_deadline;
+}
+
 /* Sends DATA with the counters, then the records. */
 static void stream_results(nmp_responder *r) {
     session *s = &r->s;
     char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     nmp_host_counters after;
+    nmp_monotime_ns deadline = results_deadline(s);
     /* take everything still queued on the socket first */
     int guard = 0;
     uint64_t before_rx;
     do {
         before_rx = s->rx + s->invalid;
         stream_drain(r);
-    } while (s->rx + s->invalid != before_rx && ++guard < 100000);
+    } while (s->rx + s->invalid != before_rx && ++guard < 100000 && nmp_mono_now() < deadline);
     if (nmp_host_sample(&after, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
     const nmp_host_counters *b = &s->host_before;
     size_t bytes = (size_t)s->nrec * NMP_REC_SIZE;
@@ -405,7 +418,6 @@ static void stream_results(nmp_responder *r) {
         return;
     }
     for (uint32_t i = 0; i < s->nrec; i++) nmp_rec_encode(blob + (size_t)i * NMP_REC_SIZE, &s->rec[i]);
-    nmp_monotime_ns deadline = nmp_mono_now() + 60000000000ull; /* bulk: up to a minute */
     int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
     if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
     free(blob);
@@ -456,7 +468,8 @@ static void tcp_results(nmp_responder *r) {
     uint8_t *blob = NULL;
     size_t bytes = 0;
     uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
-    nmp_tcpsink_finish(s->tcp, nmp_mono_now() + wait_ns);
+    nmp_monotime_ns deadline = results_deadline(s), drained = nmp_mono_now() + wait_ns;
+    nmp_tcpsink_finish(s->tcp, drained < deadline ? drained : deadline);
     s->rx = nmp_tcpsink_bytes(s->tcp);
     int len = nmp_tcpsink_results(s->tcp, out, &blob, &bytes);
     if (len < 0) {
@@ -464,7 +477,6 @@ static void tcp_results(nmp_responder *r) {
         session_close(r, "results failed");
         return;
     }
-    nmp_monotime_ns deadline = nmp_mono_now() + 60000000000ull;
     int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
     if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
     free(blob);
@@ -589,7 +601,13 @@ static void session_ctl_readable(nmp_responder *r) {
             nmp_seterr(e, sizeof(e), "%s takes no keys", nmp_ctl_verb_name(m.verb));
             rc = -EPROTO;
         }
-        if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results) {
+        if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results && s->results_sent) {
+            /* one answer per session: repeated RESULTS would let a client keep
+             * the responder writing (review: RESULTS stalls) */
+            nmp_seterr(e, sizeof(e), "RESULTS already answered in this session");
+            rc = -EPROTO;
+        } else if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results) {
+            s->results_sent = 1;
             s->ops->results(r);
             continue;
         }
@@ -613,6 +631,22 @@ static void session_ctl_readable(nmp_responder *r) {
 
 static void session_udp_readable(nmp_responder *r) { r->s.ops->drain(r); }
 
+/* Frees pending slot i for a newer connection, telling its peer why. */
+static void evict_pending(nmp_responder *r, int i, const char *why) {
+    char ps[64];
+    nmp_addr_str((struct sockaddr *)&r->pend[i].peer, ps, sizeof(ps));
+    rlog(r, 1, "drop pending control connection from %s: %s", ps, why);
+    send_err(r, r->pend[i].fd, "overload", why);
+    nmp_net_close(&r->pend[i].fd);
+}
+
+/* Accepts one control connection into a pending slot. A source address
+ * holds at most MAX_PENDING_PER_IP slots: beyond that its own oldest
+ * pending connection makes room; when the table is full the oldest of all
+ * does. A new connection is never refused, so silent connections from one
+ * host (or a few) cannot lock other clients out (review: pending table
+ * lock-out); a real client sends its request at once and is served before
+ * it could be evicted. */
 static void accept_conn(nmp_responder *r) {
     struct sockaddr_storage peer;
     socklen_t sl = sizeof(peer);
@@ -620,19 +654,31 @@ static void accept_conn(nmp_responder *r) {
     int fd = accept4(r->lfd, (struct sockaddr *)&peer, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     nmp_addr_str((struct sockaddr *)&peer, ps, sizeof(ps));
+    int slot = -1, oldest = -1, oldest_same = -1, same = 0;
     for (int i = 0; i < MAX_PENDING; i++) {
-        if (r->pend[i].fd < 0) {
-            memset(&r->pend[i], 0, sizeof(r->pend[i]));
-            r->pend[i].fd = fd;
-            r->pend[i].peer = peer;
-            r->pend[i].opened = nmp_mono_now();
-            rlog(r, 2, "control connection from %s:%d", ps, nmp_addr_port((struct sockaddr *)&peer));
-            return;
+        const pending_conn *pc = &r->pend[i];
+        if (pc->fd < 0) {
+            if (slot < 0) slot = i;
+            continue;
+        }
+        if (oldest < 0 || pc->opened < r->pend[oldest].opened) oldest = i;
+        if (nmp_net_same_ip((const struct sockaddr *)&pc->peer, (const struct sockaddr *)&peer)) {
+            same++;
+            if (oldest_same < 0 || pc->opened < r->pend[oldest_same].opened) oldest_same = i;
         }
     }
-    rlog(r, 1, "reject %s: too many pending control connections", ps);
-    send_err(r, fd, "overload", "too many pending control connections");
-    close(fd);
+    if (same >= MAX_PENDING_PER_IP) {
+        evict_pending(r, oldest_same, "too many pending control connections from this address");
+        slot = oldest_same;
+    } else if (slot < 0) {
+        evict_pending(r, oldest, "too many pending control connections");
+        slot = oldest;
+    }
+    memset(&r->pend[slot], 0, sizeof(r->pend[slot]));
+    r->pend[slot].fd = fd;
+    r->pend[slot].peer = peer;
+    r->pend[slot].opened = nmp_mono_now();
+    rlog(r, 2, "control connection from %s:%d", ps, nmp_addr_port((struct sockaddr *)&peer));
 }
 
 static void pending_readable(nmp_responder *r, pending_conn *pc) {

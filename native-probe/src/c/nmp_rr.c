@@ -216,6 +216,20 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     }
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms,
                          ctl ? ctl->cancel : NULL, req, spec->ttl, err, errlen);
+    if (rc == -ECANCELED) {
+        /* cancelled before the responder answered SESSION (review: JVM crash
+         * on cancel): nothing was sent, but the result stays well formed --
+         * the arrays keep their "not sent" values and the summary is NaN */
+        res->start_wall = res->end_wall = nmp_wall_now();
+        int rc3 = summarize(res);
+        if (rc3 < 0) {
+            rc = rc3;
+            nmp_seterr(err, errlen, "rr: out of memory for the summary");
+            goto error;
+        }
+        nmp_seterr(err, errlen, "rr %s:%d: cancelled before the session started", spec->host, spec->port);
+        goto end;
+    }
     if (rc < 0) goto error;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);

@@ -96,6 +96,11 @@ int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_res
         rs.size = spec->sizes[i];
         rc = nmp_rr_run(&rs, &inner, &r, err, errlen);
         if (rc < 0 && rc != -ECANCELED) goto error;
+        if (rc == -ECANCELED && r.sent == 0) {
+            /* cancelled before this size's session started: not a point */
+            nmp_rr_result_free(&r);
+            break;
+        }
         nmp_scan_point *pt = &res->points[i];
         pt->size = rs.size;
         int frc = fill_point(pt, &r, bins, spec->hist_width_ns);

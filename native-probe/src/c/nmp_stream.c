@@ -415,6 +415,22 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
                    n, spec->size, (unsigned long long)declared, (unsigned long long)timeout_ms);
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                          spec->ttl, err, errlen);
+    if (rc == -ECANCELED) {
+        /* cancelled before the responder answered SESSION (review: JVM crash
+         * on cancel): nothing was sent; keep the allocated arrays in their
+         * "not sent" state and analyse zero records so every figure is set */
+        res->start_wall = res->end_wall = nmp_wall_now();
+        rc = nmp_stream_analyze(res, t->send_mono, NULL, 0, spec->size, strchr(spec->host, ':') != NULL,
+                                spec->hist_width_ns);
+        if (rc < 0) {
+            nmp_seterr(err, errlen, "stream: analysis: %s", strerror(-rc));
+            goto error;
+        }
+        res->sender_cpu_percent = res->receiver_cpu_percent = NAN;
+        rc = -ECANCELED;
+        nmp_seterr(err, errlen, "stream %s:%d: cancelled before the session started", spec->host, spec->port);
+        goto end;
+    }
     if (rc < 0) goto error;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);

@@ -476,6 +476,15 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     }
     rc = nmp_client_open_ctl(&t->cl, spec.host, spec.port, spec.connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                              err, errlen);
+    if (rc == -ECANCELED) {
+        /* cancelled before the responder answered SESSION (review: JVM crash
+         * on cancel): nothing was sent; the result keeps its empty series */
+        res->start_wall = res->end_wall = nmp_wall_now();
+        res->send_mbps = res->recv_mbps = NAN;
+        for (uint32_t i = 0; i < spec.streams; i++) res->per[i].send_mbps = res->per[i].recv_mbps = NAN;
+        nmp_seterr(err, errlen, "tcp %s:%d: cancelled before the session started", spec.host, spec.port);
+        goto end;
+    }
     if (rc < 0) goto error;
     nmp_addr_str((struct sockaddr *)&t->cl.peer, res->remote_addr, sizeof(res->remote_addr));
     uint32_t k = spec.cbr || spec.interval_ns ? 1 : (uint32_t)(STAGE_BYTES / spec.msg_size);

@@ -167,13 +167,15 @@ TEST(a_running_test_can_be_cancelled_and_reports_progress) {
     char err[NMP_ERRLEN];
     pthread_t th;
     pthread_create(&th, NULL, cancel_later, (void *)&flag);
-    nmp_monotime_ns t0 = nmp_mono_now();
     int rc = nmp_rr_run(&s, &ctl, &r, err, sizeof(err));
     pthread_join(th, NULL);
+    /* review: no timed assertions (elapsed time, number of progress calls) */
     CHECK_EQ_INT(rc, -ECANCELED);
-    CHECK(nmp_mono_now() - t0 < 1000000000ull);
     CHECK(r.sent > 0 && r.sent < 1000);
-    CHECK(calls >= 2 && calls <= 5);
+    CHECK(r.send_wall != NULL && r.rtt_ns != NULL);
+    if (r.send_wall && r.rtt_ns)
+        for (uint32_t i = r.sent; i < 1000; i++) CHECK(r.send_wall[i] == 0 && r.rtt_ns[i] == -1);
+    CHECK(calls >= 1);
     nmp_rr_result_free(&r);
 }
 

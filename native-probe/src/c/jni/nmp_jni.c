@@ -53,6 +53,29 @@ static void put_err(JNIEnv *env, jbyteArray errbuf, const char *msg) {
     if (n > 0) (*env)->SetByteArrayRegion(env, errbuf, 0, n, (const jbyte *)msg);
 }
 
+/* 0, or -ENOMEM when a Java exception is pending (an OutOfMemoryError from
+ * a JNI allocation, say). With an exception pending only the exception-safe
+ * JNI calls are allowed: every caller then goes straight to its cleanup
+ * label, and Java throws the pending exception when the call returns. */
+static int jni_pending(JNIEnv *env) { return (*env)->ExceptionCheck(env) ? -ENOMEM : 0; }
+
+/* Stores a new Java string copied from s in arr[i]. Returns 0 or -ENOMEM
+ * with an exception pending (see jni_pending). */
+static int put_string(JNIEnv *env, jobjectArray arr, jsize i, const char *s) {
+    jstring js = (*env)->NewStringUTF(env, s);
+    if (js == NULL) return -ENOMEM;
+    (*env)->SetObjectArrayElement(env, arr, i, js);
+    (*env)->DeleteLocalRef(env, js);
+    return jni_pending(env);
+}
+
+/* Stores the local and remote address strings in addrs[0] and addrs[1].
+ * Returns 0 or -ENOMEM with an exception pending. */
+static int put_addrs(JNIEnv *env, jobjectArray addrs, const char *local, const char *remote) {
+    int rc = put_string(env, addrs, 0, local);
+    return rc < 0 ? rc : put_string(env, addrs, 1, remote);
+}
+
 static jint JNICALL nAbi(JNIEnv *env, jclass cls) { return NMP_JNI_ABI; }
 
 JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nAbi(JNIEnv *env, jclass cls) { return nAbi(env, cls); }
@@ -136,17 +159,24 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nRoundTrip(
     d[org_nmws_probe_Probe_RR_D_IQR_IPD_MS] = res.ipd_iqr_ns / 1e6;
     (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_RR_LONGS, l);
     (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_RR_DOUBLES, d);
-    (*env)->SetIntArrayRegion(env, seq, 0, count, (const jint *)res.seq);
-    (*env)->SetLongArrayRegion(env, send, 0, count, (const jlong *)res.send_wall);
-    (*env)->SetLongArrayRegion(env, rtt, 0, count, (const jlong *)res.rtt_ns);
-    (*env)->SetIntArrayRegion(env, bytes, 0, count, (const jint *)res.bytes);
-    (*env)->SetIntArrayRegion(env, ttl, 0, count, (const jint *)res.ttl);
-    jstring s = (*env)->NewStringUTF(env, res.local_addr);
-    if (s) (*env)->SetObjectArrayElement(env, addrs, 0, s);
-    s = (*env)->NewStringUTF(env, res.remote_addr);
-    if (s) (*env)->SetObjectArrayElement(env, addrs, 1, s);
-    if ((*env)->ExceptionCheck(env)) rc = -ENOMEM; /* OutOfMemoryError pending: Java sees it */
-    else rc = 0;
+    int was_rc = rc;
+    if ((rc = jni_pending(env)) < 0) goto end;
+    /* copy the per-frame arrays only when the engine has them for every
+     * frame; Java pre-fills its arrays with the "not sent" values, which a
+     * cancelled test without arrays keeps (review: JVM crash on cancel) */
+    if (res.seq && res.send_wall && res.rtt_ns && res.bytes && res.ttl && res.requested == (uint32_t)count) {
+        (*env)->SetIntArrayRegion(env, seq, 0, count, (const jint *)res.seq);
+        (*env)->SetLongArrayRegion(env, send, 0, count, (const jlong *)res.send_wall);
+        (*env)->SetLongArrayRegion(env, rtt, 0, count, (const jlong *)res.rtt_ns);
+        (*env)->SetIntArrayRegion(env, bytes, 0, count, (const jint *)res.bytes);
+        (*env)->SetIntArrayRegion(env, ttl, 0, count, (const jint *)res.ttl);
+        if ((rc = jni_pending(env)) < 0) goto end;
+    } else if (was_rc != -ECANCELED) {
+        put_err(env, errbuf, "roundTrip: the engine returned no per-frame results");
+        rc = -EFAULT;
+        goto end;
+    }
+    rc = put_addrs(env, addrs, res.local_addr, res.remote_addr);
 end:
     nmp_rr_result_free(&res);
     free(hostz);
@@ -279,18 +309,26 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nUdpStream(
     d[SD(RCV_CPU)] = res.receiver_cpu_percent;
     (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_ST_LONGS, l);
     (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_ST_DOUBLES, d);
+    int was_rc = rc;
+    if ((rc = jni_pending(env)) < 0) goto end;
+    /* per-frame arrays and histogram only when the engine has all of them
+     * (review: JVM crash on cancel); Java pre-fills the "not sent" values */
     _Static_assert(sizeof(jlong) == sizeof(uint64_t), "histogram counts fit jlong");
-    (*env)->SetLongArrayRegion(env, hist, 0, bins, (const jlong *)res.hist);
-    (*env)->SetIntArrayRegion(env, seq, 0, count, (const jint *)res.seq);
-    (*env)->SetLongArrayRegion(env, send, 0, count, (const jlong *)res.send_wall);
-    (*env)->SetLongArrayRegion(env, arr, 0, count, (const jlong *)res.arrival_wall);
-    (*env)->SetLongArrayRegion(env, owd, 0, count, (const jlong *)res.owd_ns);
-    (*env)->SetIntArrayRegion(env, bytes, 0, count, (const jint *)res.bytes);
-    jstring js = (*env)->NewStringUTF(env, res.local_addr);
-    if (js) (*env)->SetObjectArrayElement(env, addrs, 0, js);
-    js = (*env)->NewStringUTF(env, res.remote_addr);
-    if (js) (*env)->SetObjectArrayElement(env, addrs, 1, js);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    if (res.seq && res.send_wall && res.arrival_wall && res.owd_ns && res.bytes && res.hist &&
+        res.requested == (uint32_t)count && res.hist_bins == (uint32_t)bins) {
+        (*env)->SetLongArrayRegion(env, hist, 0, bins, (const jlong *)res.hist);
+        (*env)->SetIntArrayRegion(env, seq, 0, count, (const jint *)res.seq);
+        (*env)->SetLongArrayRegion(env, send, 0, count, (const jlong *)res.send_wall);
+        (*env)->SetLongArrayRegion(env, arr, 0, count, (const jlong *)res.arrival_wall);
+        (*env)->SetLongArrayRegion(env, owd, 0, count, (const jlong *)res.owd_ns);
+        (*env)->SetIntArrayRegion(env, bytes, 0, count, (const jint *)res.bytes);
+        if ((rc = jni_pending(env)) < 0) goto end;
+    } else if (was_rc != -ECANCELED) {
+        put_err(env, errbuf, "udpStream: the engine returned no per-frame results");
+        rc = -EFAULT;
+        goto end;
+    }
+    rc = put_addrs(env, addrs, res.local_addr, res.remote_addr);
 end:
     nmp_stream_result_free(&res);
     free(hostz);
@@ -334,7 +372,7 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nLatencyScan(
         put_err(env, errbuf, err);
         goto end;
     }
-    for (uint32_t i = 0; i < res.npoints; i++) {
+    for (uint32_t i = 0; i < res.npoints && i < (uint32_t)ns; i++) {
         const nmp_scan_point *p = &res.points[i];
         jlong l[org_nmws_probe_Probe_SC_PL];
         jdouble d[org_nmws_probe_Probe_SC_PD];
@@ -351,15 +389,15 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nLatencyScan(
         d[PD(HIST_WIDTH_NS)] = p->hist_width_ns;
         (*env)->SetLongArrayRegion(env, pl, (jsize)i * org_nmws_probe_Probe_SC_PL, org_nmws_probe_Probe_SC_PL, l);
         (*env)->SetDoubleArrayRegion(env, pd, (jsize)i * org_nmws_probe_Probe_SC_PD, org_nmws_probe_Probe_SC_PD, d);
-        (*env)->SetLongArrayRegion(env, hist, (jsize)i * bins, bins, (const jlong *)p->hist);
+        if (p->hist != NULL && res.hist_bins == (uint32_t)bins)
+            (*env)->SetLongArrayRegion(env, hist, (jsize)i * bins, bins, (const jlong *)p->hist);
     }
     jdouble f[3] = {res.slope_us_per_byte, res.intercept_us, res.r2};
-    jlong inf[2] = {res.npoints, rc == -ECANCELED};
+    jlong inf[2] = {res.npoints < (uint32_t)ns ? res.npoints : (uint32_t)ns, rc == -ECANCELED};
     (*env)->SetDoubleArrayRegion(env, fit, 0, 3, f);
     (*env)->SetLongArrayRegion(env, info, 0, 2, inf);
-    jstring js = (*env)->NewStringUTF(env, res.remote_addr);
-    if (js) (*env)->SetObjectArrayElement(env, addr, 0, js);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    if ((rc = jni_pending(env)) < 0) goto end;
+    rc = put_string(env, addr, 0, res.remote_addr);
 end:
     nmp_scan_result_free(&res);
     free(hostz);
@@ -387,11 +425,9 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nClockState(JNIEnv *env, jclass
     l[CK(EST_ERROR_US)] = st.est_error_us;
     l[CK(STATUS)] = st.status;
     (*env)->SetLongArrayRegion(env, longs, 0, org_nmws_probe_Probe_CK_LONGS, l);
-    jstring js = (*env)->NewStringUTF(env, st.source);
-    if (js) (*env)->SetObjectArrayElement(env, strings, 0, js);
-    js = (*env)->NewStringUTF(env, st.state);
-    if (js) (*env)->SetObjectArrayElement(env, strings, 1, js);
-    return (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    if ((rc = jni_pending(env)) < 0) return rc;
+    if ((rc = put_string(env, strings, 0, st.source)) < 0) return rc;
+    return put_string(env, strings, 1, st.state);
 }
 
 #define TL(name) org_nmws_probe_Probe_TS_L_##name
@@ -407,10 +443,10 @@ _Static_assert(org_nmws_probe_Probe_TS_MAX_STREAMS == NMP_TCP_MAX_STREAMS, "stre
 static int put_long_rows(JNIEnv *env, jobjectArray out, jsize slot, jsize rows, jsize stride, const jlong *data) {
     jlongArray a = (*env)->NewLongArray(env, rows * stride);
     if (a == NULL) return -ENOMEM;
-    if (rows > 0) (*env)->SetLongArrayRegion(env, a, 0, rows * stride, data);
-    (*env)->SetObjectArrayElement(env, out, slot, a);
+    if (rows > 0 && data != NULL) (*env)->SetLongArrayRegion(env, a, 0, rows * stride, data);
+    if (!(*env)->ExceptionCheck(env)) (*env)->SetObjectArrayElement(env, out, slot, a);
     (*env)->DeleteLocalRef(env, a);
-    return (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    return jni_pending(env);
 }
 
 JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
@@ -446,14 +482,22 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
         put_err(env, errbuf, err);
         goto end;
     }
+    /* only what the engine holds: a series only when allocated, samples and
+     * messages only when their arrays exist (review: JVM crash on cancel) */
+    uint32_t nstreams = res.streams < (uint32_t)streams ? res.streams : (uint32_t)streams;
+    uint32_t nbins = res.series != NULL ? res.bins : 0;
+    uint32_t nsamples = res.samples != NULL ? res.nsamples : 0;
+    uint32_t nmsgs = res.msg_stream && res.msg_seq && res.msg_sched_wall && res.msg_arrival_wall && res.msg_late_ns
+                         ? res.nmsgs
+                         : 0;
     jlong l[org_nmws_probe_Probe_TS_LONGS];
     jdouble d[org_nmws_probe_Probe_TS_DOUBLES];
-    l[TL(STREAMS)] = res.streams;
+    l[TL(STREAMS)] = nstreams;
     l[TL(MSG_SIZE)] = res.msg_size;
     l[TL(BYTES_SENT)] = (jlong)res.bytes_sent;
     l[TL(BYTES_RECEIVED)] = (jlong)res.bytes_received;
     l[TL(RETRANS)] = res.total_retrans;
-    l[TL(BINS)] = res.bins;
+    l[TL(BINS)] = nbins;
     l[TL(BIN_NS)] = (jlong)res.bin_ns;
     l[TL(SERIES_START)] = res.series_start_wall;
     l[TL(RECORDS_OVER)] = (jlong)res.records_over;
@@ -472,7 +516,8 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
     d[TD(LATE_MAX_MS)] = res.late_max_ns / 1e6;
     (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_TS_LONGS, l);
     (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_TS_DOUBLES, d);
-    for (uint32_t i = 0; i < res.streams; i++) {
+    if ((rc = jni_pending(env)) < 0) goto end;
+    for (uint32_t i = 0; i < nstreams; i++) {
         const nmp_tcp_stream_result *p = &res.per[i];
         jlong pl[org_nmws_probe_Probe_TS_PL];
         jdouble pd[org_nmws_probe_Probe_TS_PD];
@@ -490,10 +535,11 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
         (*env)->SetDoubleArrayRegion(env, perD, (jsize)i * org_nmws_probe_Probe_TS_PD, org_nmws_probe_Probe_TS_PD, pd);
     }
     _Static_assert(sizeof(jlong) == sizeof(uint64_t), "series counts fit jlong");
-    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SERIES, (jsize)(res.streams * res.bins), 1,
+    if ((rc = jni_pending(env)) < 0 ||
+        (rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SERIES, (jsize)(nstreams * nbins), 1,
                             (const jlong *)res.series)) < 0)
         goto end;
-    size_t nrows = res.nsamples > res.nmsgs ? res.nsamples : res.nmsgs;
+    size_t nrows = nsamples > nmsgs ? nsamples : nmsgs;
     size_t stride = org_nmws_probe_Probe_TS_S > org_nmws_probe_Probe_TS_M ? org_nmws_probe_Probe_TS_S
                                                                           : org_nmws_probe_Probe_TS_M;
     rows = malloc((nrows ? nrows : 1) * stride * sizeof(jlong));
@@ -502,7 +548,7 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
         rc = -ENOMEM;
         goto end;
     }
-    for (uint32_t i = 0; i < res.nsamples; i++) {
+    for (uint32_t i = 0; i < nsamples; i++) {
         const nmp_tcp_info_sample *s = &res.samples[i];
         jlong *r = rows + (size_t)i * org_nmws_probe_Probe_TS_S;
         r[TSS(T_NS)] = (jlong)s->t_ns;
@@ -517,10 +563,10 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
         r[TSS(DELIVERY)] = (jlong)s->delivery_rate;
         r[TSS(ACKED)] = (jlong)s->bytes_acked;
     }
-    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SAMPLES, (jsize)res.nsamples,
+    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_SAMPLES, (jsize)nsamples,
                             org_nmws_probe_Probe_TS_S, rows)) < 0)
         goto end;
-    for (uint32_t i = 0; i < res.nmsgs; i++) {
+    for (uint32_t i = 0; i < nmsgs; i++) {
         jlong *r = rows + (size_t)i * org_nmws_probe_Probe_TS_M;
         r[TSM(STREAM)] = res.msg_stream[i];
         r[TSM(SEQ)] = res.msg_seq[i];
@@ -528,14 +574,10 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nTcpStream(
         r[TSM(ARRIVAL)] = res.msg_arrival_wall[i];
         r[TSM(LATE)] = res.msg_late_ns[i];
     }
-    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_MESSAGES, (jsize)res.nmsgs,
+    if ((rc = put_long_rows(env, arrays, org_nmws_probe_Probe_TS_A_MESSAGES, (jsize)nmsgs,
                             org_nmws_probe_Probe_TS_M, rows)) < 0)
         goto end;
-    jstring js = (*env)->NewStringUTF(env, res.local_addr);
-    if (js) (*env)->SetObjectArrayElement(env, addrs, 0, js);
-    js = (*env)->NewStringUTF(env, res.remote_addr);
-    if (js) (*env)->SetObjectArrayElement(env, addrs, 1, js);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    rc = put_addrs(env, addrs, res.local_addr, res.remote_addr);
 end:
     free(rows);
     nmp_tcp_result_free(&res);
@@ -583,7 +625,9 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nHopList(JNIEnv *env, jclass cl
         put_err(env, errbuf, err);
         goto end;
     }
-    for (int t = 0; t < res->nhops; t++) {
+    int nhops = res->nhops < 0 ? 0 : res->nhops > NMP_HOPS_MAX_TTL ? NMP_HOPS_MAX_TTL : res->nhops;
+    jlong inf[4] = {nhops, res->reached, res->hop_count, rc == -ECANCELED};
+    for (int t = 0; t < nhops; t++) {
         const nmp_hop *h = &res->hops[t];
         jlong l[org_nmws_probe_Probe_HL];
         jdouble r[NMP_HOPS_MAX_PROBES];
@@ -597,20 +641,15 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nHopList(JNIEnv *env, jclass cl
         for (int k = 0; k < NMP_HOPS_MAX_PROBES; k++) r[k] = h->rtt_ns[k] < 0 ? -1.0 : h->rtt_ns[k] / 1e6;
         (*env)->SetLongArrayRegion(env, hopL, t * org_nmws_probe_Probe_HL, org_nmws_probe_Probe_HL, l);
         (*env)->SetDoubleArrayRegion(env, rtt, t * NMP_HOPS_MAX_PROBES, NMP_HOPS_MAX_PROBES, r);
-        jstring a = (*env)->NewStringUTF(env, h->addr);
-        if (a) (*env)->SetObjectArrayElement(env, strs, 1 + 2 * t, a);
-        jstring nm = (*env)->NewStringUTF(env, h->name);
-        if (nm) (*env)->SetObjectArrayElement(env, strs, 2 + 2 * t, nm);
-        if (a) (*env)->DeleteLocalRef(env, a);
-        if (nm) (*env)->DeleteLocalRef(env, nm);
+        if ((rc = jni_pending(env)) < 0 || (rc = put_string(env, strs, 1 + 2 * t, h->addr)) < 0 ||
+            (rc = put_string(env, strs, 2 + 2 * t, h->name)) < 0)
+            goto end;
     }
-    jstring d = (*env)->NewStringUTF(env, res->dest_addr);
-    if (d) (*env)->SetObjectArrayElement(env, strs, 0, d);
-    jlong inf[4] = {res->nhops, res->reached, res->hop_count, rc == -ECANCELED};
+    if ((rc = put_string(env, strs, 0, res->dest_addr)) < 0) goto end;
     (*env)->SetLongArrayRegion(env, info, 0, 4, inf);
     jdouble el = res->elapsed_ms;
     (*env)->SetDoubleArrayRegion(env, elapsed, 0, 1, &el);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    rc = jni_pending(env);
 end:
     free(res);
     free(hostz);
@@ -681,16 +720,19 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nCapacity(
     d[CPD(PILOT_SPAN_MS)] = res.pilot_span_ns / 1e6;
     (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_CP_LONGS, l);
     (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_CP_DOUBLES, d);
-    if (res.train_user_mbps != NULL && res.trains == (uint32_t)trains) {
+    int was_rc = rc;
+    if ((rc = jni_pending(env)) < 0) goto end;
+    if (res.train_user_mbps && res.train_status && res.train_received && res.trains == (uint32_t)trains) {
         (*env)->SetDoubleArrayRegion(env, mbps, 0, trains, res.train_user_mbps);
         (*env)->SetIntArrayRegion(env, status, 0, trains, (const jint *)res.train_status);
         (*env)->SetIntArrayRegion(env, received, 0, trains, (const jint *)res.train_received);
+        if ((rc = jni_pending(env)) < 0) goto end;
+    } else if (was_rc != -ECANCELED) {
+        put_err(env, errbuf, "capacity: the engine returned no per-train results");
+        rc = -EFAULT;
+        goto end;
     }
-    jstring a = (*env)->NewStringUTF(env, res.local_addr);
-    if (a) (*env)->SetObjectArrayElement(env, addrs, 0, a);
-    a = (*env)->NewStringUTF(env, res.remote_addr);
-    if (a) (*env)->SetObjectArrayElement(env, addrs, 1, a);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    rc = put_addrs(env, addrs, res.local_addr, res.remote_addr);
 end:
     nmp_capacity_result_free(&res);
     free(hostz);
@@ -762,6 +804,7 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nAvailableBandwidth(
     d[ABD(UPPER_MBPS)] = res->upper_mbps;
     (*env)->SetLongArrayRegion(env, sumL, 0, org_nmws_probe_Probe_AB_LONGS, l);
     (*env)->SetDoubleArrayRegion(env, sumD, 0, org_nmws_probe_Probe_AB_DOUBLES, d);
+    if ((rc = jni_pending(env)) < 0) goto end;
     for (uint32_t i = 0; i < res->nsteps && i < NMP_AVAIL_MAX_STEPS; i++) {
         const nmp_avail_step *st = &res->steps[i];
         jdouble sd[org_nmws_probe_Probe_AB_SD];
@@ -781,11 +824,8 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nAvailableBandwidth(
         (*env)->SetDoubleArrayRegion(env, stepD, (jsize)i * org_nmws_probe_Probe_AB_SD, org_nmws_probe_Probe_AB_SD, sd);
         (*env)->SetLongArrayRegion(env, stepL, (jsize)i * org_nmws_probe_Probe_AB_SL, org_nmws_probe_Probe_AB_SL, sl);
     }
-    jstring a = (*env)->NewStringUTF(env, res->local_addr);
-    if (a) (*env)->SetObjectArrayElement(env, addrs, 0, a);
-    a = (*env)->NewStringUTF(env, res->remote_addr);
-    if (a) (*env)->SetObjectArrayElement(env, addrs, 1, a);
-    rc = (*env)->ExceptionCheck(env) ? -ENOMEM : 0;
+    if ((rc = jni_pending(env)) < 0) goto end;
+    rc = put_addrs(env, addrs, res->local_addr, res->remote_addr);
 end:
     free(res);
     free(hostz);

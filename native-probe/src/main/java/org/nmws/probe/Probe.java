@@ -341,6 +341,7 @@ public final class Probe {
     long[] rtt = new long[n];
     int[] bytes = new int[n];
     int[] ttl = new int[n];
+    notSent(seq, rtt, ttl);
     byte[] err = new byte[ERRLEN];
     control.acquire();
     int rc;
@@ -426,6 +427,7 @@ public final class Probe {
     long[] arrival = new long[n];
     long[] owd = new long[n];
     int[] bytes = new int[n];
+    notSent(seq, owd, null);
     byte[] err = new byte[ERRLEN];
     control.acquire();
     int rc;
@@ -743,6 +745,21 @@ public final class Probe {
         d[AB_D_LOWER_MBPS], d[AB_D_UPPER_MBPS], l[AB_L_BRACKETED] != 0, (int) l[AB_L_SIZE],
         (int) l[AB_L_WIRE_OVERHEAD], l[AB_L_START_EPOCH], l[AB_L_END_EPOCH], addrs[0], addrs[1],
         (int) l[AB_L_REMOTE_PORT], l[AB_L_CANCELLED] != 0);
+  }
+
+  /**
+   * Fills per-frame arrays with the values of frames never sent (seq = index, times -1, TTL -1).
+   * The native side overwrites them with what it measured; a test cancelled before its session
+   * started returns them as they are.
+   */
+  private static void notSent(int[] seq, long[] minusOne, int[] ttl) {
+    for (int i = 0; i < seq.length; i++) {
+      seq[i] = i;
+    }
+    Arrays.fill(minusOne, -1L);
+    if (ttl != null) {
+      Arrays.fill(ttl, -1);
+    }
   }
 
   private static void requireAvailable(String call) {

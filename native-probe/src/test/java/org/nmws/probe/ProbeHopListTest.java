@@ -23,10 +23,14 @@ class ProbeHopListTest {
     assertEquals(3, h.icmpType());
     assertEquals(3, h.icmpCode());
     assertEquals(3, h.answered());
+    // review: no timed assertions (RTT or elapsed-time ceilings); every probe answered and its
+    // RTT is a real, positive, finite number
+    assertEquals(3, h.rttMs().length);
     for (double rtt : h.rttMs()) {
-      assertTrue(rtt > 0 && rtt < 100, "rtt " + rtt);
+      assertTrue(rtt > 0 && Double.isFinite(rtt), "rtt " + rtt);
     }
-    assertTrue(r.elapsedMs() < 1000, "no probe waits for its timeout: " + r.elapsedMs());
+    assertEquals(1, r.hops().size(), "no TTL beyond the destination is listed");
+    assertTrue(r.elapsedMs() > 0 && Double.isFinite(r.elapsedMs()), "elapsed " + r.elapsedMs());
     assertFalse(r.cancelled());
   }
 
