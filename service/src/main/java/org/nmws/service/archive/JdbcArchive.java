@@ -72,8 +72,13 @@ public class JdbcArchive implements Archive {
 
     @Override
     public List<Observation> find(ObservationQuery q) {
-        StringBuilder sql = new StringBuilder("SELECT * FROM observation WHERE test = ? AND (dst_host = ? OR dst_address = ?)");
-        List<Object> args = new ArrayList<>(List.of(q.test().name(), q.dst(), q.dst()));
+        StringBuilder sql = new StringBuilder("SELECT * FROM observation WHERE test = ?");
+        List<Object> args = new ArrayList<>(List.of(q.test().name()));
+        if (q.dst() != null) {
+            sql.append(" AND (dst_host = ? OR dst_address = ?)");
+            args.add(q.dst());
+            args.add(q.dst());
+        }
         if (q.src() != null) {
             sql.append(" AND (src_host = ? OR src_address = ?)");
             args.add(q.src());

@@ -21,6 +21,9 @@ public record ObservationQuery(Characteristic.ProbeTest test, String dst, String
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
+        if (dst == null && src == null) {
+            throw new IllegalArgumentException("a query names a dst, a src, or both");
+        }
     }
 
     /** A query over every parameter set. */

@@ -14,6 +14,7 @@ import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesQuery;
 import org.nmws.service.measure.Characteristic;
+import org.nmws.service.measure.Endpoint;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.Observation;
@@ -262,8 +263,16 @@ public class MessageHandler {
         if (r.subject() == null) {
             throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
         }
-        PathSubject subject = SubjectReader.forTest(r.subject(), r.characteristic().testFor(r.parameters()));
-        ObservationQuery q = new ObservationQuery(r.characteristic().testFor(r.parameters()), subject.dst().host(),
+        Characteristic.ProbeTest test = r.characteristic().testFor(r.parameters());
+        Endpoint fromHost = test == Characteristic.ProbeTest.UTILIZATION ? null : SubjectReader.sourceOnly(r.subject());
+        if (fromHost != null) { // everything measured from a host, to anywhere
+            ObservationQuery q = new ObservationQuery(test, null, fromHost.host(), select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), null, null, q, select, raw);
+            return;
+        }
+        PathSubject subject = SubjectReader.forTest(r.subject(), test);
+        ObservationQuery q = new ObservationQuery(test, subject.dst().host(),
                 subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
                 raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
         answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw);
@@ -308,7 +317,8 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
         }
         if (found.isEmpty()) {
-            w.noData(metadataId, eventType, subject, "No data in the archive for " + what + " to " + subject.dst().host()
+            w.noData(metadataId, eventType, subject, "No data in the archive for " + what
+                    + (subject != null ? " to " + subject.dst().host() : " from " + q.src())
                     + (select.from() == null ? "" : " from " + select.from())
                     + (select.to() == null ? "" : " to " + select.to()) + ".");
             return;

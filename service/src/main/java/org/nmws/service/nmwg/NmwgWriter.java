@@ -371,7 +371,9 @@ public final class NmwgWriter {
     void consolidated(String metadataIdRef, String eventType, PathSubject subject, String maKey, Select select,
                       java.util.List<Consolidation.Bucket> buckets) {
         Metadata md = metadata(metadataIdRef);
-        md.getAny().add(subject(subject, md.getId()));
+        if (subject != null) { // null: everything measured from a host
+            md.getAny().add(subject(subject, md.getId()));
+        }
         md.getAny().add(NMWG.createEventType(eventType));
         Map<String, String> sel = new java.util.LinkedHashMap<>();
         if (select.from() != null) {

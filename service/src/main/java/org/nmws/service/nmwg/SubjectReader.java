@@ -51,6 +51,34 @@ final class SubjectReader {
         return new PathSubject(null, new Endpoint(name, "interface"));
     }
 
+    /**
+     * The src of an endPointPair that names no dst, or null: an MA query for everything
+     * measured from a host (as perfSONAR's owamp and bwctl clients ask).
+     */
+    static Endpoint sourceOnly(Element subject) throws NmwgException {
+        Element pair = find(subject, "endPointPair");
+        if (pair == null) {
+            return null;
+        }
+        Element src = null;
+        for (Element c : NmwgReader.children(pair)) {
+            if ("dst".equals(c.getLocalName())) {
+                return null;
+            }
+            if ("src".equals(c.getLocalName())) {
+                src = c;
+            }
+        }
+        if (src == null) {
+            return null;
+        }
+        try {
+            return endpoint(src);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "subject: " + e.getMessage());
+        }
+    }
+
     static PathSubject path(Element subject) throws NmwgException {
         Element pair = find(subject, "endPointPair");
         if (pair == null) {

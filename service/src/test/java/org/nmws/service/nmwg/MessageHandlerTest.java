@@ -184,6 +184,21 @@ class MessageHandlerTest {
     }
 
     @Test
+    void aSubjectWithOnlyASrcAsksForEverythingMeasuredFromThatHost() {
+        // As perfSONAR's owamp and bwctl MA clients ask: all results from a host, to anywhere.
+        archive.save(observation(Instant.parse("2026-11-20T12:00:00Z"), "10.1.2.6"));
+        archive.save(observation(Instant.parse("2026-11-20T12:01:00Z"), "10.1.2.7"));
+        String request = "<nmwg:metadata id=\"md1\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:src type=\"ipv4\" value=\"%s\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>";
+        Responses r = post(message("SetupDataRequest", String.format(request, "10.1.2.1")));
+        List<String> dsts = r.elements(NmwgNamespaces.TOPOLOGY, "dst").stream().map(e -> e.getAttribute("value")).toList();
+        assertEquals(List.of("10.1.2.6", "10.1.2.7"), dsts, "one series per destination");
+        Responses none = post(message("SetupDataRequest", String.format(request, "10.9.9.9")));
+        assertEquals("noData", none.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+    }
+
+    @Test
     void perFrameDatumsAreReturnedWhenAsked() {
         archive.save(observation(Instant.parse("2026-11-20T10:00:00Z"), "10.1.2.4"));
         Responses r = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.4", "path.delay.roundTrip",
