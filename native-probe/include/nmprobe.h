@@ -971,4 +971,6 @@ void nmp_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((f
 }
 #endif
 
+#include "nmp_hopcap.h"              /* per-hop capacity (Trace-Rate style), part of this API */
+
 #endif /* NMPROBE_H */

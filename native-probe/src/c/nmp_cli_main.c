@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_cli_hopcap.h"
 #include "nmprobe.h"
 
 static volatile int32_t cancel_flag; /* set by SIGINT / SIGTERM */
@@ -21,7 +22,7 @@ static void on_signal(int sig) {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: nmprobe rr|stream|scan|tcp|hops|capacity|avail --host HOST [options]\n"
+            "usage: nmprobe rr|stream|scan|tcp|hops|hopcap|capacity|avail --host HOST [options]\n"
             "  rr      request-response latency test against an nmprobe-responder\n"
             "  stream  one-way UDP stream: rates, loss, reordering, one-way delay, host load\n"
             "  scan    latency versus frame size (--sizes 64,512,1472), with a line fit\n"
@@ -47,6 +48,7 @@ static void usage(FILE *f) {
             "hops: hop list with TTL-limited UDP probes (no responder needed)\n"
             "      --max-ttl N (default 30) --probes N per hop (default 3) --wait-ms MS (default 1000)\n"
             "      --dport PORT first destination port (default 33434) --resolve (reverse DNS, short timeout)\n"
+            "hopcap: per-hop capacity from the dispersion of ICMP answers to TTL-limited trains (hopcap --help)\n"
             "capacity: path capacity by packet-train dispersion (Mbit/s user, frame and wire level)\n"
             "      --trains N (default 40) --train-len N frames per train (default 100) --size BYTES (default 1472)\n"
             "      --skip N head frames left out per train (default train-len/2) --gap-us US between trains\n"
@@ -865,6 +867,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "hops") == 0) return cmd_hops(argc - 1, argv + 1);
     if (strcmp(argv[1], "capacity") == 0) return cmd_capacity(argc - 1, argv + 1);
     if (strcmp(argv[1], "avail") == 0) return cmd_avail(argc - 1, argv + 1);
-    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream, scan, tcp, hops, capacity or avail)\n", argv[1]);
+    if (strcmp(argv[1], "hopcap") == 0) return nmp_cli_hopcap(argc - 1, argv + 1, &cancel_flag);
+    fprintf(stderr, "nmprobe: unknown command %s (want rr, stream, scan, tcp, hops, hopcap, capacity or avail)\n", argv[1]);
     return 2;
 }

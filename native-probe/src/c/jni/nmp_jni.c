@@ -16,7 +16,7 @@
 
 #define PROBE_CLASS "org/nmws/probe/Probe"
 #define CONTROL_CLASS "org/nmws/probe/ProbeControl"
-#define NMP_JNI_ABI 4
+#define NMP_JNI_ABI 5
 
 _Static_assert(sizeof(jint) == sizeof(int32_t), "jint is 32 bits");
 _Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong is 64 bits");
@@ -832,7 +832,132 @@ end:
     return rc;
 }
 
+#define HCI(name) org_nmws_probe_Probe_HC_I_##name
+#define HCL(name) org_nmws_probe_Probe_HC_L_##name
+#define HCD(name) org_nmws_probe_Probe_HC_D_##name
+_Static_assert(org_nmws_probe_Probe_HC_MAX_HOPS == NMP_HOPS_MAX_TTL &&
+                   org_nmws_probe_Probe_HC_MAX_TRAINS == NMP_HOPCAP_MAX_TRAINS &&
+                   org_nmws_probe_Probe_HC_MAX_TRAIN_LENGTH == NMP_HOPCAP_MAX_LEN,
+               "hop capacity limits agree");
+_Static_assert(NMP_HC_USED == 0 && NMP_HC_SENDER == 1 && NMP_HC_MISSING == 2 && NMP_HC_REORDERED == 3 &&
+                   NMP_HC_NOT_SENT == 4 && org_nmws_probe_Probe_HC_NOT_SENT == NMP_HC_NOT_SENT,
+               "hop capacity train status codes match HopCapacityResult.TrainStatus ordinals");
+
+JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nHopCapacity(
+    JNIEnv *env, jclass cls, jbyteArray host, jint hops, jint max_ttl, jint trains, jint train_len, jint skip,
+    jint size, jlong gap_ns, jint wait_ms, jint port, jobject cancel_buf, jobject control, jlongArray info,
+    jlongArray hopL, jdoubleArray hopD, jobjectArray addrs, jdoubleArray mbps, jintArray status, jbyteArray errbuf) {
+    char err[NMP_ERRLEN] = "";
+    nmp_hopcap_result *res = NULL;
+    /* every input bounded here too: the engine's own checks are the second line */
+    jint rows = hops > 0 ? hops : max_ttl;
+    if (hops < 0 || hops > NMP_HOPS_MAX_TTL || max_ttl < 1 || max_ttl > NMP_HOPS_MAX_TTL || trains < 1 ||
+        trains > NMP_HOPCAP_MAX_TRAINS || train_len < 2 || train_len > NMP_HOPCAP_MAX_LEN || skip < -1 ||
+        skip > train_len - 2 || size < NMP_FRAME_HDR || size > NMP_FRAME_MAX || gap_ns < 0 ||
+        gap_ns > 10000000000LL || wait_ms < 1 || wait_ms > 60000 || port < 1 || port > 65535 ||
+        (int64_t)rows * trains * train_len > (int64_t)NMP_HOPCAP_MAX_FRAMES ||
+        !len_at_least(env, info, org_nmws_probe_Probe_HC_INFO) ||
+        !len_at_least(env, hopL, NMP_HOPS_MAX_TTL * org_nmws_probe_Probe_HC_L) ||
+        !len_at_least(env, hopD, NMP_HOPS_MAX_TTL * org_nmws_probe_Probe_HC_D) ||
+        !len_at_least(env, addrs, 1 + NMP_HOPS_MAX_TTL) || !len_at_least(env, mbps, rows * trains) ||
+        !len_at_least(env, status, rows * trains)) {
+        put_err(env, errbuf, "hopCapacity: invalid arguments to the native call");
+        return -EINVAL;
+    }
+    char *hostz = host_string(env, host, errbuf);
+    if (hostz == NULL) return -EINVAL;
+    res = calloc(1, sizeof(*res));
+    if (res == NULL) {
+        free(hostz);
+        put_err(env, errbuf, "hopCapacity: out of memory");
+        return -ENOMEM;
+    }
+    jni_progress prog = {.env = env, .control = control, .failed = 0};
+    nmp_control ctl = {.cancel = cancel_flag(env, cancel_buf), .progress = control ? on_progress : NULL,
+                       .progress_ctx = &prog};
+    nmp_hopcap_spec spec = {.host = hostz, .hops = hops, .max_ttl = max_ttl, .trains = (uint32_t)trains,
+                            .train_len = (uint32_t)train_len, .skip = skip, .size = (uint32_t)size,
+                            .gap_ns = (uint64_t)gap_ns, .wait_ms = (uint32_t)wait_ms, .port = port};
+    int rc = nmp_hopcap_run(&spec, &ctl, res, err, sizeof(err));
+    if (rc < 0 && rc != -ECANCELED) {
+        put_err(env, errbuf, err);
+        goto end;
+    }
+    int was_rc = rc;
+    /* hops are listed only with their per-train rows present (review: no
+     * copies from NULL arrays on cancel); Java pre-fills NaN / NOT_SENT */
+    int nhops = res->nhops < 0 ? 0 : res->nhops > NMP_HOPS_MAX_TTL ? NMP_HOPS_MAX_TTL : res->nhops;
+    if (nhops > rows) nhops = rows;
+    int have_rows = res->train_frame_mbps != NULL && res->train_status != NULL && res->trains == (uint32_t)trains &&
+                    res->rows >= (uint32_t)nhops;
+    if (!have_rows && nhops > 0) {
+        if (was_rc != -ECANCELED) {
+            put_err(env, errbuf, "hopCapacity: the engine returned no per-train results");
+            rc = -EFAULT;
+            goto end;
+        }
+        nhops = 0;
+    }
+    jlong inf[org_nmws_probe_Probe_HC_INFO];
+    inf[HCI(NHOPS)] = nhops;
+    inf[HCI(DISCOVERED)] = res->discovered;
+    inf[HCI(REACHED)] = res->reached;
+    inf[HCI(HOP_COUNT)] = res->hop_count;
+    inf[HCI(TRAINS)] = res->trains;
+    inf[HCI(TRAIN_LENGTH)] = res->train_len;
+    inf[HCI(SKIP)] = res->skip;
+    inf[HCI(SIZE)] = res->size;
+    inf[HCI(FRAME_OVERHEAD)] = res->frame_overhead;
+    inf[HCI(WIRE_OVERHEAD)] = res->wire_overhead;
+    inf[HCI(START_EPOCH)] = res->start_wall;
+    inf[HCI(END_EPOCH)] = res->end_wall;
+    inf[HCI(CANCELLED)] = was_rc == -ECANCELED;
+    for (int t = 0; t < nhops; t++) {
+        const nmp_hopcap_hop *h = &res->hops[t];
+        jlong l[org_nmws_probe_Probe_HC_L];
+        jdouble d[org_nmws_probe_Probe_HC_D];
+        l[HCL(TTL)] = h->ttl;
+        l[HCL(DESTINATION)] = h->destination;
+        l[HCL(OTHER_ADDRS)] = h->other_addrs;
+        l[HCL(LOWER_BOUND)] = h->lower_bound;
+        l[HCL(TRAINS_SENT)] = h->trains_sent;
+        l[HCL(TRAINS_USED)] = h->trains_used;
+        l[HCL(MISSING)] = h->missing;
+        l[HCL(REORDERED)] = h->reordered;
+        l[HCL(SENDER_LIMITED)] = h->sender_limited;
+        l[HCL(PROBES_SENT)] = h->probes_sent;
+        l[HCL(REPLIES)] = h->replies;
+        l[HCL(KERNEL_STAMPED)] = h->kernel_stamped;
+        l[HCL(USER_STAMPED)] = h->trains_user_stamped;
+        d[HCD(USER_MBPS)] = h->user_mbps;
+        d[HCD(FRAME_MBPS)] = h->frame_mbps;
+        d[HCD(WIRE_MBPS)] = h->wire_mbps;
+        d[HCD(MODE_MBPS)] = h->mode_frame_mbps;
+        d[HCD(P10)] = h->p10_mbps;
+        d[HCD(P25)] = h->p25_mbps;
+        d[HCD(P75)] = h->p75_mbps;
+        d[HCD(P90)] = h->p90_mbps;
+        d[HCD(IQR)] = h->iqr_mbps;
+        d[HCD(HEAD_MBPS)] = h->head_frame_mbps;
+        (*env)->SetLongArrayRegion(env, hopL, t * org_nmws_probe_Probe_HC_L, org_nmws_probe_Probe_HC_L, l);
+        (*env)->SetDoubleArrayRegion(env, hopD, t * org_nmws_probe_Probe_HC_D, org_nmws_probe_Probe_HC_D, d);
+        (*env)->SetDoubleArrayRegion(env, mbps, t * trains, trains, res->train_frame_mbps + (size_t)t * trains);
+        (*env)->SetIntArrayRegion(env, status, t * trains, trains, (const jint *)res->train_status + (size_t)t * trains);
+        if ((rc = jni_pending(env)) < 0 || (rc = put_string(env, addrs, 1 + t, h->addr)) < 0) goto end;
+    }
+    if ((rc = put_string(env, addrs, 0, res->dest_addr)) < 0) goto end;
+    (*env)->SetLongArrayRegion(env, info, 0, org_nmws_probe_Probe_HC_INFO, inf);
+    rc = jni_pending(env);
+end:
+    nmp_hopcap_result_free(res);
+    free(res);
+    free(hostz);
+    return rc;
+}
+
 static const JNINativeMethod probe_methods[] = {
+    {"nHopCapacity", "([BIIIIIIJIILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[J[D[Ljava/lang/String;[D[I[B)I",
+     (void *)Java_org_nmws_probe_Probe_nHopCapacity},
     {"nCapacity", "([BIIIIIJJILjava/nio/ByteBuffer;L" CONTROL_CLASS ";[J[D[Ljava/lang/String;[D[I[I[B)I",
      (void *)Java_org_nmws_probe_Probe_nCapacity},
     {"nAvailableBandwidth",

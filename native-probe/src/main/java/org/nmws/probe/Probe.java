@@ -16,7 +16,7 @@ import java.util.Optional;
 public final class Probe {
 
   /** Bumped whenever the native call layout below changes; checked against the library. */
-  static final int ABI = 4;
+  static final int ABI = 5;
 
   // Layout of the summary arrays passed to nRoundTrip. javac -h exports these constants into the
   // generated header, which the C side includes, so both sides share one definition.
@@ -273,6 +273,52 @@ public final class Probe {
   static final int AB_F_RATE = 2;
   static final int AB_F_LOSS = 4;
   static final int AB_F_SENDER = 8;
+
+  // Layout of the arrays passed to nHopCapacity: info, then hop t at t * HC_L / t * HC_D, the
+  // address of hop t at 1 + t (0 is the destination), train i of hop t at t * trains + i.
+  static final int HC_MAX_HOPS = 64;
+  static final int HC_MAX_TRAINS = 1000;
+  static final int HC_MAX_TRAIN_LENGTH = 1000;
+  static final int HC_I_NHOPS = 0;
+  static final int HC_I_DISCOVERED = 1;
+  static final int HC_I_REACHED = 2;
+  static final int HC_I_HOP_COUNT = 3;
+  static final int HC_I_TRAINS = 4;
+  static final int HC_I_TRAIN_LENGTH = 5;
+  static final int HC_I_SKIP = 6;
+  static final int HC_I_SIZE = 7;
+  static final int HC_I_FRAME_OVERHEAD = 8;
+  static final int HC_I_WIRE_OVERHEAD = 9;
+  static final int HC_I_START_EPOCH = 10;
+  static final int HC_I_END_EPOCH = 11;
+  static final int HC_I_CANCELLED = 12;
+  static final int HC_INFO = 13;
+  static final int HC_L_TTL = 0;
+  static final int HC_L_DESTINATION = 1;
+  static final int HC_L_OTHER_ADDRS = 2;
+  static final int HC_L_LOWER_BOUND = 3;
+  static final int HC_L_TRAINS_SENT = 4;
+  static final int HC_L_TRAINS_USED = 5;
+  static final int HC_L_MISSING = 6;
+  static final int HC_L_REORDERED = 7;
+  static final int HC_L_SENDER_LIMITED = 8;
+  static final int HC_L_PROBES_SENT = 9;
+  static final int HC_L_REPLIES = 10;
+  static final int HC_L_KERNEL_STAMPED = 11;
+  static final int HC_L_USER_STAMPED = 12;
+  static final int HC_L = 13;
+  static final int HC_D_USER_MBPS = 0;
+  static final int HC_D_FRAME_MBPS = 1;
+  static final int HC_D_WIRE_MBPS = 2;
+  static final int HC_D_MODE_MBPS = 3;
+  static final int HC_D_P10 = 4;
+  static final int HC_D_P25 = 5;
+  static final int HC_D_P75 = 6;
+  static final int HC_D_P90 = 7;
+  static final int HC_D_IQR = 8;
+  static final int HC_D_HEAD_MBPS = 9;
+  static final int HC_D = 10;
+  static final int HC_NOT_SENT = 4;
 
   static final int ERRLEN = 256;
 
@@ -692,6 +738,85 @@ public final class Probe {
         (int) l[CP_L_REMOTE_PORT], l[CP_L_CANCELLED] != 0);
   }
 
+  /** Runs a per-hop capacity test without progress or cancellation. */
+  public static HopCapacityResult hopCapacity(HopCapacitySpec spec) {
+    return hopCapacity(spec, new ProbeControl());
+  }
+
+  /**
+   * Estimates the capacity up to each hop (Trace-Rate style): trains of UDP frames whose TTL
+   * expires at the hop, timed by the kernel receive timestamps of the ICMP answers on the
+   * socket's error queue. Unprivileged; no responder is needed. The hop list runs first unless
+   * {@link HopCapacitySpec#hops()} is set. Progress counts trains over all hops. Cancelling stops
+   * at once; the result then has {@code cancelled() == true} and the hops and trains so far.
+   *
+   * @throws ProbeException when the name does not resolve, no hop answers the hop list, the
+   *     frame is larger than the path MTU or the socket fails
+   */
+  public static HopCapacityResult hopCapacity(HopCapacitySpec spec, ProbeControl control) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(control, "control");
+    requireAvailable("hopCapacity");
+    int n = spec.trains();
+    int rows = spec.rows();
+    long[] info = new long[HC_INFO];
+    long[] hl = new long[HC_MAX_HOPS * HC_L];
+    double[] hd = new double[HC_MAX_HOPS * HC_D];
+    String[] addrs = new String[1 + HC_MAX_HOPS];
+    double[] mbps = new double[rows * n];
+    int[] status = new int[rows * n];
+    Arrays.fill(mbps, Double.NaN);
+    Arrays.fill(status, HC_NOT_SENT);
+    byte[] err = new byte[ERRLEN];
+    control.acquire();
+    int rc;
+    try {
+      rc = nHopCapacity(spec.host().getBytes(StandardCharsets.UTF_8), spec.hops(), spec.maxTtl(),
+          n, spec.trainLength(), spec.skip(), spec.packetSize(), spec.gapNanos(),
+          (int) (spec.waitNanos() / 1_000_000L), spec.firstPort(), control.cancelFlag(), control,
+          info, hl, hd, addrs, mbps, status, err);
+    } finally {
+      control.release();
+    }
+    if (rc < 0) {
+      throw failure("hopCapacity", -rc, message(err));
+    }
+    int nhops = (int) Math.max(0, Math.min(Math.min(info[HC_I_NHOPS], HC_MAX_HOPS), rows));
+    List<HopCapacityResult.HopEstimate> hops = new ArrayList<>(nhops);
+    for (int t = 0; t < nhops; t++) {
+      int o = t * HC_L;
+      int d = t * HC_D;
+      List<Double> rates = new ArrayList<>(n);
+      List<HopCapacityResult.TrainStatus> st = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        rates.add(mbps[t * n + i]);
+        st.add(HopCapacityResult.TrainStatus.of(status[t * n + i]));
+      }
+      String addr = addrs[1 + t];
+      hops.add(new HopCapacityResult.HopEstimate((int) hl[o + HC_L_TTL],
+          addr == null || addr.isEmpty() ? Optional.empty() : Optional.of(addr),
+          hl[o + HC_L_DESTINATION] != 0, (int) hl[o + HC_L_OTHER_ADDRS],
+          new HopCapacityResult.Estimate(hd[d + HC_D_USER_MBPS], hd[d + HC_D_FRAME_MBPS],
+              hd[d + HC_D_WIRE_MBPS]),
+          hd[d + HC_D_MODE_MBPS],
+          new HopCapacityResult.Spread(hd[d + HC_D_P10], hd[d + HC_D_P25], hd[d + HC_D_P75],
+              hd[d + HC_D_P90], hd[d + HC_D_IQR]),
+          hd[d + HC_D_HEAD_MBPS], hl[o + HC_L_LOWER_BOUND] != 0,
+          new HopCapacityResult.Trains((int) hl[o + HC_L_TRAINS_SENT],
+              (int) hl[o + HC_L_TRAINS_USED], (int) hl[o + HC_L_MISSING],
+              (int) hl[o + HC_L_REORDERED], (int) hl[o + HC_L_SENDER_LIMITED]),
+          new HopCapacityResult.Answers((int) hl[o + HC_L_PROBES_SENT],
+              (int) hl[o + HC_L_REPLIES], (int) hl[o + HC_L_KERNEL_STAMPED],
+              (int) hl[o + HC_L_USER_STAMPED]),
+          rates, st));
+    }
+    return new HopCapacityResult(hops, info[HC_I_DISCOVERED] != 0, info[HC_I_REACHED] != 0,
+        (int) info[HC_I_HOP_COUNT], addrs[0] == null ? "" : addrs[0], (int) info[HC_I_TRAINS],
+        (int) info[HC_I_TRAIN_LENGTH], (int) info[HC_I_SKIP], (int) info[HC_I_SIZE],
+        (int) info[HC_I_FRAME_OVERHEAD], (int) info[HC_I_WIRE_OVERHEAD],
+        info[HC_I_START_EPOCH], info[HC_I_END_EPOCH], info[HC_I_CANCELLED] != 0);
+  }
+
   /** Runs an available-bandwidth rate scan without progress or cancellation. */
   public static AvailableBandwidthResult availableBandwidth(AvailableBandwidthSpec spec) {
     return availableBandwidth(spec, new ProbeControl());
@@ -807,6 +932,27 @@ public final class Probe {
   }
 
   private static native int nAbi();
+
+  private static native int nHopCapacity(
+      byte[] host,
+      int hops,
+      int maxTtl,
+      int trains,
+      int trainLength,
+      int skip,
+      int packetSize,
+      long gapNanos,
+      int waitMillis,
+      int firstPort,
+      ByteBuffer cancelFlag,
+      ProbeControl control,
+      long[] info,
+      long[] hopLongs,
+      double[] hopDoubles,
+      String[] addresses,
+      double[] trainFrameMbps,
+      int[] trainStatus,
+      byte[] errorMessage);
 
   private static native int nCapacity(
       byte[] host,

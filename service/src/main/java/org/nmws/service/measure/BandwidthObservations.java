@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.nmws.probe.AvailableBandwidthResult;
 import org.nmws.probe.CapacityResult;
+import org.nmws.probe.HopCapacityResult;
 import org.nmws.probe.Probe;
 
 /** Capacity and available-bandwidth estimates as observations: the estimate, its spread or bracket, and the curve. */
@@ -32,6 +33,37 @@ final class BandwidthObservations {
         s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         return observation(Characteristic.ProbeTest.CAPACITY, subject, p.asCapacityNmwg(), r.localAddress(), r.remoteAddress(),
                 r.startEpochNanos(), r.endEpochNanos(), s, point, host);
+    }
+
+    /**
+     * Capacity up to each hop: per hop the frame-level and user-level estimate, its spread and
+     * the trains it rests on (hop{ttl}...); the route in the environment.
+     */
+    static Observation perHop(PathSubject subject, HopCapacityParameters p, HopCapacityResult r, String point, HostEnvironment host) {
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("hopCount", (double) r.hopCount());
+        s.put("reached", r.reached() ? 1.0 : 0.0);
+        List<Environment.RouteHop> route = new java.util.ArrayList<>();
+        double bottleneck = Double.NaN;
+        for (HopCapacityResult.HopEstimate h : r.hops()) {
+            String k = "hop" + h.ttl();
+            route.add(new Environment.RouteHop(h.ttl(), h.address().orElse(null), null));
+            s.put(k + "CapacityFrameMbps", h.estimate().frameMbps());
+            s.put(k + "CapacityMbps", h.estimate().userMbps());
+            s.put(k + "IqrMbps", h.spread().iqrMbps());
+            s.put(k + "TrainsUsed", (double) h.trains().used());
+            s.put(k + "LowerBound", h.lowerBound() ? 1.0 : 0.0);
+            if (!h.lowerBound() && !(h.estimate().frameMbps() >= bottleneck)) {
+                bottleneck = h.estimate().frameMbps();
+            }
+        }
+        s.put("bottleneckFrameMbps", bottleneck);
+        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+        Environment env = new Environment(host.describe("src", null),
+                new Environment.Host("dst", subject.dst().host(), r.destination(), null, null, null, null, null, null), route);
+        return new Observation(0, point, Characteristic.ProbeTest.HOP_CAPACITY, subject, null, r.destination(),
+                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, MeasurementService.instant(r.startEpochNanos()),
+                MeasurementService.instant(r.endEpochNanos()), s, List.of());
     }
 
     static Observation available(PathSubject subject, BandwidthParameters p, AvailableBandwidthResult r, String point,

@@ -60,7 +60,7 @@ public enum Characteristic {
             "traceroute");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION, CAPACITY, AVAILABLE }
+    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION, CAPACITY, HOP_CAPACITY, AVAILABLE }
 
     private final String dottedName;
     private final ProbeTest test;
@@ -83,7 +83,8 @@ public enum Characteristic {
     /**
      * The test that answers a request for this characteristic with these parameters: a
      * round trip over a list of frame sizes (parameter packetSizes) is a latency scan, and
-     * achievable bandwidth named by a bwctl/iperf eventType with protocol=UDP is a UDP stream.
+     * achievable bandwidth named by a bwctl/iperf eventType with protocol=UDP is a UDP stream,
+     * and capacity with perHop=true is measured hop by hop (Trace-Rate's way).
      */
     public ProbeTest testFor(java.util.Map<String, String> parameters) {
         if (test == ProbeTest.ROUND_TRIP && parameters.containsKey(ScanParameters.SIZES)) {
@@ -91,6 +92,9 @@ public enum Characteristic {
         }
         if (this == PATH_BANDWIDTH_ACHIEVABLE_TCP && "UDP".equalsIgnoreCase(parameters.getOrDefault("protocol", "").trim())) {
             return ProbeTest.UDP_STREAM;
+        }
+        if (test == ProbeTest.CAPACITY && Boolean.parseBoolean(parameters.getOrDefault("perHop", "false").trim())) {
+            return ProbeTest.HOP_CAPACITY;
         }
         return test;
     }
@@ -102,7 +106,11 @@ public enum Characteristic {
 
     /** The characteristics a test answers (a latency scan is a round trip over sizes). */
     public static java.util.List<Characteristic> answeredBy(ProbeTest t) {
-        ProbeTest base = t == ProbeTest.LATENCY_SCAN ? ProbeTest.ROUND_TRIP : t;
+        ProbeTest base = switch (t) {
+            case LATENCY_SCAN -> ProbeTest.ROUND_TRIP;
+            case HOP_CAPACITY -> ProbeTest.CAPACITY;
+            default -> t;
+        };
         return java.util.Arrays.stream(values()).filter(c -> c.test == base).toList();
     }
 

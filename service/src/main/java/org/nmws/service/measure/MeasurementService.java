@@ -16,6 +16,8 @@ import org.nmws.probe.AvailableBandwidthResult;
 import org.nmws.probe.AvailableBandwidthSpec;
 import org.nmws.probe.CapacityResult;
 import org.nmws.probe.CapacitySpec;
+import org.nmws.probe.HopCapacityResult;
+import org.nmws.probe.HopCapacitySpec;
 import org.nmws.probe.HopListResult;
 import org.nmws.probe.HopListSpec;
 import org.nmws.probe.LatencyScanResult;
@@ -101,6 +103,17 @@ public class MeasurementService {
                     return new Outcome<>(result, result.cancelled(), result.trains().trainsSent(), p.trains());
                 });
                 yield new Measured(archive.save(BandwidthObservations.capacity(subject, p, r, measurementPoint, host)), false);
+            }
+            case HOP_CAPACITY -> {
+                HopCapacityParameters p = parse(() -> HopCapacityParameters.parse(nmwgParameters, props.limits().maxCount()));
+                String dst = subject.dst().host();
+                HopCapacityResult r = locked(c.dottedName(), subject, control -> {
+                    HopCapacitySpec d = HopCapacitySpec.defaults(dst);
+                    HopCapacityResult result = Probe.hopCapacity(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),
+                            p.trainLength(), -1, p.packetSize(), d.gapNanos(), d.waitNanos(), d.firstPort()), control);
+                    return new Outcome<>(result, result.cancelled(), result.hops().size(), result.hopCount());
+                });
+                yield new Measured(archive.save(BandwidthObservations.perHop(subject, p, r, measurementPoint, host)), false);
             }
             case AVAILABLE -> {
                 BandwidthParameters p = parse(() -> BandwidthParameters.available(nmwgParameters, props.responderPort(),

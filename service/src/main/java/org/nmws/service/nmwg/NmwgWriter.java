@@ -126,7 +126,7 @@ public final class NmwgWriter {
         switch (o.test()) {
             case ROUND_TRIP -> roundTrip(data, o, raw);
             case UDP_STREAM -> stream(data, o, raw);
-            case LATENCY_SCAN, CAPACITY, AVAILABLE -> figures(data, o);
+            case LATENCY_SCAN, CAPACITY, HOP_CAPACITY, AVAILABLE -> figures(data, o);
             case TCP_STREAM -> tcp(data, o, raw);
             case HOP_LIST -> hops(data, o);
             case UTILIZATION -> utilization(data, o);

@@ -70,8 +70,20 @@ public final class NetLab implements AutoCloseable {
         for (int n = 0; n <= last; n++) {
             if (n > 0 && n < last) {
                 inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
-                // Routers answer every TTL-expired probe (the default rate limit starves hop lists).
+            }
+            if (n > 0) {
+                // Routers answer every TTL-expired probe and B every probe to a closed port (the
+                // default rate limit starves hop lists).
                 inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.icmp_ratelimit=0");
+                // And the namespace-wide ICMP budget (1000/s, bursts of 50) would starve trains of
+                // TTL-limited probes; kernels without these per-namespace knobs keep their default.
+                for (String knob : List.of("net.ipv4.icmp_msgs_per_sec=100000", "net.ipv4.icmp_msgs_burst=100000")) {
+                    try {
+                        inNs(nodes.get(n), "sysctl", "-q", "-w", knob);
+                    } catch (IOException notHere) {
+                        // not namespaced on this kernel
+                    }
+                }
             }
             for (int s = 0; s < last; s++) {
                 if (s == n || s == n - 1) {

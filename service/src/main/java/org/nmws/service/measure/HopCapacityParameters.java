@@ -1,0 +1,34 @@
+package org.nmws.service.measure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Parameters of capacity hop by hop (path.bandwidth.capacity with perHop=true): trains and
+ * trainLength per hop, packetSize, maxTtl. No responder is needed: the routers' ICMP
+ * replies to TTL-limited trains give the dispersion.
+ */
+public record HopCapacityParameters(int trains, int trainLength, int packetSize, int maxTtl) {
+
+    static HopCapacityParameters parse(Map<String, String> p, int maxCount) {
+        int trains = Params.integer(p, "trains", 30, 2, 1000);
+        int length = Params.integer(p, "trainLength", 64, 8, 10000);
+        int maxTtl = Params.integer(p, "maxTtl", 30, 1, 64);
+        if ((long) trains * length * maxTtl > Math.max(maxCount, 2_000_000)) {
+            throw new IllegalArgumentException("trains " + trains + " x trainLength " + length + " x maxTtl " + maxTtl
+                    + " frames exceeds this service's limit");
+        }
+        return new HopCapacityParameters(trains, length, Params.integer(p, "packetSize", 1472, 200, 9000), maxTtl);
+    }
+
+    public Map<String, String> asNmwg() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("perHop", "true");
+        m.put("trains", Integer.toString(trains));
+        m.put("trainLength", Integer.toString(trainLength));
+        m.put("packetSize", Integer.toString(packetSize));
+        m.put("maxTtl", Integer.toString(maxTtl));
+        m.put("protocol", "UDP");
+        return m;
+    }
+}

@@ -1,0 +1,38 @@
+package org.nmws.tests.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/** Capacity hop by hop (Trace-Rate's way) through the service, behind a bucket on the second link (issue 4). */
+class LabHopCapacityTruthTest {
+
+    @Test
+    void capacityPerHopFindsTheBucketBetweenTheTwoRouters() throws Exception {
+        try (NetLab lab = NetLab.create(2)) {
+            lab.tbf(100, "200000"); // on R1 toward R2: hops 2 and 3 are behind it, hop 1 is not
+            LabServices svc = LabServices.start(lab);
+            Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
+                    "perHop", "true", "maxTtl", "8")));
+            assertEquals(3, r.figure("hopCount"), 0.0);
+            NodeList hops = r.doc().getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "hop");
+            List<String> route = new ArrayList<>();
+            for (int i = 0; i < hops.getLength(); i++) {
+                route.add(((Element) hops.item(i)).getAttribute("address"));
+            }
+            assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route);
+            double hop1 = r.figure("hop1CapacityFrameMbps");
+            assertTrue(hop1 > 300, "hop 1 is a veth link, far above the bucket: " + hop1);
+            for (int hop = 2; hop <= 3; hop++) {
+                double c = r.figure("hop" + hop + "CapacityFrameMbps");
+                assertTrue(Math.abs(c - 100) <= 15, "hop " + hop + ": " + c + " Mbit/s of frames, tbf 100");
+            }
+            assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
+        }
+    }
+}
