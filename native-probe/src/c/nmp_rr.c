@@ -16,6 +16,7 @@
 
 #include "nmp_client.h"
 
+#define PACE_REBASE_NS 1000ull /* a frame this late moves the pacing schedule */
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
 #define PROGRESS_NS 100000000ull    /* progress callback period */
 
@@ -242,10 +243,19 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     memset(t->buf, 0, sizeof(t->buf));
     res->start_wall = nmp_wall_now();
     nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS; /* so that frame 0 is paced like the rest */
+    uint32_t k0 = 0;
     for (uint32_t i = 0; i < n && !cancelled(t); i++) {
-        wait_receiving(t, t0 + (nmp_monotime_ns)i * spec->interval_ns, 0);
+        nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i - k0) * spec->interval_ns;
+        wait_receiving(t, due, 0);
         if (cancelled(t)) break;
         if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
+        /* As the stream sender does: a frame that left late moves the schedule, so a stall
+         * becomes one longer gap rather than a burst of catch-up frames whose RTTs would
+         * measure the sender's own queue. */
+        if (spec->interval_ns > 0 && t->mono_send[i] > due + PACE_REBASE_NS) {
+            t0 = t->mono_send[i];
+            k0 = i;
+        }
     }
     if (!cancelled(t)) {
         nmp_monotime_ns last = res->sent ? t->mono_send[res->sent - 1] : nmp_mono_now();
