@@ -24,7 +24,7 @@ class LabBandwidthTruthTest {
             assertTrue(cap.figure("trainsUsed") >= 10, "most trains usable: " + cap.figure("trainsUsed"));
 
             lab.startIn(lab.b(), List.of("iperf3", "-s", "-B", lab.bAddress(), "-p", "5202"), "iperf3-server");
-            NetLab.awaitPort(lab.bAddress(), 5202, null, 10_000);
+            lab.awaitListening(lab.b(), 5202, 10_000);
             lab.startIn(lab.a(), List.of("iperf3", "-c", lab.bAddress(), "-p", "5202", "-u", "-b", "40M", "-l", "1400",
                     "-t", "40"), "iperf3-client");
             Thread.sleep(1000);

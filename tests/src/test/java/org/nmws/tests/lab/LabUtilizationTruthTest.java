@@ -18,7 +18,7 @@ class LabUtilizationTruthTest {
             String rAddress = lab.addManagementLink(lab.router(1));
             LabServices router = LabServices.startServiceOnly(lab, lab.router(1), rAddress, "lab-r1");
             lab.startIn(lab.b(), List.of("iperf3", "-s", "-B", lab.bAddress(), "-p", "5201"), "iperf3-server");
-            NetLab.awaitPort(lab.bAddress(), 5201, null, 10_000);
+            lab.awaitListening(lab.b(), 5201, 10_000);
             // 40 Mbit/s of 1400-byte UDP payloads for longer than the sample below.
             lab.startIn(lab.a(), List.of("iperf3", "-c", lab.bAddress(), "-p", "5201", "-u", "-b", "40M", "-l", "1400",
                     "-t", "12"), "iperf3-client");

@@ -255,6 +255,22 @@ public final class NetLab implements AutoCloseable {
         throw new IllegalStateException(host + ":" + port + " did not answer within " + timeoutMs + " ms");
     }
 
+    /**
+     * Waits until something listens on a TCP port inside a namespace (the lab's addresses are
+     * not routed from the test's own namespace, and a probe connection would disturb servers
+     * such as iperf3 that take each connection as a test).
+     */
+    public void awaitListening(String ns, int port, long timeoutMs) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline) {
+            if (!inNs(ns, "ss", "-ltnH", "sport = :" + port).isBlank()) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("nothing listens on port " + port + " in " + ns + " after " + timeoutMs + " ms");
+    }
+
     /** Runs a command inside a namespace and returns its output; fails on a non-zero exit. */
     public String inNs(String ns, String... command) throws IOException, InterruptedException {
         List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", ns));
