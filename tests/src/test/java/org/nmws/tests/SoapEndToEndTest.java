@@ -138,6 +138,30 @@ class SoapEndToEndTest extends LiveServiceTest {
     }
 
     @Test
+    void aTcpTestWithRawDataReturnsItsTcpInfoSamples() throws Exception {
+        String request = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" "
+                + "type=\"MeasurementRequest\" id=\"t1\"><nmwg:metadata id=\"m1\"><nmwg:subject id=\"s1\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.bandwidth.achievable.TCP.multiStream</nmwg:eventType><nmwg:parameters id=\"p1\">"
+                + "<nmwg:parameter name=\"streams\">2</nmwg:parameter><nmwg:parameter name=\"timeDuration\">0.5</nmwg:parameter>"
+                + "<nmwg:parameter name=\"sampleInterval\">0.05</nmwg:parameter><nmwg:parameter name=\"raw\">true</nmwg:parameter>"
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
+        Element message = Service.validatedMessage(service.post("/nmwg", request, "application/xml", null).body());
+        NodeList samples = message.getElementsByTagNameNS("http://nmws.org/ns/result/1.0/", "tcpInfo");
+        assertTrue(samples.getLength() >= 4, "TCP_INFO sampled over 0.5 s at 50 ms on 2 streams: " + samples.getLength());
+        java.util.Set<String> streams = new java.util.HashSet<>();
+        for (int i = 0; i < samples.getLength(); i++) {
+            Element t = (Element) samples.item(i);
+            streams.add(t.getAttribute("stream"));
+            assertTrue(Long.parseLong(t.getAttribute("cwndSegments")) > 0);
+            assertTrue(Long.parseLong(t.getAttribute("srttUs")) > 0);
+        }
+        assertEquals(java.util.Set.of("0", "1"), streams);
+        NodeList intervals = message.getElementsByTagNameNS("http://ggf.org/ns/nmwg/tools/iperf/2.0/", "datum");
+        assertTrue(intervals.getLength() > 2, "one iperf datum per sample interval besides the total");
+    }
+
+    @Test
     void aPerfsonarStyleRawPostIsAcceptedAsSent() throws Exception {
         HttpResponse<String> resp = service.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
                 + "type=\"EchoRequest\" id=\"e1\"><nmwg:metadata id=\"m1\"><nmwg:eventType>"

@@ -35,6 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class JdbcArchive implements Archive {
     private static final TypeReference<LinkedHashMap<String, String>> STRING_MAP = new TypeReference<>() { };
     private static final TypeReference<LinkedHashMap<String, Double>> DOUBLE_MAP = new TypeReference<>() { };
+    private static final TypeReference<LinkedHashMap<String, long[]>> SAMPLES = new TypeReference<>() { };
     /** Observations per retention transaction: short enough that a writer never waits long. */
     private static final int PURGE_BATCH = 500;
     /** Observations per export page: keyset paging, so no cursor stays open across vendors. */
@@ -55,15 +56,17 @@ public class JdbcArchive implements Archive {
         Long id = tx.execute(status -> {
             Long newId = jdbc.queryForObject("""
                     INSERT INTO observation (measurement_point, test, src_host, src_type, dst_host, dst_type,
-                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
+                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames,
+                        samples)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
                     o.measurementPoint(), o.test().name(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
                     o.subject().dst().host(), o.subject().dst().type(),
                     o.srcAddress(), o.dstAddress(), o.tool(), o.toolVersion(),
                     epochNanos(o.start()), epochNanos(o.end()),
-                    write(o.parameters()), write(o.environment()), write(o.summary()), o.frames().size());
+                    write(o.parameters()), write(o.environment()), write(o.summary()), o.frames().size(),
+                    o.samples().isEmpty() ? null : write(o.samples()));
             saveFrames(newId, o.frames());
             return newId;
         });
@@ -258,7 +261,7 @@ public class JdbcArchive implements Archive {
                 String ids = idList(batch);
                 tx.executeWithoutResult(status -> {
                     jdbc.update("DELETE FROM frame_chunk WHERE observation_id IN (" + ids + ")");
-                    jdbc.update("UPDATE observation SET raw_frames = 0 WHERE id IN (" + ids + ")");
+                    jdbc.update("UPDATE observation SET raw_frames = 0, samples = NULL WHERE id IN (" + ids + ")");
                 });
                 rawObservations += batch.size();
                 for (long[] row : batch) {
@@ -332,7 +335,11 @@ public class JdbcArchive implements Archive {
                 rs.getString("tool_version"), read(rs.getString("parameters"), STRING_MAP),
                 read(rs.getString("environment"), Environment.class),
                 instant(rs.getLong("start_ns")), instant(rs.getLong("end_ns")),
-                read(rs.getString("summary"), DOUBLE_MAP), List.of());
+                read(rs.getString("summary"), DOUBLE_MAP), List.of(), samples(rs.getString("samples")));
+    }
+
+    private Map<String, long[]> samples(String json) {
+        return json == null ? Map.of() : read(json, SAMPLES);
     }
 
     static long epochNanos(Instant t) {

@@ -16,11 +16,22 @@ import java.util.Map;
  * @param parameters every test parameter, by its NMWG name, in a stable order
  * @param summary summary figures by datum name (minRtt, meanRtt, lossPercent, ...)
  * @param frames per-frame records; may be empty when read back without raw data
+ * @param samples raw series that are not frames, as named columns of equal length (TCP_INFO
+ *                samples of a TCP test: offsetNs, stream, cwndSegments, srttUs, ...); empty for most tests
  */
 public record Observation(long id, String measurementPoint, Characteristic.ProbeTest test, PathSubject subject,
                           String srcAddress, String dstAddress, String tool, String toolVersion,
                           Map<String, String> parameters, Environment environment, Instant start, Instant end,
-                          Map<String, Double> summary, List<Frame> frames) {
+                          Map<String, Double> summary, List<Frame> frames, Map<String, long[]> samples) {
+
+    /** An observation with no sample series besides its frames. */
+    public Observation(long id, String measurementPoint, Characteristic.ProbeTest test, PathSubject subject,
+                       String srcAddress, String dstAddress, String tool, String toolVersion,
+                       Map<String, String> parameters, Environment environment, Instant start, Instant end,
+                       Map<String, Double> summary, List<Frame> frames) {
+        this(id, measurementPoint, test, subject, srcAddress, dstAddress, tool, toolVersion, parameters, environment,
+                start, end, summary, frames, Map.of());
+    }
 
     /**
      * One probe frame.
@@ -36,11 +47,11 @@ public record Observation(long id, String measurementPoint, Characteristic.Probe
 
     public Observation withId(long newId) {
         return new Observation(newId, measurementPoint, test, subject, srcAddress, dstAddress, tool, toolVersion,
-                parameters, environment, start, end, summary, frames);
+                parameters, environment, start, end, summary, frames, samples);
     }
 
     public Observation withFrames(List<Frame> newFrames) {
         return new Observation(id, measurementPoint, test, subject, srcAddress, dstAddress, tool, toolVersion,
-                parameters, environment, start, end, summary, newFrames);
+                parameters, environment, start, end, summary, newFrames, samples);
     }
 }

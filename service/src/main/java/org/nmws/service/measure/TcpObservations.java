@@ -95,10 +95,34 @@ final class TcpObservations {
                         ts.binNanos(), (int) Math.min(Integer.MAX_VALUE, ts.bytes(st, b)), st));
             }
         }
+        Map<String, long[]> samples = new LinkedHashMap<>();
+        if (ti.size() > 0) {
+            // Every TCP_INFO sample, raw, as web100 once logged them: time, stream and the state.
+            samples.put("offsetNs", ti.offsetNanos());
+            samples.put("stream", widen(ti.stream()));
+            samples.put("cwndSegments", widen(ti.cwndSegments()));
+            samples.put("mssBytes", widen(ti.mssBytes()));
+            samples.put("srttUs", widen(ti.srttMicros()));
+            samples.put("rttvarUs", widen(ti.rttvarMicros()));
+            samples.put("retransmits", widen(ti.retransmits()));
+            samples.put("totalRetrans", widen(ti.totalRetrans()));
+            samples.put("pacingRateBytesPerSecond", ti.pacingRateBytesPerSecond());
+            samples.put("deliveryRateBytesPerSecond", ti.deliveryRateBytesPerSecond());
+            samples.put("bytesAcked", ti.bytesAcked());
+        }
         Environment env = new Environment(host.describe("src", r.localAddress()),
                 new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
         return new Observation(0, point, Characteristic.ProbeTest.TCP_STREAM, subject, r.localAddress(), r.remoteAddress(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
-                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames,
+                samples);
+    }
+
+    private static long[] widen(int[] v) {
+        long[] out = new long[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i];
+        }
+        return out;
     }
 }

@@ -183,8 +183,41 @@ public final class NmwgWriter {
                 d.setThroughput(significant(e.getValue()[0] * 8e9 / e.getValue()[1]));
                 data.getAny().add(d);
             }
+            tcpInfo(data, o);
         }
         figures(data, o);
+    }
+
+    /** The raw TCP_INFO samples of a TCP test, one element each. */
+    private static void tcpInfo(Data data, Observation o) {
+        Map<String, long[]> s = o.samples();
+        long[] offset = s.get("offsetNs");
+        if (offset == null) {
+            return;
+        }
+        long start = o.start().getEpochSecond() * 1_000_000_000L + o.start().getNano();
+        for (int i = 0; i < offset.length; i++) {
+            org.nmws.schema.figure.TcpInfo t = new org.nmws.schema.figure.TcpInfo();
+            t.setTimeType("unix");
+            t.setTimeValue(unixTime(start + offset[i]));
+            t.setStream((int) at(s, "stream", i));
+            t.setCwndSegments(at(s, "cwndSegments", i));
+            t.setMssBytes(at(s, "mssBytes", i));
+            t.setSrttUs(at(s, "srttUs", i));
+            t.setRttvarUs(at(s, "rttvarUs", i));
+            t.setRetransmits(at(s, "retransmits", i));
+            t.setTotalRetrans(at(s, "totalRetrans", i));
+            t.setPacingRateBytesPerSecond(at(s, "pacingRateBytesPerSecond", i));
+            t.setDeliveryRateBytesPerSecond(at(s, "deliveryRateBytesPerSecond", i));
+            t.setBytesAcked(at(s, "bytesAcked", i));
+            data.getAny().add(t);
+        }
+    }
+
+    /** Column c at row i; 0 when a stored series lacks the column or the row. */
+    private static long at(Map<String, long[]> s, String c, int i) {
+        long[] v = s.get(c);
+        return v != null && i < v.length ? v[i] : 0;
     }
 
     /** A hop list: one traceroute datum per probe, the hop from the route in the environment. */

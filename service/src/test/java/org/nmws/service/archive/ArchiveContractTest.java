@@ -244,6 +244,23 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void sampleSeriesBesideTheFramesAreKeptAndGoWithTheRawData() {
+        Map<String, long[]> samples = new java.util.LinkedHashMap<>();
+        samples.put("offsetNs", new long[] {0, 100_000_000, 200_000_000});
+        samples.put("cwndSegments", new long[] {10, 20, 40});
+        Observation base = observation("mp-east", "10.0.0.1", "10.0.0.2", T0, Map.of("throughputMbps", 95.5),
+                frames(5, JdbcArchive.epochNanos(T0)));
+        Observation saved = archive.save(new Observation(0, base.measurementPoint(), base.test(), base.subject(),
+                base.srcAddress(), base.dstAddress(), base.tool(), base.toolVersion(), base.parameters(), base.environment(),
+                base.start(), base.end(), base.summary(), base.frames(), samples));
+        Observation back = archive.findById(saved.id(), true).orElseThrow();
+        assertEquals(List.of("offsetNs", "cwndSegments"), List.copyOf(back.samples().keySet()));
+        assertTrue(java.util.Arrays.equals(new long[] {10, 20, 40}, back.samples().get("cwndSegments")));
+        archive.purge(T0.plusSeconds(1), null);
+        assertTrue(archive.findById(saved.id(), true).orElseThrow().samples().isEmpty(), "raw retention takes the samples too");
+    }
+
+    @Test
     void anImportThatFailsHalfwayLeavesTheArchiveAsItWas() throws Exception {
         // review: observations saved before the bad record used to stay
         archive.save(observation("mp-east", "10.0.0.1", "10.0.0.2", T0, Map.of("minRtt", 0.5), frames(10, JdbcArchive.epochNanos(T0))));
