@@ -39,6 +39,9 @@ public final class NmwgStore {
     static final String PINGER = "http://ggf.org/ns/nmwg/tools/pinger/2.0/";
     static final String ENV = "http://nmws.org/ns/environment/1.0/";
     static final String ARC = "http://nmws.org/ns/archive/1.0/";
+    static final String RESULT = "http://nmws.org/ns/result/1.0/";
+    /** Values of one imported sample series held in memory before its observation is saved. */
+    static final int MAX_SERIES_VALUES = 1_000_000;
 
     private NmwgStore() {
     }
@@ -55,6 +58,7 @@ public final class NmwgStore {
             w.writeNamespace("pinger", PINGER);
             w.writeNamespace("env", ENV);
             w.writeNamespace("nmwsa", ARC);
+            w.writeNamespace("nmws", RESULT);
             w.writeAttribute("type", "store");
             long[] count = {0};
             archive.forEach(from, to, true, o -> {
@@ -141,6 +145,19 @@ public final class NmwgStore {
             }
             w.writeAttribute("timeType", "unix");
             w.writeAttribute("timeValue", BigDecimal.valueOf(f.sendEpochNanos(), 9).toPlainString());
+        }
+        for (Map.Entry<String, long[]> series : o.samples().entrySet()) {
+            w.writeStartElement(RESULT, "series");
+            w.writeAttribute("name", series.getKey());
+            StringBuilder values = new StringBuilder();
+            for (long v : series.getValue()) {
+                if (values.length() > 0) {
+                    values.append(' ');
+                }
+                values.append(v);
+            }
+            w.writeCharacters(values.toString());
+            w.writeEndElement();
         }
         w.writeEndElement();
     }
@@ -248,7 +265,7 @@ public final class NmwgStore {
             return saved;
         } catch (XMLStreamException e) {
             throw new IllegalArgumentException("nmwg:store is not well-formed XML: " + e.getMessage(), e);
-        } catch (NullPointerException | ArithmeticException | java.time.DateTimeException e) {
+        } catch (NullPointerException | ArithmeticException | java.time.DateTimeException | NumberFormatException e) {
             // A missing or malformed attribute in the document: the client's error, not ours.
             throw new IllegalArgumentException("nmwg:store has a missing or malformed value: " + e.getMessage(), e);
         }
@@ -370,8 +387,23 @@ public final class NmwgStore {
     private static Observation readData(XMLStreamReader r, Meta m) throws XMLStreamException {
         Map<String, Double> summary = new LinkedHashMap<>();
         List<Observation.Frame> frames = new ArrayList<>();
+        Map<String, long[]> samples = new LinkedHashMap<>();
         while (r.nextTag() == XMLStreamConstants.START_ELEMENT) {
             String ns = r.getNamespaceURI();
+            if (RESULT.equals(ns) && r.getLocalName().equals("series")) {
+                String name = r.getAttributeValue(null, "name");
+                String text = r.getElementText().trim(); // leaves the reader on the end tag
+                String[] parts = text.isEmpty() ? new String[0] : text.split("\\s+");
+                if (name == null || parts.length > MAX_SERIES_VALUES) {
+                    throw new IllegalArgumentException("an nmws:series needs a name and at most " + MAX_SERIES_VALUES + " values");
+                }
+                long[] values = new long[parts.length];
+                for (int i = 0; i < parts.length; i++) {
+                    values[i] = Long.parseLong(parts[i]);
+                }
+                samples.put(name, values);
+                continue;
+            }
             if (PINGER.equals(ns) && r.getLocalName().equals("datum")) {
                 summary.put(r.getAttributeValue(null, "name"), Double.valueOf(r.getAttributeValue(null, "value")));
             } else if (PING.equals(ns) && r.getLocalName().equals("datum")) {
@@ -404,7 +436,8 @@ public final class NmwgStore {
         Instant end = m.end != null ? m.end : frames.isEmpty() ? start
                 : JdbcArchive.instant(frames.get(frames.size() - 1).sendEpochNanos());
         return new Observation(0, m.measurementPoint, m.test, new PathSubject(m.src, m.dst), m.srcAddress, m.dstAddress,
-                orElse(m.tool, "unknown"), m.toolVersion, m.parameters, new Environment(src, dst), start, end, summary, frames);
+                orElse(m.tool, "unknown"), m.toolVersion, m.parameters, new Environment(src, dst), start, end, summary, frames,
+                samples);
     }
 
     /** Skips from a start tag to its matching end tag. */

@@ -256,6 +256,23 @@ abstract class ArchiveContractTest {
         Observation back = archive.findById(saved.id(), true).orElseThrow();
         assertEquals(List.of("offsetNs", "cwndSegments"), List.copyOf(back.samples().keySet()));
         assertTrue(java.util.Arrays.equals(new long[] {10, 20, 40}, back.samples().get("cwndSegments")));
+
+        ByteArrayOutputStream xml = new ByteArrayOutputStream();
+        assertEquals(1, NmwgStore.export(archive, T0, T0.plusSeconds(1), xml));
+        try {
+            NmwgSchemas.schema().newValidator().validate(new StreamSource(new ByteArrayInputStream(xml.toByteArray())));
+        } catch (Exception e) {
+            throw new AssertionError("export does not validate: " + e.getMessage(), e);
+        }
+        try (TestArchives.Store other = newStore(null)) {
+            assertEquals(1, NmwgStore.importInto(other.archive(), new ByteArrayInputStream(xml.toByteArray())));
+            List<Observation> moved = new ArrayList<>();
+            other.archive().forEach(Instant.EPOCH, T0.plusSeconds(86400), true, moved::add);
+            assertTrue(java.util.Arrays.equals(new long[] {0, 100_000_000, 200_000_000}, moved.get(0).samples().get("offsetNs")),
+                    "the series travel with the store");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
         archive.purge(T0.plusSeconds(1), null);
         assertTrue(archive.findById(saved.id(), true).orElseThrow().samples().isEmpty(), "raw retention takes the samples too");
     }
