@@ -42,7 +42,7 @@ class LabTcpAndHopsTruthTest {
     @Test
     void cbrOverTcpShowsTheBackOffAfterALossThatAnUnimpairedRunDoesNot() throws Exception {
         try (NetLab lab = NetLab.create(1)) {
-            lab.delayLine(10_000, true, "tcp"); // 20 ms RTT: a loss costs TCP at least a round trip
+            lab.delayLine(30_000, true, "tcp"); // 60 ms RTT: a loss costs TCP at least a round trip
             LabServices svc = LabServices.start(lab);
             String[] cbr = {"cbr", "true", "interval", "0.001", "bufferLength", "8000", "timeDuration", "5"};
             Nmwg clean = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP", cbr)));
@@ -54,7 +54,9 @@ class LabTcpAndHopsTruthTest {
             double lossyMax = lossy.figure("steadyMaxLatenessMs");
             assertEquals(5000, lossy.figure("messages"), 0.0, "every scheduled message arrived");
             assertTrue(lossy.figure("retransmits") > 0, "the drops cost retransmissions");
-            assertTrue(lossyMax > cleanMax + 10, "a loss holds messages back by at least half the 20 ms round trip: max lateness "
+            // A host hiccup on this 2-core machine can make a clean run late by up to ~20 ms; a
+            // lost segment holds every message behind it for a 60 ms round trip.
+            assertTrue(lossyMax > cleanMax + 25, "a loss holds messages back by a round trip: max lateness "
                     + lossyMax + " ms after loss vs " + cleanMax + " ms unimpaired");
         }
     }
