@@ -50,6 +50,7 @@ final class TcpObservations {
         for (int i = 0; i < r.perStream().size(); i++) {
             TcpStreamResult.PerStream ps = r.perStream().get(i);
             s.put("stream" + i + "ThroughputMbps", ps.receiveMbps());
+            s.put("stream" + i + "BytesReceived", (double) ps.bytesReceived());
             s.put("stream" + i + "Retransmits", (double) ps.totalRetransmits());
             s.put("stream" + i + "FinalSrttUs", (double) ps.finalSrttMicros());
         }

@@ -329,10 +329,10 @@ public final class NmwgWriter {
         }
     }
 
-    /** Nine significant digits: what the clocks can tell, without binary noise such as 3.8999999999999997E-7. */
+    /** Nine significant digits for measured values (what the clocks can tell, without binary noise such as 3.8999999999999997E-7); whole counts stay exact. */
     static double significant(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0) {
-            return v;
+        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0 || v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return v; // counts stay exact
         }
         return new java.math.BigDecimal(v).round(new java.math.MathContext(9)).doubleValue();
     }
