@@ -275,7 +275,7 @@ class SoapEndToEndTest extends LiveServiceTest {
         Element message = Service.validatedMessage(resp.body());
         assertEquals("error.mp.measurement", message.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent());
         String datum = message.getElementsByTagNameNS(RESULT, "datum").item(0).getTextContent();
-        assertTrue(datum.contains("was cancelled after"), datum);
+        assertTrue(datum.contains("was cancelled before it ended"), datum);
         assertEquals(404, service.delete("/api/tests/" + id).statusCode(), "a finished test is gone from the list");
     }
 

@@ -60,7 +60,7 @@ final class BandwidthObservations {
         s.put("bottleneckFrameMbps", bottleneck);
         s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         Environment env = new Environment(host.describe("src", null),
-                new Environment.Host("dst", subject.dst().host(), r.destination(), null, null, null, null, null, null), route);
+                Environment.Host.remote(subject.dst().host(), r.destination()), route);
         return new Observation(0, point, Characteristic.ProbeTest.HOP_CAPACITY, subject, null, r.destination(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, MeasurementService.instant(r.startEpochNanos()),
                 MeasurementService.instant(r.endEpochNanos()), s, List.of());
@@ -93,7 +93,7 @@ final class BandwidthObservations {
                                            String local, String remote, long start, long end, Map<String, Double> summary,
                                            String point, HostEnvironment host) {
         Environment env = new Environment(host.describe("src", local),
-                new Environment.Host("dst", subject.dst().host(), remote, null, null, null, null, null, null));
+                Environment.Host.remote(subject.dst().host(), remote));
         return new Observation(0, point, test, subject, local, remote, MeasurementService.TOOL, Probe.version(), params, env,
                 MeasurementService.instant(start), MeasurementService.instant(end), summary, List.of());
     }

@@ -30,6 +30,11 @@ public record Environment(Host src, Host dst, List<RouteHop> route) {
      */
     public record Host(String role, String name, String address, String kernel, String cpuModel,
                        Integer cpus, Nic nic, Clock clock, Load load) {
+        /** The far end of a path: all a probe knows of it is the name it was given and the address it reached. */
+        public static Host remote(String name, String address) {
+            return new Host("dst", name, address, null, null, null, null, null, null);
+        }
+
         public Host withLoad(Load newLoad) {
             return new Host(role, name, address, kernel, cpuModel, cpus, nic, clock, newLoad);
         }

@@ -44,7 +44,7 @@ final class HopObservations {
             }
         }
         Environment env = new Environment(host.describe("src", null),
-                new Environment.Host("dst", subject.dst().host(), r.destination(), null, null, null, null, null, null),
+                Environment.Host.remote(subject.dst().host(), r.destination()),
                 route);
         return new Observation(0, point, Characteristic.ProbeTest.HOP_LIST, subject, null, r.destination(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, start, end, s, frames);

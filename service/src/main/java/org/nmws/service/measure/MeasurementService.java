@@ -100,7 +100,7 @@ public class MeasurementService {
                 CapacityResult r = locked(c.dottedName(), subject, control -> {
                     CapacityResult result = Probe.capacity(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
                             p.packetSize(), 0, 0, 500_000_000L, 0), control);
-                    return new Outcome<>(result, result.cancelled(), result.trains().trainsSent(), p.trains());
+                    return new Outcome<>(result, result.cancelled());
                 });
                 yield new Measured(archive.save(BandwidthObservations.capacity(subject, p, r, measurementPoint, host)), false);
             }
@@ -111,7 +111,7 @@ public class MeasurementService {
                     HopCapacitySpec d = HopCapacitySpec.defaults(dst);
                     HopCapacityResult result = Probe.hopCapacity(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),
                             p.trainLength(), -1, p.packetSize(), d.gapNanos(), d.waitNanos(), d.firstPort()), control);
-                    return new Outcome<>(result, result.cancelled(), result.hops().size(), result.hopCount());
+                    return new Outcome<>(result, result.cancelled());
                 });
                 yield new Measured(archive.save(BandwidthObservations.perHop(subject, p, r, measurementPoint, host)), false);
             }
@@ -125,7 +125,7 @@ public class MeasurementService {
                             p.packetSize(), d.minMbps(), d.maxMbps(), d.stepMbps(), d.refine(), Math.round(p.stepSeconds() * 1e9),
                             d.pauseNanos(), d.lossPercent(), d.rateTolerance(), d.delayThresholdNanos(), d.timeoutNanos(),
                             d.ttl()), control);
-                    return new Outcome<>(result, result.cancelled(), result.steps().size(), 0);
+                    return new Outcome<>(result, result.cancelled());
                 });
                 yield new Measured(archive.save(BandwidthObservations.available(subject, p, r, measurementPoint, host)), false);
             }
@@ -158,7 +158,7 @@ public class MeasurementService {
                     p.packetSize(), p.intervalSeconds());
             RoundTripResult result = Probe.roundTrip(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl()), control);
-            return new Outcome<>(result, result.cancelled(), result.sent(), p.count());
+            return new Outcome<>(result, result.cancelled());
         });
         return archive.save(toObservation(subject, p, r));
     }
@@ -174,8 +174,7 @@ public class MeasurementService {
             LatencyScanResult result = Probe.latencyScan(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS),
                     control);
-            int done = result.points().stream().mapToInt(LatencyScanResult.SizePoint::sent).sum();
-            return new Outcome<>(result, result.cancelled(), done, p.countPerSize() * p.sizes().length);
+            return new Outcome<>(result, result.cancelled());
         });
         return archive.save(ScanObservations.of(subject, p, r, measurementPoint, host, started.get(), Instant.now()));
     }
@@ -188,7 +187,7 @@ public class MeasurementService {
             TcpStreamResult result = Probe.tcpStream(new TcpStreamSpec(dst, p.port(), p.streams(), p.messageSize(),
                     Math.round(p.intervalSeconds() * 1e9), p.cbr(), p.windowBytes(), Math.round(p.durationSeconds() * 1e9),
                     0, Math.round(p.sampleSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9)), control);
-            return new Outcome<>(result, result.cancelled(), 0, 0);
+            return new Outcome<>(result, result.cancelled());
         });
         return archive.save(TcpObservations.of(subject, p, r, measurementPoint, host));
     }
@@ -201,7 +200,7 @@ public class MeasurementService {
             log.info("hop list to {} maxTtl={}", dst, p.maxTtl());
             HopListResult result = Probe.hopList(new HopListSpec(dst, p.maxTtl(), p.probesPerHop(),
                     Math.round(p.waitSeconds() * 1e9), 33434, p.packetSize(), 16, p.resolve(), 500_000_000L), control);
-            return new Outcome<>(result, result.cancelled(), result.hops().size(), p.maxTtl());
+            return new Outcome<>(result, result.cancelled());
         });
         return archive.save(HopObservations.of(subject, p, r, measurementPoint, host, start, Instant.now()));
     }
@@ -243,7 +242,7 @@ public class MeasurementService {
         }
         if (entry.control.isCancelled()) {
             throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " on " + ifName
-                    + " was cancelled after " + (samples.size() - 1) + " of " + intervals + " intervals; nothing was kept");
+                    + " was cancelled before it ended; nothing was kept");
         }
         return archive.save(UtilizationObservations.of(subject, ifName, p, samples, InterfaceCounters.speedMbps(ifName),
                 measurementPoint, host));
@@ -258,13 +257,13 @@ public class MeasurementService {
             UdpStreamResult result = Probe.udpStream(new UdpStreamSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(),
                     HISTOGRAM_BINS, 0), control);
-            return new Outcome<>(result, result.cancelled(), result.sent(), p.count());
+            return new Outcome<>(result, result.cancelled());
         });
         return archive.save(StreamObservations.of(subject, p, r, measurementPoint, host));
     }
 
     /** What a probe call gave, and whether it was cancelled before the end. */
-    private record Outcome<T>(T result, boolean cancelled, int done, int total) {
+    private record Outcome<T>(T result, boolean cancelled) {
     }
 
     private interface ProbeCall<T> {
@@ -298,7 +297,7 @@ public class MeasurementService {
             Outcome<T> outcome = call.run(entry.control);
             if (outcome.cancelled()) {
                 throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " to " + dst
-                        + " was cancelled after " + outcome.done() + " of " + outcome.total() + " frames; nothing was kept");
+                        + " was cancelled before it ended; nothing was kept");
             }
             return outcome.result();
         } catch (ProbeException e) {
@@ -337,7 +336,7 @@ public class MeasurementService {
             frames.add(new Observation.Frame(seq[i], sent[i], rtt[i], bytes[i], ttl[i]));
         }
         Environment env = new Environment(host.describe("src", r.localAddress()),
-                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
+                Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, measurementPoint, Characteristic.ProbeTest.ROUND_TRIP, subject,
                 r.localAddress(), r.remoteAddress(), TOOL, Probe.version(), p.asNmwg(), env,
                 instant(r.startEpochNanos()), instant(r.endEpochNanos()), s, frames);

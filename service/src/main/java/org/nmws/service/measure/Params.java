@@ -42,6 +42,17 @@ final class Params {
         return d;
     }
 
+    /**
+     * Refuses a test longer than the service's limit; how refers to how its length was
+     * reckoned ("count 10 x interval 0.100 s + timeout 1.000 s"), so the client sees why.
+     */
+    static void withinDuration(double seconds, java.time.Duration max, String how, Object... args) {
+        if (seconds > max.toSeconds()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, how, args)
+                    + String.format(Locale.ROOT, " = %.1f s exceeds this service's limit of %d s", seconds, max.toSeconds()));
+        }
+    }
+
     /** A decimal without trailing zeros: 0.5, 2, 0.0001. */
     static String plain(double v) {
         String s = String.format(Locale.ROOT, "%.9f", v).replaceAll("0+$", "");

@@ -33,12 +33,8 @@ public record RoundTripParameters(int count, int packetSize, double intervalSeco
         double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
-        double seconds = count * interval + timeout;
-        if (seconds > maxDuration.toSeconds()) {
-            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
-                    "count %d x interval %.3f s + timeout %.3f s = %.1f s exceeds this service's limit of %d s",
-                    count, interval, timeout, seconds, maxDuration.toSeconds()));
-        }
+        Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.3f s + timeout %.3f s",
+                count, interval, timeout);
         return new RoundTripParameters(count, size, interval, ttl, timeout, port, raw);
     }
 

@@ -39,7 +39,7 @@ final class ScanObservations {
         s.put("received", (double) received);
         s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         Environment env = new Environment(host.describe("src", null),
-                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
+                Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, point, Characteristic.ProbeTest.LATENCY_SCAN, subject, null, r.remoteAddress(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, start, end, s, List.of());
     }

@@ -3,7 +3,6 @@ package org.nmws.service.measure;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -39,12 +38,8 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
         int ttl = Params.integer(p, "ttl", 0, 0, 255);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
-        double seconds = (double) count * sizes.length * interval + timeout * sizes.length;
-        if (seconds > maxDuration.toSeconds()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "%d sizes x count %d x interval %.6f s (+ timeouts) = %.1f s exceeds this service's limit of %d s",
-                    sizes.length, count, interval, seconds, maxDuration.toSeconds()));
-        }
+        Params.withinDuration((double) count * sizes.length * interval + timeout * sizes.length, maxDuration,
+                "%d sizes x count %d x interval %.6f s (+ timeouts)", sizes.length, count, interval);
         return new ScanParameters(sizes, count, interval, ttl, timeout, port);
     }
 

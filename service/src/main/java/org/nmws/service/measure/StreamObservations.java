@@ -92,9 +92,8 @@ final class StreamObservations {
         }
         Environment.Host src = host.describe("src", r.localAddress()).withLoad(
                 new Environment.Load(hosts.senderCpuPercent(), hosts.senderInterrupts(), null));
-        Environment.Host dst = new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null,
-                null, null, new Environment.Load(hosts.receiverCpuPercent(), hosts.receiverInterrupts(),
-                hosts.receiverSocketDrops()));
+        Environment.Host dst = Environment.Host.remote(subject.dst().host(), r.remoteAddress()).withLoad(
+                new Environment.Load(hosts.receiverCpuPercent(), hosts.receiverInterrupts(), hosts.receiverSocketDrops()));
         return new Observation(0, point, Characteristic.ProbeTest.UDP_STREAM, subject, r.localAddress(), r.remoteAddress(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), new Environment(src, dst),
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);

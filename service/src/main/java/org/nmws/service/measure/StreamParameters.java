@@ -2,7 +2,6 @@ package org.nmws.service.measure;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -47,12 +46,8 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
         double timeout = Params.decimal(p, "timeout", 0.5, 0.001, 60.0);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
-        double seconds = count * interval + timeout;
-        if (seconds > maxDuration.toSeconds()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "count %d x interval %.6f s + timeout %.3f s = %.1f s exceeds this service's limit of %d s",
-                    count, interval, timeout, seconds, maxDuration.toSeconds()));
-        }
+        Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.6f s + timeout %.3f s",
+                count, interval, timeout);
         return new StreamParameters(count, size, interval, ttl, timeout, port, raw);
     }
 

@@ -112,7 +112,7 @@ final class TcpObservations {
             samples.put("bytesAcked", ti.bytesAcked());
         }
         Environment env = new Environment(host.describe("src", r.localAddress()),
-                new Environment.Host("dst", subject.dst().host(), r.remoteAddress(), null, null, null, null, null, null));
+                Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, point, Characteristic.ProbeTest.TCP_STREAM, subject, r.localAddress(), r.remoteAddress(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames,

@@ -2,7 +2,6 @@ package org.nmws.service.measure;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -38,11 +37,7 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         double timeout = Params.decimal(p, "timeout", 2, 0.001, 60);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
-        if (duration + timeout > maxDuration.toSeconds()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT,
-                    "timeDuration %.1f s + timeout %.1f s exceeds this service's limit of %d s", duration, timeout,
-                    maxDuration.toSeconds()));
-        }
+        Params.withinDuration(duration + timeout, maxDuration, "timeDuration %.1f s + timeout %.1f s", duration, timeout);
         return new TcpParameters(streams, size, interval, cbr, window, duration, sample, timeout, port, raw);
     }
 
