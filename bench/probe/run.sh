@@ -11,7 +11,8 @@
 #  3. UDP stream at spacing 0/12/20 us vs iperf3 -u at the same offered rate.
 #  4. pacing error at 10 and 20 us: |actual - requested| inter-send interval
 #     from the per-frame send stamps (--json --frames; goal: p99 < 1 us).
-#  5. TCP throughput with 1 and 4 streams vs iperf3 (-P 4).
+#  5. TCP throughput with 1 and 4 streams vs iperf3 (-P 4): bench/probe/tcp.sh,
+#     paired rounds (NMP_BENCH_TCP_ROUNDS, default 5).
 #  6. A -- R1 -- R2 -- B: hop list time vs traceroute.
 #  7. A -- R -- B with tbf 100mbit on R: capacity (packet trains) and
 #     available bandwidth (rate scan, idle and with 40 Mbit/s iperf3 UDP
@@ -218,16 +219,8 @@ for round in 1 2 3; do
 done
 echo
 
-echo "## 5. TCP throughput, veth pair (MTU 1500), $DUR s"
-echo
-echo "| tool | streams | command | Mbit/s (receiver) | retransmits |"
-echo "|---|---|---|---|---|"
-for n in 1 4; do
-    c="nmprobe tcp --host 10.202.0.2 --streams $n --duration-s $DUR --json"
-    $XA $BIN/$c | J "'| nmprobe tcp | $n | \`$c\` | %.0f | %d |' % (r['throughputMbps'], r['totalRetransmits'])"
-    c="iperf3 -c 10.202.0.2 -P $n -t $DUR -J"
-    $XA $c | J "'| iperf3 | $n | \`$c\` | %.0f | %d |' % (r['end']['sum_received']['bits_per_second']/1e6, r['end']['sum_sent'].get('retransmits', 0))"
-done
+# Part 5 is its own script: paired rounds with both tools pinned alike (see there).
+"$(dirname "$0")/tcp.sh" "$BIN" "${NMP_BENCH_TCP_ROUNDS:-5}" "$DUR"
 echo
 
 echo "## 6. Hop list, A -- R1 -- R2 -- B (3 hops), 3 probes per hop, 10 runs each"
