@@ -5,10 +5,13 @@
  * reordering, every k-th packet is held back until the n packets behind it have been
  * released (or 50 ms have passed): counting packets rather than time makes the reordering
  * extent exactly n whatever the sender's pacing jitter. -x instead holds it a fixed extra
- * time. Run it inside the router namespace with real-time priority and a 1 ns timer slack;
- * without those, a 10 ms delay showed a p99 of 44 ms.
+ * time. -r adds a link of a given rate in front of the delay: each packet waits for the one
+ * before it to leave and then occupies the link for its IP length * 8 / rate, so a latency
+ * scan sees exactly that per-byte cost (tbf cannot show it: a spaced packet finds a full
+ * bucket and passes at once). Run it inside the router namespace with real-time priority
+ * and a 1 ns timer slack; without those, a 10 ms delay showed a p99 of 44 ms.
  *
- * usage: nmws-delayline -q QUEUE -d DELAY_US [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]
+ * usage: nmws-delayline -q QUEUE -d DELAY_US [-r RATE_KBIT] [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]
  */
 #define _GNU_SOURCE /* ppoll */
 #include <arpa/inet.h>
@@ -49,6 +52,8 @@ typedef struct line {
     uint64_t every_k;     /* every k-th packet is held longer; 0 = never */
     uint64_t extra_ns;    /* how much longer (time mode) */
     uint32_t overtakers;  /* or: how many later packets pass it (count mode) */
+    uint64_t rate_kbit;   /* serializing link in front of the delay; 0 = none */
+    uint64_t link_free_ns; /* when that link has sent the last packet given to it */
     back backq[MAX_BACK]; /* held-back packets, oldest first */
     size_t nback;         /* entries in backq */
     uint64_t seen;        /* packets queued so far */
@@ -107,15 +112,24 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
         l->dropped++;
         return nfq_set_verdict(qh, id, NF_ACCEPT, 0, NULL);
     }
-    uint64_t hold = l->delay_ns;
+    uint64_t now = now_ns(), hold = l->delay_ns;
+    if (l->rate_kbit > 0) {
+        /* The IP header's total length: the queue copies the first 20 bytes of each packet. */
+        unsigned char *ip;
+        int got = nfq_get_payload(nfa, &ip);
+        uint64_t bytes = got >= 4 ? ((uint64_t)ip[2] << 8 | ip[3]) : 0;
+        uint64_t start = l->link_free_ns > now ? l->link_free_ns : now;
+        l->link_free_ns = start + bytes * 8ull * 1000000ull / l->rate_kbit;
+        hold += l->link_free_ns - now;
+    }
     if (l->every_k > 0 && l->seen % l->every_k == 0) {
         if (l->overtakers > 0 && l->nback < MAX_BACK) {
-            l->backq[l->nback++] = (back){l->seen, id, l->overtakers, now_ns() + l->delay_ns + MAX_BACK_NS};
+            l->backq[l->nback++] = (back){l->seen, id, l->overtakers, now + l->delay_ns + MAX_BACK_NS};
             return 0;
         }
         hold += l->extra_ns;
     }
-    heap_push(l, (held){now_ns() + hold, l->seen, id});
+    heap_push(l, (held){now + hold, l->seen, id});
     return 0;
 }
 
@@ -149,15 +163,17 @@ static void release_due(line *l) {
 int main(int argc, char **argv) {
     static line l;
     int queue = 0, opt;
-    while ((opt = getopt(argc, argv, "q:d:k:x:n:")) != -1) {
+    while ((opt = getopt(argc, argv, "q:d:k:x:n:r:")) != -1) {
         switch (opt) {
         case 'q': queue = atoi(optarg); break;
         case 'd': l.delay_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
         case 'k': l.every_k = strtoull(optarg, NULL, 10); break;
         case 'x': l.extra_ns = strtoull(optarg, NULL, 10) * 1000ull; break;
         case 'n': l.overtakers = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 'r': l.rate_kbit = strtoull(optarg, NULL, 10); break;
         default:
-            fprintf(stderr, "usage: %s -q QUEUE -d DELAY_US [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]\n", argv[0]);
+            fprintf(stderr, "usage: %s -q QUEUE -d DELAY_US [-r RATE_KBIT] [-k EVERY_K (-n OVERTAKERS | -x EXTRA_US)]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -171,12 +187,12 @@ int main(int argc, char **argv) {
     if (nfq_bind_pf(h, AF_INET) < 0) { perror("nfq_bind_pf"); return 1; }
     l.qh = nfq_create_queue(h, (uint16_t)queue, on_packet, &l);
     if (l.qh == NULL) { perror("nfq_create_queue"); return 1; }
-    if (nfq_set_mode(l.qh, NFQNL_COPY_META, 0) < 0) { perror("nfq_set_mode"); return 1; }
+    if (nfq_set_mode(l.qh, NFQNL_COPY_PACKET, 20) < 0) { perror("nfq_set_mode"); return 1; }
     nfq_set_queue_maxlen(l.qh, MAX_HELD);
     nfnl_rcvbufsiz(nfq_nfnlh(h), 16 * 1024 * 1024);
     int fd = nfq_fd(h);
-    fprintf(stderr, "delayline: queue %d delay %llu us, every %llu-th +%llu us or after %u overtakers\n", queue,
-            (unsigned long long)(l.delay_ns / 1000), (unsigned long long)l.every_k,
+    fprintf(stderr, "delayline: queue %d delay %llu us, link %llu kbit/s, every %llu-th +%llu us or after %u overtakers\n",
+            queue, (unsigned long long)(l.delay_ns / 1000), (unsigned long long)l.rate_kbit, (unsigned long long)l.every_k,
             (unsigned long long)(l.extra_ns / 1000), l.overtakers);
     fflush(stderr);
 

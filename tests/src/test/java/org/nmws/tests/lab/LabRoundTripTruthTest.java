@@ -39,4 +39,24 @@ class LabRoundTripTruthTest {
             assertEquals(1.0, r.figure("lossPercent"), 1e-9);
         }
     }
+
+    @Test
+    void aLatencyScanOverATenMegabitLinkFitsTheLinksPerByteCost() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            // Requests and replies each cross a 10 Mbit/s link: 0.8 us per byte each way.
+            lab.slowLink(10_000, 0, true);
+            LabServices svc = LabServices.start(lab);
+            Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
+                    "packetSizes", "64,256,512,1024,1472", "count", "40", "interval", "0.005", "timeout", "2")));
+            assertEquals(200, r.figure("received"), 0.0, r.text());
+            double slope = r.figure("slopeUsPerByte");
+            assertTrue(Math.abs(slope - 1.6) <= 1.6 * 0.03, "slope " + slope + " us/byte, expected 1.6 +- 3%");
+            assertTrue(r.figure("fitR2Ratio") >= 0.999, "the minima lie on a line: r^2 " + r.figure("fitR2Ratio"));
+            for (int size : new int[] {64, 256, 512, 1024, 1472}) {
+                double floor = 2 * (size + 28) * 8 / 10_000.0; // ms: IP length both ways at 10 Mbit/s
+                double min = r.figure("size" + size + "MinRttMs");
+                assertTrue(min >= floor, size + " bytes: min RTT " + min + " ms below the link's " + floor);
+            }
+        }
+    }
 }

@@ -76,4 +76,26 @@ class LabStreamTruthTest {
             assertEquals(100 / 1005.0, r.figure("reorderedRatio"), 1e-6);
         }
     }
+
+    @Test
+    void everyTenthFrameDelayedOnePointFiveMillisecondsMoreReadsTheJitterAndIpdvThatImplies() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            // 1 ms for every frame and 1.5 ms more for every 10th; frames 3 ms apart never reorder.
+            lab.jitterLine(1_000, 10, 1_500);
+            LabServices svc = LabServices.start(lab);
+            Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.jitter.oneWay",
+                    "count", "1000", "packetSize", "200", "interval", "0.003", "timeout", "1")));
+            assertEquals(0, r.figure("lost"), 0.0);
+            assertEquals(0, r.figure("outOfOrder"), 0.0);
+            // One frame in 10 is late, so the 95th percentile is a late one and the median is not.
+            double jitter = r.figure("jitterMs");
+            assertTrue(jitter >= 1.45 && jitter <= 1.65, "jitter (p95 - median) " + jitter + " ms, expected 1.5");
+            // RFC 3393: each late frame makes one pair of +1.5 ms and one of -1.5 ms among 999 pairs.
+            double ipdv = r.figure("meanAbsIpdvMs");
+            double truth = 2 * 100 * 1.5 / 999;
+            assertTrue(ipdv >= truth - 0.01 && ipdv <= truth + 0.05, "mean |IPDV| " + ipdv + " ms, expected " + truth);
+            double spread = r.figure("maxDelayMs") - r.figure("minDelayMs");
+            assertTrue(spread >= 1.5 && spread <= 1.8, "max - min one-way delay " + spread + " ms, expected 1.5");
+        }
+    }
 }

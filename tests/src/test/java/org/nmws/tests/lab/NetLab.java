@@ -200,6 +200,25 @@ public final class NetLab implements AutoCloseable {
                 "-n", Integer.toString(overtakers)), false, "udp");
     }
 
+    /**
+     * Jitter: R1 delays forwarded UDP from A by delayUs and every k-th packet by extraUs more,
+     * so consecutive one-way delays differ by exactly +extraUs and then -extraUs once in k.
+     */
+    public void jitterLine(long delayUs, int everyK, long extraUs) throws IOException, InterruptedException {
+        startDelayLine(List.of("-d", Long.toString(delayUs), "-k", Integer.toString(everyK),
+                "-x", Long.toString(extraUs)), false, "udp");
+    }
+
+    /**
+     * A slow link: forwarded UDP from A (and from B when bothWays) is serialized at rateKbit
+     * (IP length * 8 / rate per packet, one packet after another) before a delay of delayUs.
+     * Both directions share the one link (half duplex), which a request-response test never
+     * notices: the reply leaves only after the request has arrived.
+     */
+    public void slowLink(long rateKbit, long delayUs, boolean bothWays) throws IOException, InterruptedException {
+        startDelayLine(List.of("-d", Long.toString(delayUs), "-r", Long.toString(rateKbit)), bothWays, "udp");
+    }
+
     private void startDelayLine(List<String> args, boolean bothWays, String protocol) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.delayline.bin", "target/lab/nmws-delayline"));
         if (!Files.isExecutable(bin)) {
