@@ -52,6 +52,11 @@ class ArchiveConfig {
     }
 
     @Bean
+    V6__Split_environments splitEnvironmentsMigration() {
+        return new V6__Split_environments();
+    }
+
+    @Bean
     RetentionJob retentionJob(Archive archive, ArchiveProperties props) {
         return new RetentionJob(archive, props.retention(), Clock.systemUTC());
     }

@@ -18,7 +18,6 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import org.nmws.service.measure.Characteristic;
 import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -29,8 +28,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The archive on plain SQL that SQLite and PostgreSQL both speak (the schema differs only
  * in id generation and BLOB/BYTEA; see db/migration/{vendor}). Parameters, environment and
  * summary are JSON text: read whole with their observation; aggregation pulls one summary
- * figure out of the text in Java, so no vendor's JSON functions are needed. Raw frames are
- * packed {@link FrameCodec} chunks, one row per 4096 frames.
+ * figure out of the text in Java, so no vendor's JSON functions are needed. The environment's
+ * description is stored once per distinct one ({@link EnvironmentTable}), the row keeps only
+ * what changed with the test ({@link EnvironmentParts}). Raw frames are packed
+ * {@link FrameCodec} chunks, one row per 4096 frames.
  */
 public class JdbcArchive implements Archive {
     private static final TypeReference<LinkedHashMap<String, String>> STRING_MAP = new TypeReference<>() { };
@@ -44,28 +45,32 @@ public class JdbcArchive implements Archive {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final ObjectMapper json;
+    private final EnvironmentTable environments;
 
     public JdbcArchive(JdbcTemplate jdbc, TransactionTemplate tx, ObjectMapper json) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
+        this.environments = new EnvironmentTable(jdbc, json);
     }
 
     @Override
     public Observation save(Observation o) {
+        EnvironmentParts env = EnvironmentParts.of(o.environment());
         Long id = tx.execute(status -> {
             Long newId = jdbc.queryForObject("""
                     INSERT INTO observation (measurement_point, test, src_host, src_type, dst_host, dst_type,
-                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames,
-                        samples)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
+                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment_id,
+                        environment, summary, raw_frames, samples)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
                     o.measurementPoint(), o.test().name(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
                     o.subject().dst().host(), o.subject().dst().type(),
                     o.srcAddress(), o.dstAddress(), o.tool(), o.toolVersion(),
                     epochNanos(o.start()), epochNanos(o.end()),
-                    write(o.parameters()), write(o.environment()), write(o.summary()), o.frames().size(),
+                    write(o.parameters()), environments.idOf(env.description()), write(env.perTest()),
+                    write(o.summary()), o.frames().size(),
                     o.samples().isEmpty() ? null : write(o.samples()));
             saveFrames(newId, o.frames());
             return newId;
@@ -333,7 +338,8 @@ public class JdbcArchive implements Archive {
                 Characteristic.ProbeTest.valueOf(rs.getString("test")), new PathSubject(src, dst),
                 rs.getString("src_address"), rs.getString("dst_address"), rs.getString("tool"),
                 rs.getString("tool_version"), read(rs.getString("parameters"), STRING_MAP),
-                read(rs.getString("environment"), Environment.class),
+                new EnvironmentParts(environments.description(rs.getLong("environment_id")),
+                        read(rs.getString("environment"), EnvironmentParts.PerTest.class)).join(),
                 instant(rs.getLong("start_ns")), instant(rs.getLong("end_ns")),
                 read(rs.getString("summary"), DOUBLE_MAP), List.of(), samples(rs.getString("samples")));
     }

@@ -21,6 +21,7 @@ import java.util.Random;
 import org.nmws.service.measure.Characteristic.ProbeTest;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.Observation.Frame;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The archive benchmarks of issue 6, both backends side by side in one run (bench/archive/run.sh):
@@ -137,22 +138,29 @@ public final class ArchiveBench {
         ObjectMapper json = new ObjectMapper().registerModule(new JavaTimeModule());
         Observation template = ArchiveContractTest.observation("bench", "10.0.0.1", "10.1.0.1", EPOCH, Map.of(), List.of());
         String params = json.writeValueAsString(template.parameters());
-        String env = json.writeValueAsString(template.environment());
         Random r = new Random(2);
         long perPath = total / PATHS;
         long t0 = System.nanoTime();
+        // One stored description per path, as save() leaves them; each row its own clock error and load.
+        EnvironmentTable environments = new EnvironmentTable(new JdbcTemplate(ds), json);
+        long[] environmentIds = new long[PATHS];
+        for (int p = 0; p < PATHS; p++) {
+            Observation o = ArchiveContractTest.observation("bench", "10.0.0.1", dst(p), EPOCH, Map.of(), List.of());
+            environmentIds[p] = environments.idOf(EnvironmentParts.of(o.environment()).description());
+        }
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("""
                     INSERT INTO observation (measurement_point, test, src_host, src_type, dst_host, dst_type,
-                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames)
-                    VALUES ('bench', 'ROUND_TRIP', '10.0.0.1', 'ipv4', ?, 'ipv4', '10.0.0.1', ?, 'nmprobe', '0.1.0', ?, ?, ?, ?, ?, 0)""")) {
+                        src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment_id, environment,
+                        summary, raw_frames)
+                    VALUES ('bench', 'ROUND_TRIP', '10.0.0.1', 'ipv4', ?, 'ipv4', '10.0.0.1', ?, 'nmprobe', '0.1.0', ?, ?, ?, ?, ?, ?, 0)""")) {
                 int batch = 0;
                 // Time-major, as points write in production: every path's minute m before minute m + 1.
                 for (long m = 0; m < perPath; m++) {
                     long start = JdbcArchive.epochNanos(EPOCH) + m * 60_000_000_000L;
                     for (int p = 0; p < PATHS; p++) {
-                        String dst = "10.1." + (p / 250) + "." + (p % 250 + 1);
+                        String dst = dst(p);
                         Map<String, Double> summary = new LinkedHashMap<>();
                         double mean = 0.08 + r.nextDouble() * 0.05;
                         summary.put("minRtt", mean - 0.01);
@@ -167,8 +175,11 @@ public final class ArchiveBench {
                         ps.setLong(3, start);
                         ps.setLong(4, start + 10_000_000_000L);
                         ps.setString(5, params);
-                        ps.setString(6, env);
-                        ps.setString(7, json.writeValueAsString(summary));
+                        ps.setLong(6, environmentIds[p]);
+                        Observation measured = ArchiveContractTest.withSourceFigures(template, 1_000 + r.nextInt(20_000),
+                                r.nextInt(1000) / 10.0);
+                        ps.setString(7, json.writeValueAsString(EnvironmentParts.of(measured.environment()).perTest()));
+                        ps.setString(8, json.writeValueAsString(summary));
                         ps.addBatch();
                         if (++batch == 5_000) {
                             ps.executeBatch();
@@ -188,6 +199,10 @@ public final class ArchiveBench {
         return perPath * PATHS / ((System.nanoTime() - t0) / 1e9);
     }
 
+    private static String dst(int path) {
+        return "10.1." + (path / 250) + "." + (path % 250 + 1);
+    }
+
     /** p50, p95 of the one-day consolidation and p50 of find() for the same day, ms, over random days of random paths. */
     private static double[] oneDay(JdbcArchive archive, long total) {
         long days = total / PATHS / 1440;
@@ -199,7 +214,7 @@ public final class ArchiveBench {
         List<ObservationQuery> finds = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
             int p = r.nextInt(PATHS);
-            String dst = "10.1." + (p / 250) + "." + (p % 250 + 1);
+            String dst = dst(p);
             Instant from = EPOCH.plus(Duration.ofDays(r.nextLong(days - 1)));
             queries.add(AggregateQuery.summary(ProbeTest.ROUND_TRIP, dst, null, from, from.plus(Duration.ofDays(1)),
                     Duration.ofMinutes(1), "meanRtt"));

@@ -326,6 +326,61 @@ abstract class ArchiveContractTest {
         }
     }
 
+    /** The same observation with the source host's clock error and load as another test would find them. */
+    static Observation withSourceFigures(Observation o, long maxErrorUs, double cpuBusy) {
+        Environment.Host src = o.environment().src();
+        Environment.Clock c = src.clock();
+        Environment.Host changed = new Environment.Host(src.role(), src.name(), src.address(), src.kernel(), src.cpuModel(),
+                src.cpus(), src.nic(), new Environment.Clock(c.source(), c.synchronised(), maxErrorUs, maxErrorUs / 100, c.state()),
+                new Environment.Load(cpuBusy, 1000L + maxErrorUs, 0L));
+        return new Observation(0, o.measurementPoint(), o.test(), o.subject(), o.srcAddress(), o.dstAddress(), o.tool(),
+                o.toolVersion(), o.parameters(), new Environment(changed, o.environment().dst()), o.start(), o.end(),
+                o.summary(), o.frames());
+    }
+
+    @Test
+    void theHostDescriptionIsStoredOnceAndEachTestKeepsItsOwnClockErrorAndLoad() {
+        Observation first = simple("mp", "10.0.0.2", T0, 1.0);
+        Observation second = withSourceFigures(simple("mp", "10.0.0.2", T0.plusSeconds(60), 2.0), 900, 97.5);
+        Observation otherPath = simple("mp", "10.0.0.3", T0.plusSeconds(120), 3.0);
+        long a = archive.save(first).id();
+        long b = archive.save(second).id();
+        long c = archive.save(otherPath).id();
+        assertEquals(first.environment(), archive.findById(a, false).orElseThrow().environment());
+        assertEquals(second.environment(), archive.findById(b, false).orElseThrow().environment());
+        assertEquals(otherPath.environment(), archive.findById(c, false).orElseThrow().environment());
+        assertEquals(2, store.jdbc().queryForObject("SELECT COUNT(*) FROM environment", Long.class),
+                "one description per path: the load and clock error do not make a new one");
+        assertEquals(1, store.jdbc().queryForObject("SELECT COUNT(DISTINCT environment_id) FROM observation WHERE id IN (?, ?)",
+                Long.class, a, b));
+        int perRow = store.jdbc().queryForObject("SELECT MAX(LENGTH(environment)) FROM observation", Integer.class);
+        assertTrue(perRow < 120, "the row keeps only the per-test figures, " + perRow + " characters");
+    }
+
+    @Test
+    void environmentsWrittenWholeBeforeSchemaVersionFiveAreSplitByTheMigration() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Observation first = simple("mp", "10.0.0.2", T0, 1.0);
+        Observation second = withSourceFigures(first, 700, 40.0);
+        try (TestArchives.Store v4 = newStore("4")) {
+            List<Long> ids = new ArrayList<>();
+            for (Observation o : List.of(first, second)) {
+                ids.add(v4.jdbc().queryForObject("""
+                        INSERT INTO observation (measurement_point, test, dst_host, dst_type, tool, start_ns, end_ns,
+                            parameters, environment, summary)
+                        VALUES ('mp', 'ROUND_TRIP', '10.0.0.2', 'ipv4', 'nmprobe', 5, 6, '{}', ?, '{}')
+                        RETURNING id""", Long.class, json.writeValueAsString(o.environment())));
+            }
+            TestArchives.migrate(v4.jdbc().getDataSource(), v4.url().startsWith("jdbc:sqlite:") ? "sqlite" : "postgresql", null);
+            assertEquals(first.environment(), v4.archive().findById(ids.get(0), false).orElseThrow().environment());
+            assertEquals(second.environment(), v4.archive().findById(ids.get(1), false).orElseThrow().environment());
+            assertEquals(1, v4.jdbc().queryForObject("SELECT COUNT(*) FROM environment", Long.class));
+            // A test saved after the migration finds the migrated description rather than adding its twin.
+            v4.archive().save(withSourceFigures(first, 5, 1.0));
+            assertEquals(1, v4.jdbc().queryForObject("SELECT COUNT(*) FROM environment", Long.class));
+        }
+    }
+
     @Test
     void aWriterKilledWithSigkillMidStreamLosesNoAcknowledgedResult() throws Exception {
         Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

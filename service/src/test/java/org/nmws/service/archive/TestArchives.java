@@ -91,7 +91,7 @@ public final class TestArchives {
 
     public static void migrate(DataSource ds, String vendor, String target) {
         var config = Flyway.configure().dataSource(ds).locations("classpath:db/migration/" + vendor)
-                .javaMigrations(new V3__Pack_frame_rows());
+                .javaMigrations(new V3__Pack_frame_rows(), new V6__Split_environments());
         if (target != null) {
             config.target(target);
         }

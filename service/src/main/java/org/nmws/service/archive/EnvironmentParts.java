@@ -1,0 +1,67 @@
+package org.nmws.service.archive;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import org.nmws.service.measure.Environment;
+import org.nmws.service.measure.Environment.Clock;
+import org.nmws.service.measure.Environment.Host;
+import org.nmws.service.measure.Environment.Load;
+
+/**
+ * An environment split for storage. The description (hosts, kernel, NIC, clock source and
+ * sync state, route) repeats test after test and is kept once in table environment; what
+ * changes with every test (the clock's error estimates and the hosts' load) stays on the
+ * observation row. The description was ~700 bytes of JSON in every row; the per-test part is
+ * a few dozen.
+ *
+ * @param description the environment without per-test figures
+ * @param perTest those figures, to put back with {@link #join}
+ */
+record EnvironmentParts(Environment description, PerTest perTest) {
+
+    /** Per host: the clock's maximum and estimated error, and the load during the test. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record HostFigures(Long maxErrorUs, Long estErrorUs, Load load) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record PerTest(HostFigures src, HostFigures dst) {
+    }
+
+    static EnvironmentParts of(Environment e) {
+        return new EnvironmentParts(new Environment(describe(e.src()), describe(e.dst()), e.route()),
+                new PerTest(figures(e.src()), figures(e.dst())));
+    }
+
+    /** The environment as it was measured. */
+    Environment join() {
+        return new Environment(join(description.src(), perTest.src()), join(description.dst(), perTest.dst()),
+                description.route());
+    }
+
+    private static Host describe(Host h) {
+        if (h == null) {
+            return null;
+        }
+        Clock c = h.clock();
+        Clock stable = c == null ? null : new Clock(c.source(), c.synchronised(), null, null, c.state());
+        return new Host(h.role(), h.name(), h.address(), h.kernel(), h.cpuModel(), h.cpus(), h.nic(), stable, null);
+    }
+
+    private static HostFigures figures(Host h) {
+        if (h == null) {
+            return null;
+        }
+        Clock c = h.clock();
+        HostFigures f = new HostFigures(c == null ? null : c.maxErrorUs(), c == null ? null : c.estErrorUs(), h.load());
+        return f.maxErrorUs() == null && f.estErrorUs() == null && f.load() == null ? null : f;
+    }
+
+    private static Host join(Host h, HostFigures f) {
+        if (h == null || f == null) {
+            return h;
+        }
+        Clock c = h.clock();
+        Clock measured = c == null ? null : new Clock(c.source(), c.synchronised(), f.maxErrorUs(), f.estErrorUs(), c.state());
+        return new Host(h.role(), h.name(), h.address(), h.kernel(), h.cpuModel(), h.cpus(), h.nic(), measured, f.load());
+    }
+}
