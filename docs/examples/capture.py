@@ -3,7 +3,11 @@
 a responder on 127.0.0.1) and writes each request and the service's real answer as
 Markdown, for docs/protocol.md. Long answers are cut after a number of lines.
 
-usage: capture.py BASE_URL RESPONDER_PORT > docs/examples/captured.md"""
+usage: capture.py BASE_URL RESPONDER_PORT [DENIED_URL LIMITED_URL] > docs/examples/captured.md
+
+DENIED_URL: a second service started with --nmws.limits.test-clients=192.0.2.0/24 (so this
+client may not start tests); LIMITED_URL: a third with
+--nmws.limits.tests-per-client-per-minute=1. With them the limit errors are captured too."""
 import re
 import sys
 import urllib.request
@@ -95,9 +99,20 @@ def main():
     ]
     print("<!-- captured by docs/examples/capture.py from a running service; do not edit by hand -->\n")
     for title, body, limit in cases:
-        answer = post(base, body)
-        print(f"### {title}\n\nRequest (POST /nmwg, or the same message in a SOAP body):\n\n```xml\n{pretty(body, 40)}\n```\n")
-        print(f"Answer:\n\n```xml\n{pretty(answer, limit)}\n```\n")
+        show(title, body, post(base, body), limit)
+    if len(sys.argv) > 4:
+        denied, limited = sys.argv[3].rstrip("/"), sys.argv[4].rstrip("/")
+        test = path_request("MeasurementRequest", "path.delay.roundTrip", {"port": port, "count": "5"})
+        show("error.common.authorization (service run with nmws.limits.test-clients=192.0.2.0/24)",
+             test, post(denied, test), 12)
+        post(limited, test)  # the one test a minute this client may start
+        show("error.mp.rate_limited (service run with nmws.limits.tests-per-client-per-minute=1; the second test)",
+             test, post(limited, test), 12)
+
+
+def show(title, body, answer, limit):
+    print(f"### {title}\n\nRequest (POST /nmwg, or the same message in a SOAP body):\n\n```xml\n{pretty(body, 40)}\n```\n")
+    print(f"Answer:\n\n```xml\n{pretty(answer, limit)}\n```\n")
 
 
 if __name__ == "__main__":

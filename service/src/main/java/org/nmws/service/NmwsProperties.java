@@ -2,6 +2,7 @@ package org.nmws.service;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -49,11 +50,16 @@ public record NmwsProperties(
      * @param maxPairsPerMessage most metadata/data pairs answered in one message
      * @param maxMeasurementsPerMessage most new tests one message may ask for (each may hold
      *        a path for maxDuration: a message of many would hold its connection for hours)
+     * @param testClients addresses or CIDR blocks of the clients that may start tests; empty
+     *        means any (queries of stored results are open to all)
+     * @param testsPerClientPerMinute tests one client address may start a minute; 0 means no limit
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
                          @DefaultValue("64") int maxPairsPerMessage,
-                         @DefaultValue("4") int maxMeasurementsPerMessage) {
+                         @DefaultValue("4") int maxMeasurementsPerMessage,
+                         @DefaultValue List<String> testClients,
+                         @DefaultValue("60") int testsPerClientPerMinute) {
         public Limits {
             if (maxCount < 1 || maxCount > 10_000_000) {
                 throw new IllegalArgumentException("nmws.limits.max-count must be 1..10000000, was " + maxCount);

@@ -52,6 +52,13 @@ final class Responder implements AutoCloseable {
         }
     }
 
+    /** Test sessions opened so far, counted from the responder's log (a line per session opened). */
+    long sessions() throws IOException {
+        try (var lines = Files.lines(log)) {
+            return lines.filter(l -> l.contains(" opened: peer ")).count();
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy(); // SIGTERM: the responder shuts down cleanly

@@ -279,7 +279,7 @@ class SoapEndToEndTest extends LiveServiceTest {
         assertEquals(404, service.delete("/api/tests/" + id).statusCode(), "a finished test is gone from the list");
     }
 
-    private static void assertError(HttpResponse<String> resp, String code) {
+    static void assertError(HttpResponse<String> resp, String code) {
         assertEquals(200, resp.statusCode(), "a protocol error is a normal NMWG response: " + resp.body());
         Element message = Service.validatedMessage(resp.body());
         NodeList ets = message.getElementsByTagNameNS(Service.NMWG, "eventType");

@@ -19,8 +19,13 @@ class MeasureConfig {
     }
 
     @Bean
+    TestAdmission testAdmission(NmwsProperties props) {
+        return new TestAdmission(props.limits().testClients(), props.limits().testsPerClientPerMinute(), System::nanoTime);
+    }
+
+    @Bean
     MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props,
-                                          RunningTests running) {
-        return new MeasurementService(archive, host, props, running);
+                                          RunningTests running, TestAdmission admission) {
+        return new MeasurementService(archive, host, props, running, admission);
     }
 }

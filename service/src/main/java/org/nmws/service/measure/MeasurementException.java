@@ -9,6 +9,10 @@ public class MeasurementException extends Exception {
         SUBJECT,
         /** Another test holds the path. */
         BUSY,
+        /** This client may not start tests here. */
+        DENIED,
+        /** This client has started as many tests as it may for now. */
+        RATE_LIMITED,
         /** The probe engine is not loaded on this host. */
         UNAVAILABLE,
         /** The test ran and failed (responder unreachable, refused, I/O error). */

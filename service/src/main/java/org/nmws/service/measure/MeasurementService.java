@@ -52,8 +52,11 @@ public class MeasurementService {
     private final String measurementPoint;
     private final Map<String, Semaphore> pathLocks = new ConcurrentHashMap<>();
     private final RunningTests running;
+    private final TestAdmission admission;
 
-    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running) {
+    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
+                              TestAdmission admission) {
+        this.admission = admission;
         this.archive = archive;
         this.running = running;
         this.host = host;
@@ -75,6 +78,7 @@ public class MeasurementService {
      */
     public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
+        admission.admit(TestAdmission.currentClient());
         return switch (c.testFor(nmwgParameters)) {
             case ROUND_TRIP -> {
                 RoundTripParameters p = roundTripParameters(nmwgParameters);

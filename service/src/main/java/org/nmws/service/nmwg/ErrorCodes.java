@@ -22,6 +22,10 @@ public final class ErrorCodes {
     public static final String MP_MEASUREMENT = "error.mp.measurement";
     /** Another test holds the path; the client may retry later (GGF v1: TryAgain). */
     public static final String MP_BUSY = "error.mp.busy";
+    /** The client may not start tests here (nmws.limits.test-clients); stored results stay open to it. */
+    public static final String AUTHORIZATION = "error.common.authorization";
+    /** The client has started its share of tests for now; the text says when to retry (GGF v1: TryAgain). */
+    public static final String MP_RATE_LIMITED = "error.mp.rate_limited";
     /** The probe engine is not available on this host. */
     public static final String MP_UNAVAILABLE = "error.mp.unavailable";
     /** Anything unexpected; the datum says what, never with a stack trace. */

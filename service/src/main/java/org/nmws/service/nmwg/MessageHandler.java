@@ -386,6 +386,8 @@ public class MessageHandler {
             case SUBJECT -> ErrorCodes.SUBJECT;
             case UNAVAILABLE -> ErrorCodes.MP_UNAVAILABLE;
             case BUSY -> ErrorCodes.MP_BUSY;
+            case DENIED -> ErrorCodes.AUTHORIZATION;
+            case RATE_LIMITED -> ErrorCodes.MP_RATE_LIMITED;
             case FAILED -> ErrorCodes.MP_MEASUREMENT;
         };
     }

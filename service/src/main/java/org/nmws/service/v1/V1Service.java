@@ -255,7 +255,7 @@ public class V1Service {
     V1Fault fault(String code, String text) {
         V1Fault.Kind kind;
         double delay = 0;
-        if (code.equals(ErrorCodes.MP_BUSY)) {
+        if (code.equals(ErrorCodes.MP_BUSY) || code.equals(ErrorCodes.MP_RATE_LIMITED)) {
             kind = V1Fault.Kind.TryAgain;
             delay = retryDelaySeconds;
         } else if (code.equals(ErrorCodes.MP_MEASUREMENT)) {

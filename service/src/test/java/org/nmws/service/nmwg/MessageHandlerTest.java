@@ -24,6 +24,7 @@ import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.RunningTests;
+import org.nmws.service.measure.TestAdmission;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
 
@@ -40,9 +41,10 @@ class MessageHandlerTest {
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4));
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0));
         archive = TestArchives.sqlite(dir);
-        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests());
+        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
+                new TestAdmission(List.of(), 0, System::nanoTime));
         handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props);
     }
 

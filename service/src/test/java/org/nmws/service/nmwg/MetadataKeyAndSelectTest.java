@@ -23,6 +23,7 @@ import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.RunningTests;
+import org.nmws.service.measure.TestAdmission;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
 import org.w3c.dom.Element;
@@ -42,10 +43,11 @@ class MetadataKeyAndSelectTest {
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4));
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0));
         archive = TestArchives.sqlite(dir);
         handler = new MessageHandler(new SafeXml(65536, 32),
-                new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests()), archive, props);
+                new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
+                new TestAdmission(List.of(), 0, System::nanoTime)), archive, props);
         // Two series to 10.9.0.1 (count 5 and count 10) and one to 10.9.0.2.
         archive.save(obs(T0, "10.9.0.1", "5", 1.0));
         archive.save(obs(T0.plusSeconds(10), "10.9.0.1", "5", 2.0));

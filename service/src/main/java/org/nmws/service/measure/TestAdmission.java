@@ -1,0 +1,147 @@
+package org.nmws.service.measure;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+import org.apache.catalina.util.NetMask;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * Who may start new tests, and how often: a test puts load on the network and on the far
+ * responder, so like bwctl's limits file this is the operator's to restrict, while queries of
+ * stored results stay open to all. Clients are told apart by their address as the servlet
+ * container sees it (behind a proxy, set server.forward-headers-strategy).
+ *
+ * <p>The rate is a token bucket per client address: up to {@code perMinute} tests at once,
+ * refilled at {@code perMinute} a minute. Written here because per-key buckets are twenty
+ * lines and no rate-limit library is on the classpath (Bucket4j would be one more dependency
+ * for that); the CIDR matching is Tomcat's {@link NetMask}, already here with the container.
+ */
+public final class TestAdmission {
+    /** Client buckets kept; the longest idle is forgotten first (which only ever resets it to full). */
+    static final int CLIENTS = 10_000;
+    private static final long MINUTE_NANOS = 60_000_000_000L;
+    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+    private final List<NetMask> allowed;
+    private final int perMinute;
+    private final LongSupplier nanoTime;
+    private final Map<InetAddress, Bucket> buckets = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<InetAddress, Bucket> eldest) {
+            return size() > CLIENTS;
+        }
+    };
+
+    /** Whole numbers, so a refill is exact: credit grows by perMinute per nanosecond and a test costs a minute of nanoseconds. */
+    private static final class Bucket {
+        long credit;
+        long lastNanos;
+    }
+
+    /**
+     * @param allowedClients CIDR blocks (or single addresses) whose clients may start tests; empty means any
+     * @param perMinute tests a client may start per minute; 0 means no limit
+     * @param nanoTime the clock the buckets refill by (System::nanoTime outside tests)
+     */
+    public TestAdmission(List<String> allowedClients, int perMinute, LongSupplier nanoTime) {
+        if (perMinute < 0 || perMinute > 100_000) {
+            throw new IllegalArgumentException("nmws.limits.tests-per-client-per-minute must be 0..100000, was " + perMinute);
+        }
+        List<NetMask> masks = new ArrayList<>();
+        for (String cidr : allowedClients) {
+            try {
+                masks.add(new NetMask(cidr.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("nmws.limits.test-clients: '" + cidr + "' is not an address or CIDR block", e);
+            }
+        }
+        this.allowed = List.copyOf(masks);
+        this.perMinute = perMinute;
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * The address of the HTTP client whose request this thread serves, or null outside a
+     * request. Every transport (CXF's servlet, Spring MVC) runs a request on its servlet
+     * thread, where Spring Boot's RequestContextFilter has bound it.
+     */
+    public static String currentClient() {
+        if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes a) {
+            return a.getRequest().getRemoteAddr();
+        }
+        return null;
+    }
+
+    /** Whether this client may start tests at all, and so cancel running ones (no rate is charged). */
+    public boolean allows(String client) {
+        if (client == null || allowed.isEmpty()) {
+            return true;
+        }
+        InetAddress address = literal(client);
+        return address != null && allowed.stream().anyMatch(m -> m.matches(address));
+    }
+
+    /** An address literal as an address; null for anything else, which is never looked up in DNS. */
+    static InetAddress literal(String text) {
+        if (!IPV4.matcher(text).matches() && text.indexOf(':') < 0) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(text); // an IPv4 or IPv6 literal: parsed, not resolved
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Admits one new test from this client, or says why not.
+     *
+     * @param client the client's address as text, or null for a caller inside the service
+     */
+    public void admit(String client) throws MeasurementException {
+        if (client == null) {
+            return;
+        }
+        if (!allows(client)) {
+            throw new MeasurementException(MeasurementException.Kind.DENIED, "client " + client
+                    + " may query stored results but not start tests (nmws.limits.test-clients)");
+        }
+        if (perMinute == 0) {
+            return;
+        }
+        InetAddress address = literal(client);
+        if (address == null) {
+            throw new MeasurementException(MeasurementException.Kind.DENIED, "client address '" + client + "' is not an address");
+        }
+        long now = nanoTime.getAsLong();
+        long full = perMinute * MINUTE_NANOS;
+        synchronized (buckets) {
+            Bucket b = buckets.get(address);
+            if (b == null) {
+                b = new Bucket();
+                b.credit = full;
+                b.lastNanos = now;
+                buckets.put(address, b);
+            }
+            // A minute idle refills the bucket whatever the limit; capping first keeps the product in range.
+            long idle = Math.min(Math.max(0, now - b.lastNanos), MINUTE_NANOS);
+            b.credit = Math.min(full, b.credit + idle * perMinute);
+            b.lastNanos = now;
+            if (b.credit < MINUTE_NANOS) {
+                double waitS = (MINUTE_NANOS - b.credit) / (double) perMinute / 1e9;
+                throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, String.format(Locale.ROOT,
+                        "client %s has started its nmws.limits.tests-per-client-per-minute (%d); try again in %.1f s",
+                        address.getHostAddress(), perMinute, waitS));
+            }
+            b.credit -= MINUTE_NANOS;
+        }
+    }
+}

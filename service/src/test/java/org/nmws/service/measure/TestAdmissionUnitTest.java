@@ -1,0 +1,67 @@
+package org.nmws.service.measure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** Admission rules on a clock the test moves: no sleeps, no timing. */
+class TestAdmissionUnitTest {
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+    @Test
+    void onlyClientsInsideTheConfiguredBlocksMayStartTests() throws Exception {
+        TestAdmission a = new TestAdmission(List.of("10.0.0.0/8", " 2001:db8::/32", "192.0.2.7"), 0, clock::get);
+        a.admit("10.200.3.4");
+        a.admit("2001:db8:0:0:0:0:0:1");
+        a.admit("192.0.2.7");
+        a.admit("::ffff:10.0.0.1"); // IPv4-mapped: the IPv4 client behind a dual-stack socket
+        a.admit(null); // a caller inside the service
+        for (String outside : List.of("11.0.0.1", "192.0.2.8", "2001:db9::1", "::1")) {
+            MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(outside), outside);
+            assertEquals(MeasurementException.Kind.DENIED, e.kind());
+        }
+        assertFalse(a.allows("face"), "a name is not an address and is never looked up");
+        assertTrue(a.allows("10.0.0.1"));
+    }
+
+    @Test
+    void anEmptyListAdmitsAnyClient() throws Exception {
+        TestAdmission a = new TestAdmission(List.of(), 0, clock::get);
+        a.admit("203.0.113.9");
+        assertTrue(a.allows("::1"));
+    }
+
+    @Test
+    void aBadBlockIsRefusedAtStartUp() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new TestAdmission(List.of("10.0.0.0/33"), 0, clock::get));
+        assertTrue(e.getMessage().contains("10.0.0.0/33"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new TestAdmission(List.of(), -1, clock::get));
+    }
+
+    @Test
+    void eachClientMayStartItsPerMinuteAtOnceAndThenOneEveryShareOfAMinute() throws Exception {
+        TestAdmission a = new TestAdmission(List.of(), 3, clock::get);
+        for (int i = 0; i < 3; i++) {
+            a.admit("10.0.0.1");
+        }
+        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        assertEquals(MeasurementException.Kind.RATE_LIMITED, e.kind());
+        assertTrue(e.getMessage().contains("try again in 20.0 s"), e.getMessage());
+        a.admit("10.0.0.2"); // another client has its own bucket
+        clock.addAndGet(19_900_000_000L);
+        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"), "not yet a whole test's share of the minute");
+        clock.addAndGet(100_000_000L);
+        a.admit("10.0.0.1");
+        clock.addAndGet(3_600_000_000_000L); // an hour idle refills to the limit, not beyond
+        for (int i = 0; i < 3; i++) {
+            a.admit("10.0.0.1");
+        }
+        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+    }
+}
