@@ -22,18 +22,23 @@ final class Responder implements AutoCloseable {
     }
 
     static Responder start() throws IOException, InterruptedException {
+        return start("127.0.0.1");
+    }
+
+    /** A responder bound to one address (an IPv4 or IPv6 literal). */
+    static Responder start(String bindAddress) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
         if (!Files.isExecutable(bin)) {
             throw new IllegalStateException("responder binary missing: " + bin.toAbsolutePath() + " (build native-probe first)");
         }
         int port = freePort();
         Path log = Files.createTempFile("nmprobe-responder", ".log");
-        Process p = new ProcessBuilder(List.of(bin.toString(), "-p", Integer.toString(port), "-b", "127.0.0.1"))
+        Process p = new ProcessBuilder(List.of(bin.toString(), "-p", Integer.toString(port), "-b", bindAddress))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                s.connect(new InetSocketAddress(bindAddress, port), 200);
                 return new Responder(port, p, log);
             } catch (IOException notYet) {
                 if (!p.isAlive()) {
