@@ -1,6 +1,7 @@
 package org.nmws.service.archive;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
 import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.Environment.Clock;
 import org.nmws.service.measure.Environment.Host;
@@ -8,10 +9,10 @@ import org.nmws.service.measure.Environment.Load;
 
 /**
  * An environment split for storage. The description (hosts, kernel, NIC, clock source and
- * sync state, route) repeats test after test and is kept once in table environment; what
- * changes with every test (the clock's error estimates and the hosts' load) stays on the
- * observation row. The description was ~700 bytes of JSON in every row; the per-test part is
- * a few dozen.
+ * sync state) repeats test after test and is kept once in table environment; what changes
+ * with every test (the clock's error estimates, the hosts' load, and the route a hop list
+ * traced) stays on the observation row. The description was ~700 bytes of JSON in every row;
+ * the per-test part is a few dozen bytes (more with a route).
  *
  * @param description the environment without per-test figures
  * @param perTest those figures, to put back with {@link #join}
@@ -24,18 +25,18 @@ record EnvironmentParts(Environment description, PerTest perTest) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record PerTest(HostFigures src, HostFigures dst) {
+    record PerTest(HostFigures src, HostFigures dst, List<Environment.RouteHop> route) {
     }
 
     static EnvironmentParts of(Environment e) {
-        return new EnvironmentParts(new Environment(describe(e.src()), describe(e.dst()), e.route()),
-                new PerTest(figures(e.src()), figures(e.dst())));
+        return new EnvironmentParts(new Environment(describe(e.src()), describe(e.dst()), null),
+                new PerTest(figures(e.src()), figures(e.dst()), e.route()));
     }
 
     /** The environment as it was measured. */
     Environment join() {
         return new Environment(join(description.src(), perTest.src()), join(description.dst(), perTest.dst()),
-                description.route());
+                perTest.route());
     }
 
     private static Host describe(Host h) {

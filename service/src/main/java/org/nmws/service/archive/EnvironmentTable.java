@@ -7,7 +7,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.nmws.service.measure.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -46,13 +45,11 @@ final class EnvironmentTable {
         if (cached != null) {
             return cached;
         }
-        List<Long> found = jdbc.queryForList("SELECT id FROM environment WHERE digest = ?", Long.class, digest);
-        if (found.isEmpty()) {
-            jdbc.update("INSERT INTO environment (digest, description) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
-                    digest, text);
-            found = jdbc.queryForList("SELECT id FROM environment WHERE digest = ?", Long.class, digest);
-        }
-        long id = found.get(0);
+        // Write first: a SQLite transaction that reads and then writes fails at once (SQLITE_BUSY,
+        // no busy wait) when another connection wrote in between; one that starts with a write waits.
+        jdbc.update("INSERT INTO environment (digest, description) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING",
+                digest, text);
+        long id = jdbc.queryForObject("SELECT id FROM environment WHERE digest = ?", Long.class, digest);
         afterCommit(() -> {
             synchronized (ids) {
                 ids.put(digest, id);
@@ -61,7 +58,11 @@ final class EnvironmentTable {
         return id;
     }
 
-    Environment description(long id) {
+    /**
+     * The description of row id, whose JSON the caller read with its observation (a join, so
+     * no second query, and no second pooled connection, runs while the row query holds one).
+     */
+    Environment description(long id, String text) {
         Environment cached;
         synchronized (descriptions) {
             cached = descriptions.get(id);
@@ -69,15 +70,11 @@ final class EnvironmentTable {
         if (cached != null) {
             return cached;
         }
-        List<String> found = jdbc.queryForList("SELECT description FROM environment WHERE id = ?", String.class, id);
-        if (found.isEmpty()) {
-            throw new IllegalStateException("observation refers to environment " + id + ", which is not stored");
-        }
         Environment e;
         try {
-            e = json.readValue(found.get(0), Environment.class);
-        } catch (JsonProcessingException ex) {
-            throw new IllegalStateException("stored environment " + id + " is corrupt: " + ex.getOriginalMessage(), ex);
+            e = json.readValue(text, Environment.class);
+        } catch (JsonProcessingException | IllegalArgumentException ex) {
+            throw new IllegalStateException("stored environment " + id + " is corrupt or missing", ex);
         }
         afterCommit(() -> {
             synchronized (descriptions) {

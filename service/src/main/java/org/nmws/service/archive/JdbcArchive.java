@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import org.nmws.service.measure.Characteristic;
 import org.nmws.service.measure.Endpoint;
+import org.nmws.service.measure.Environment;
 import org.nmws.service.measure.Observation;
 import org.nmws.service.measure.PathSubject;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -41,6 +42,9 @@ public class JdbcArchive implements Archive {
     private static final int PURGE_BATCH = 500;
     /** Observations per export page: keyset paging, so no cursor stays open across vendors. */
     private static final int SCAN_PAGE = 200;
+    /** Observation rows with their environment description, one query (see EnvironmentTable.description). */
+    private static final String OBSERVATIONS = "SELECT o.*, e.description AS env_description FROM observation o"
+            + " LEFT JOIN environment e ON e.id = o.environment_id";
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
@@ -80,7 +84,7 @@ public class JdbcArchive implements Archive {
 
     @Override
     public List<Observation> find(ObservationQuery q) {
-        StringBuilder sql = new StringBuilder("SELECT * FROM observation WHERE test = ?");
+        StringBuilder sql = new StringBuilder(OBSERVATIONS + " WHERE test = ?");
         List<Object> args = new ArrayList<>(List.of(q.test().name()));
         if (q.dst() != null) {
             sql.append(" AND (dst_host = ? OR dst_address = ?)");
@@ -106,7 +110,7 @@ public class JdbcArchive implements Archive {
             sql.append(" AND parameters = ?");
             args.add(write(q.parameters()));
         }
-        sql.append(" ORDER BY start_ns DESC, id DESC LIMIT ?");
+        sql.append(" ORDER BY start_ns DESC, o.id DESC LIMIT ?");
         args.add(q.limit());
         List<Observation> found = new ArrayList<>(jdbc.query(sql.toString(), rowMapper, args.toArray()));
         Collections.reverse(found);
@@ -127,7 +131,7 @@ public class JdbcArchive implements Archive {
 
     @Override
     public Optional<Observation> findById(long id, boolean withFrames) {
-        List<Observation> found = jdbc.query("SELECT * FROM observation WHERE id = ?", rowMapper, id);
+        List<Observation> found = jdbc.query(OBSERVATIONS + " WHERE o.id = ?", rowMapper, id);
         if (found.isEmpty()) {
             return Optional.empty();
         }
@@ -294,7 +298,7 @@ public class JdbcArchive implements Archive {
         long after = Long.MIN_VALUE;
         while (true) {
             List<Observation> page = jdbc.query(
-                    "SELECT * FROM observation WHERE id > ? AND start_ns >= ? AND start_ns < ? ORDER BY id LIMIT ?",
+                    OBSERVATIONS + " WHERE o.id > ? AND start_ns >= ? AND start_ns < ? ORDER BY o.id LIMIT ?",
                     rowMapper, after, epochNanos(from), epochNanos(to), SCAN_PAGE);
             for (Observation o : page) {
                 sink.accept(withFrames ? o.withFrames(frames(o.id())) : o);
@@ -338,10 +342,19 @@ public class JdbcArchive implements Archive {
                 Characteristic.ProbeTest.valueOf(rs.getString("test")), new PathSubject(src, dst),
                 rs.getString("src_address"), rs.getString("dst_address"), rs.getString("tool"),
                 rs.getString("tool_version"), read(rs.getString("parameters"), STRING_MAP),
-                new EnvironmentParts(environments.description(rs.getLong("environment_id")),
-                        read(rs.getString("environment"), EnvironmentParts.PerTest.class)).join(),
+                environment(rs),
                 instant(rs.getLong("start_ns")), instant(rs.getLong("end_ns")),
                 read(rs.getString("summary"), DOUBLE_MAP), List.of(), samples(rs.getString("samples")));
+    }
+
+    private Environment environment(ResultSet rs) throws SQLException {
+        long id = rs.getLong("environment_id");
+        if (rs.wasNull()) {
+            // Written whole, by a service older than schema V5 still writing to a shared archive.
+            return read(rs.getString("environment"), Environment.class);
+        }
+        return new EnvironmentParts(environments.description(id, rs.getString("env_description")),
+                read(rs.getString("environment"), EnvironmentParts.PerTest.class)).join();
     }
 
     private Map<String, long[]> samples(String json) {

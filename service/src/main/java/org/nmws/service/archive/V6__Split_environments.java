@@ -1,10 +1,12 @@
 package org.nmws.service.archive;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
 import org.nmws.service.measure.Environment;
@@ -30,25 +32,26 @@ public class V6__Split_environments extends BaseJavaMigration {
         EnvironmentTable table = new EnvironmentTable(jdbc, json);
         long after = Long.MIN_VALUE;
         while (true) {
-            List<Object[]> updates = new ArrayList<>();
-            List<Long> ids = new ArrayList<>();
-            jdbc.query("SELECT id, environment FROM observation WHERE environment_id IS NULL AND id > ? ORDER BY id LIMIT ?",
-                    rs -> {
-                        EnvironmentParts parts;
-                        try {
-                            parts = EnvironmentParts.of(json.readValue(rs.getString(2), Environment.class));
-                            updates.add(new Object[] {table.idOf(parts.description()), json.writeValueAsString(parts.perTest()),
-                                    rs.getLong(1)});
-                        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                            throw new IllegalStateException("observation " + rs.getLong(1) + ": environment JSON is corrupt", e);
-                        }
-                        ids.add(rs.getLong(1));
-                    }, after, PAGE);
-            if (ids.isEmpty()) {
+            // The page is read whole before writing: no cursor stays open under the writes.
+            List<Map<String, Object>> page = jdbc.queryForList(
+                    "SELECT id, environment FROM observation WHERE environment_id IS NULL AND id > ? ORDER BY id LIMIT ?",
+                    after, PAGE);
+            if (page.isEmpty()) {
                 return;
             }
+            List<Object[]> updates = new ArrayList<>(page.size());
+            for (Map<String, Object> row : page) {
+                long id = ((Number) row.get("id")).longValue();
+                EnvironmentParts parts;
+                try {
+                    parts = EnvironmentParts.of(json.readValue((String) row.get("environment"), Environment.class));
+                } catch (JsonProcessingException e) {
+                    throw new IllegalStateException("observation " + id + ": environment JSON is corrupt", e);
+                }
+                updates.add(new Object[] {table.idOf(parts.description()), json.writeValueAsString(parts.perTest()), id});
+                after = id;
+            }
             jdbc.batchUpdate("UPDATE observation SET environment_id = ?, environment = ? WHERE id = ?", updates);
-            after = ids.get(ids.size() - 1);
         }
     }
 }

@@ -358,6 +358,80 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void concurrentSavesOfNewDescriptionsAllSucceed() throws Exception {
+        // Each save inserts a description no one has seen: on SQLite a transaction that read
+        // before writing would fail at once (SQLITE_BUSY) whenever another had just written.
+        int threads = 4;
+        int each = 40;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        archive.save(simple("mp", "10." + thread + ".0." + (i + 1), T0.plusSeconds(i), i));
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * each, store.jdbc().queryForObject("SELECT COUNT(*) FROM observation", Long.class));
+        assertEquals(threads * each, store.jdbc().queryForObject("SELECT COUNT(*) FROM environment", Long.class));
+    }
+
+    @Test
+    void aRouteIsPartOfTheTestNotOfTheStoredDescription() {
+        Observation plain = simple("mp", "10.0.0.2", T0, 1.0);
+        List<Observation> traced = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Environment e = plain.environment();
+            List<Environment.RouteHop> route = List.of(new Environment.RouteHop(1, "10.9.0." + i, null),
+                    new Environment.RouteHop(2, null, null), new Environment.RouteHop(3, "10.0.0.2", "b.example"));
+            traced.add(new Observation(0, plain.measurementPoint(), plain.test(), plain.subject(), plain.srcAddress(),
+                    plain.dstAddress(), plain.tool(), plain.toolVersion(), plain.parameters(),
+                    new Environment(e.src(), e.dst(), route), T0.plusSeconds(i), T0.plusSeconds(i + 1), plain.summary(),
+                    List.of()));
+        }
+        for (Observation o : traced) {
+            assertEquals(o.environment(), archive.findById(archive.save(o).id(), false).orElseThrow().environment());
+        }
+        assertEquals(1, store.jdbc().queryForObject("SELECT COUNT(*) FROM environment", Long.class),
+                "three routes, one host description");
+    }
+
+    @Test
+    void aDescriptionFirstWrittenInARolledBackTransactionIsNotRemembered() {
+        Observation a = simple("mp", "10.0.0.2", T0, 1.0);
+        assertThrows(IllegalStateException.class, () -> archive.atomically(() -> {
+            archive.save(a);
+            throw new IllegalStateException("roll back");
+        }));
+        // SQLite gives the rolled-back row's id out again: to b's description.
+        Observation b = simple("mp", "10.0.0.3", T0.plusSeconds(1), 2.0);
+        long bid = archive.save(b).id();
+        long aid = archive.save(a).id();
+        assertEquals(b.environment(), archive.findById(bid, false).orElseThrow().environment());
+        assertEquals(a.environment(), archive.findById(aid, false).orElseThrow().environment());
+    }
+
+    @Test
+    void aRowWrittenWholeByAServiceOlderThanTheEnvironmentTableStillReads() throws Exception {
+        // A rolling upgrade: an older service on the shared archive still writes the whole environment.
+        Observation o = simple("mp", "10.0.0.2", T0, 1.0);
+        long id = store.jdbc().queryForObject("""
+                INSERT INTO observation (measurement_point, test, dst_host, dst_type, tool, start_ns, end_ns,
+                    parameters, environment, summary)
+                VALUES ('mp', 'ROUND_TRIP', '10.0.0.2', 'ipv4', 'nmprobe', 5, 6, '{}', ?, '{}')
+                RETURNING id""", Long.class, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(o.environment()));
+        assertEquals(o.environment(), archive.findById(id, false).orElseThrow().environment());
+    }
+
+    @Test
     void environmentsWrittenWholeBeforeSchemaVersionFiveAreSplitByTheMigration() throws Exception {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         Observation first = simple("mp", "10.0.0.2", T0, 1.0);
