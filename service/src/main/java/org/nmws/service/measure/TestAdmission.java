@@ -1,5 +1,6 @@
 package org.nmws.service.measure;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -28,7 +29,10 @@ public final class TestAdmission {
     /** Client buckets kept; the longest idle is forgotten first (which only ever resets it to full). */
     static final int CLIENTS = 10_000;
     private static final long MINUTE_NANOS = 60_000_000_000L;
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    private static final String OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+    private static final Pattern IPV4 = Pattern.compile(OCTET + "(\\." + OCTET + "){3}");
+    /** Hex digits, colons and dots (an embedded IPv4 tail): Java parses these as IPv6 or fails, never resolves. */
+    private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:][0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
 
     private final List<NetMask> allowed;
     private final int perMinute;
@@ -57,8 +61,14 @@ public final class TestAdmission {
         }
         List<NetMask> masks = new ArrayList<>();
         for (String cidr : allowedClients) {
+            String block = cidr.trim();
+            int slash = block.indexOf('/');
+            // NetMask would look a host name up in DNS: only address literals are taken.
+            if (literal(slash < 0 ? block : block.substring(0, slash)) == null) {
+                throw new IllegalArgumentException("nmws.limits.test-clients: '" + cidr + "' is not an address or CIDR block");
+            }
             try {
-                masks.add(new NetMask(cidr.trim()));
+                masks.add(new NetMask(block));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("nmws.limits.test-clients: '" + cidr + "' is not an address or CIDR block", e);
             }
@@ -91,7 +101,7 @@ public final class TestAdmission {
 
     /** An address literal as an address; null for anything else, which is never looked up in DNS. */
     static InetAddress literal(String text) {
-        if (!IPV4.matcher(text).matches() && text.indexOf(':') < 0) {
+        if (!IPV4.matcher(text).matches() && !IPV6.matcher(text).matches()) {
             return null;
         }
         try {
@@ -123,13 +133,14 @@ public final class TestAdmission {
         }
         long now = nanoTime.getAsLong();
         long full = perMinute * MINUTE_NANOS;
+        InetAddress key = bucketKey(address);
         synchronized (buckets) {
-            Bucket b = buckets.get(address);
+            Bucket b = buckets.get(key);
             if (b == null) {
                 b = new Bucket();
                 b.credit = full;
                 b.lastNanos = now;
-                buckets.put(address, b);
+                buckets.put(key, b);
             }
             // A minute idle refills the bucket whatever the limit; capping first keeps the product in range.
             long idle = Math.min(Math.max(0, now - b.lastNanos), MINUTE_NANOS);
@@ -139,9 +150,26 @@ public final class TestAdmission {
                 double waitS = (MINUTE_NANOS - b.credit) / (double) perMinute / 1e9;
                 throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, String.format(Locale.ROOT,
                         "client %s has started its nmws.limits.tests-per-client-per-minute (%d); try again in %.1f s",
-                        address.getHostAddress(), perMinute, waitS));
+                        client, perMinute, waitS));
             }
             b.credit -= MINUTE_NANOS;
+        }
+    }
+
+    /**
+     * The bucket an address draws from: its own for IPv4, its /64 for IPv6, since one IPv6
+     * host is handed a whole /64 and could otherwise take a fresh bucket per address.
+     */
+    static InetAddress bucketKey(InetAddress address) {
+        if (!(address instanceof Inet6Address)) {
+            return address;
+        }
+        byte[] b = address.getAddress();
+        java.util.Arrays.fill(b, 8, 16, (byte) 0);
+        try {
+            return InetAddress.getByAddress(b);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("16 bytes are always an IPv6 address", e);
         }
     }
 }

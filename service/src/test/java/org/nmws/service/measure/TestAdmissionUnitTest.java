@@ -25,7 +25,11 @@ class TestAdmissionUnitTest {
             MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(outside), outside);
             assertEquals(MeasurementException.Kind.DENIED, e.kind());
         }
-        assertFalse(a.allows("face"), "a name is not an address and is never looked up");
+        // Names (even ones shaped like addresses) are refused, never looked up in DNS.
+        for (String name : List.of("face", "300.1.1.1", "10.0.0.01.example", "zz::1", "g:1", "10.0.0.1 ")) {
+            assertFalse(a.allows(name), name);
+            assertEquals(null, TestAdmission.literal(name), name);
+        }
         assertTrue(a.allows("10.0.0.1"));
     }
 
@@ -42,6 +46,9 @@ class TestAdmissionUnitTest {
                 () -> new TestAdmission(List.of("10.0.0.0/33"), 0, clock::get));
         assertTrue(e.getMessage().contains("10.0.0.0/33"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new TestAdmission(List.of(), -1, clock::get));
+        assertThrows(IllegalArgumentException.class, () -> new TestAdmission(List.of("localhost/8"), 0, clock::get),
+                "a host name in the configuration would be looked up in DNS");
+        assertThrows(IllegalArgumentException.class, () -> new TestAdmission(List.of("probe.example.org"), 0, clock::get));
     }
 
     @Test
@@ -63,5 +70,15 @@ class TestAdmissionUnitTest {
             a.admit("10.0.0.1");
         }
         assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+    }
+
+    @Test
+    void anIpv6ClientDrawsFromTheBucketOfItsSlash64() throws Exception {
+        TestAdmission a = new TestAdmission(List.of(), 2, clock::get);
+        a.admit("2001:db8:0:1::1");
+        a.admit("2001:db8:0:1::ffff"); // same /64: the host changed its address
+        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit("2001:db8:0:1:abcd::7"));
+        assertEquals(MeasurementException.Kind.RATE_LIMITED, e.kind());
+        a.admit("2001:db8:0:2::1"); // another /64, another client
     }
 }
