@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/probe/tcp.sh BINDIR [ROUNDS] [SECONDS] -- TCP throughput of nmprobe
 # against iperf3 on one veth pair, 1 and 4 streams (goal of issue 4: within
-# 5 % of iperf3). Needs root.
+# 5 % of iperf3, read as: no more than 5 % below it). Needs root.
 #
 # Why paired rounds: on a small VM an unlimited veth runs as fast as the
 # vCPUs copy, and the host moves the guest between a slow and a fast mode
@@ -61,7 +61,7 @@ run() {
         ip netns exec $A $SND iperf3 -c 10.206.0.2 -P "$2" -t "$DUR" -J > $TMPD/out.json
     fi
     t1=$(now); r1=$(rx)
-    python3 - "$1" $TMPD/out.json "$r0" "$r1" "$t0" "$t1" <<'PY'
+    python3 - "$1" $TMPD/out.json "$r0" "$r1" "$t0" "$t1" 2>/dev/null <<'PY'
 import json, sys
 tool, path, r0, r1, t0, t1 = sys.argv[1:]
 r = json.load(open(path))
@@ -88,6 +88,11 @@ for n in 1 4; do
         else
             b=$(run iperf3 $n); a=$(run nmprobe $n); order="iperf3 first"
         fi
+        if [ -z "$a" ] || [ -z "$b" ]; then
+            # A run that failed (no JSON) leaves the round out rather than stopping the script.
+            echo "| $round | $n | $order | ${a:-failed} | ${b:-failed} | - |"
+            continue
+        fi
         set -- $a; an=$1; ai=$2
         set -- $b; bn=$1; bi=$2
         ratio=$(python3 -c "print('%.3f' % ($an / $bn))")
@@ -96,13 +101,16 @@ for n in 1 4; do
     done
 done
 echo
-echo "| streams | median ratio | min | max | rounds at or above 0.95 | goal: median >= 0.95 |"
+echo "| streams | median ratio | min | max | rounds at or above 0.95 | goal: median >= 0.95 (no more than 5 % below iperf3) |"
 echo "|---|---|---|---|---|---|"
 for n in 1 4; do
     python3 - $n $TMPD/ratios$n <<'PY'
 import statistics, sys
 n, path = sys.argv[1:]
 r = [float(x) for x in open(path)]
+if not r:
+    print('| %s | - | - | - | 0 of 0 | no round completed |' % n)
+    sys.exit()
 m = statistics.median(r)
 print('| %s | %.3f | %.3f | %.3f | %d of %d | %s |' % (n, m, min(r), max(r),
       sum(x >= 0.95 for x in r), len(r), 'met' if m >= 0.95 else 'missed'))

@@ -43,6 +43,8 @@ def pretty(text, limit):
 
 
 def main():
+    if len(sys.argv) not in (3, 5):
+        sys.exit(__doc__)
     base, port = sys.argv[1].rstrip("/"), sys.argv[2]
     cases = [
         ("EchoRequest", f'<nmwg:message {NS} type="EchoRequest" id="e1"><nmwg:metadata id="m1"><nmwg:eventType>'
