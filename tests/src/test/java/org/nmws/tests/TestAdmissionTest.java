@@ -24,9 +24,21 @@ class TestAdmissionTest {
                      "--nmws.responder-port=" + responder.port, "--nmws.limits.test-clients=192.0.2.0/24,2001:db8::/32")) {
             String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
             SoapEndToEndTest.assertError(service.post("/nmwg", request, "application/xml", null), "error.common.authorization");
-            HttpResponse<String> soap = service.soap11(request);
-            assertEquals(200, soap.statusCode());
-            assertTrue(soap.body().contains("error.common.authorization"), soap.body());
+            for (HttpResponse<String> soap : List.of(service.soap11(request), service.soap12(request))) {
+                assertEquals(200, soap.statusCode());
+                assertTrue(soap.body().contains("error.common.authorization"), soap.body());
+            }
+            // GGF v1 over XML-RPC, as the first NM-WG clients call: an Authorisation fault (code 4).
+            HttpResponse<String> rpc = service.post("/RPC2", "<?xml version=\"1.0\"?><methodCall>"
+                    + "<methodName>NetworkMeasurementRequest</methodName><params><param><value><struct>"
+                    + "<member><name>characteristic</name><value><string>path.delay.roundTrip</string></value></member>"
+                    + "<member><name>subject</name><value><struct><member><name>path</name><value><struct>"
+                    + "<member><name>destination</name><value><struct><member><name>name</name>"
+                    + "<value><string>127.0.0.1</string></value></member></struct></value></member>"
+                    + "</struct></value></member></struct></value></member>"
+                    + "</struct></value></param></params></methodCall>", "text/xml", null);
+            assertTrue(rpc.body().contains("<name>faultCode</name><value><int>4</int></value>"), rpc.body());
+            assertTrue(rpc.body().contains("nmws.limits.test-clients"), rpc.body());
             assertEquals(List.of("success.echo"), NmwsClient.eventTypes(NmwsClient.soap11(service.baseUrl).echo()));
             assertEquals(403, service.delete("/api/tests/any").statusCode());
             assertEquals(0, responder.sessions(), "no test reached the responder");
