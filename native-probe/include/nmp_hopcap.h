@@ -31,12 +31,23 @@
  * 20/40, Ethernet 14: what queues and tbf count), wire (+ FCS, preamble,
  * IFG). Per-train values and the spread are at the frame level.
  *
+ * Routers that rate-limit ICMP (Linux: a burst of 6 answers to one host,
+ * then 1 a second; most routers do something alike) answer only the head
+ * of a train. When a hop's first 3 trains all come back MISSING though the
+ * router did answer, the hop, and every later one, switches to "ends only"
+ * trains, the way pathneck probes: only frames 'skip' and len-1 expire at
+ * the hop, the others pass on with TTL 255 (so the hop's queue still sees
+ * the whole train), and the 2 answers time the same span. Ends-only trains
+ * are paced to the router's budget: after a MISSING train the pause
+ * doubles (up to 2.5 s) and the train is sent again, and a hop gets at most
+ * NMP_HOPCAP_ENDS_TRAINS of them. The destination cannot be probed this
+ * way (the passing frames reach it too and spend its budget), so a
+ * rate-limiting destination's hop reads MISSING.
+ *
  * Limits of the method: ICMP answers quote only the start of the frame, so
  * they are small (Linux: 576 bytes IP) and their return path must carry
  * them at least at (576 / frame size) of the forward rate; routers that
- * rate-limit ICMP (Linux: icmp_ratelimit, icmp_msgs_per_sec/_burst) or
- * generate it on a slow path lose or stretch answers (trains then read
- * MISSING or low). */
+ * generate ICMP on a slow path stretch answers (trains then read low). */
 #ifndef NMP_HOPCAP_H
 #define NMP_HOPCAP_H
 
@@ -51,6 +62,7 @@ extern "C" {
 #define NMP_HOPCAP_MAX_FRAMES 2000000u /* hops * trains * len */
 #define NMP_HOPCAP_SENDER_LIMIT 0.8  /* tail send span / answer span at or above this: sender-limited */
 #define NMP_HOPCAP_MODE_WINDOW 0.05  /* the mode's half window, relative */
+#define NMP_HOPCAP_ENDS_TRAINS 10    /* trains per hop in ends-only mode (each costs a router ~2 s of budget) */
 
 typedef enum nmp_hc_status {
     NMP_HC_USED = 0,                 /* complete and in order: in the estimate */
@@ -86,6 +98,7 @@ typedef struct nmp_hopcap_hop {
     uint32_t kernel_stamped;         /* answers with a kernel receive timestamp */
     uint32_t trains_user_stamped;    /* trains timed at recvmsg (no kernel stamp on every answer) */
     int lower_bound;                 /* nonzero: mostly sender-limited, the estimate is a lower bound */
+    int ends_only;                   /* nonzero: measured with ends-only trains (the router rate-limits ICMP) */
     double user_mbps, frame_mbps, wire_mbps; /* the estimate (median); NaN when no train counts */
     double mode_frame_mbps;          /* densest +-5 % window of the same trains */
     double p10_mbps, p25_mbps, p75_mbps, p90_mbps, iqr_mbps; /* frame level */
@@ -129,6 +142,10 @@ void nmp_hopcap_result_free(nmp_hopcap_result *res);
 int nmp_hopcap_train(const int64_t *send_ns, const int64_t *reply_ns, const uint32_t *rank, uint32_t len,
                      uint32_t skip, uint32_t size, uint32_t frame_overhead, double *frame_mbps,
                      double *head_frame_mbps);
+/* The same for an ends-only train: only frames skip and len-1 were answered
+ * (the others are not looked at); *frame_mbps over the same span. */
+int nmp_hopcap_train_ends(const int64_t *send_ns, const int64_t *reply_ns, const uint32_t *rank, uint32_t len,
+                          uint32_t skip, uint32_t size, uint32_t frame_overhead, double *frame_mbps);
 /* Fills the estimate and spread of *h (pure, for tests) from n trains'
  * frame-level rates, statuses and head rates (NaN heads are ignored);
  * counts by status are recomputed too. Returns 0 or -ENOMEM. */

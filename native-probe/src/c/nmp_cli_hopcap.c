@@ -76,10 +76,10 @@ static void print_json(const nmp_hopcap_result *r, int cancelled, double elapsed
         jv("p90Mbps", h->p90_mbps, ", ");
         jv("iqrMbps", h->iqr_mbps, ", ");
         jv("headFrameMbps", h->head_frame_mbps, ", ");
-        printf("\"lowerBound\": %s, \"trainsSent\": %u, \"trainsUsed\": %u, \"missing\": %u, \"reordered\": %u, "
+        printf("\"lowerBound\": %s, \"endsOnly\": %s, \"trainsSent\": %u, \"trainsUsed\": %u, \"missing\": %u, \"reordered\": %u, "
                "\"senderLimited\": %u, \"probesSent\": %u, \"replies\": %u, \"kernelStamped\": %u, "
                "\"trainsUserStamped\": %u,\n     \"perTrain\": [",
-               h->lower_bound ? "true" : "false", h->trains_sent, h->trains_used, h->missing, h->reordered,
+               h->lower_bound ? "true" : "false", h->ends_only ? "true" : "false", h->trains_sent, h->trains_used, h->missing, h->reordered,
                h->sender_limited, h->probes_sent, h->replies, h->kernel_stamped, h->trains_user_stamped);
         for (uint32_t i = 0; i < r->trains; i++) {
             size_t k = (size_t)t * r->trains + i;
@@ -99,10 +99,10 @@ static void print_human(const char *host, const nmp_hopcap_result *r, double ela
     printf("  ttl  address          frame Mbit/s   (mode; p25..p75)            used/sent  head Mbit/s  stamps\n");
     for (int t = 0; t < r->nhops; t++) {
         const nmp_hopcap_hop *h = &r->hops[t];
-        printf("  %3d  %-16s %s%10.2f   (%.2f; %.2f..%.2f)   %3u/%-3u  %10.2f  %u/%u kernel%s\n", h->ttl,
+        printf("  %3d  %-16s %s%10.2f   (%.2f; %.2f..%.2f)   %3u/%-3u  %10.2f  %u/%u kernel%s%s\n", h->ttl,
                h->addr[0] ? h->addr : "*", h->lower_bound ? ">=" : "  ", h->frame_mbps, h->mode_frame_mbps,
                h->p25_mbps, h->p75_mbps, h->trains_used, h->trains_sent, h->head_frame_mbps, h->kernel_stamped,
-               h->replies, h->destination ? "  (destination)" : "");
+               h->replies, h->destination ? "  (destination)" : "", h->ends_only ? "  (ends only: ICMP rate-limited)" : "");
     }
 }
 

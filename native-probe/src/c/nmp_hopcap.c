@@ -33,6 +33,9 @@
 #define PROBE_MAGIC 0x4E4D4843u      /* 'NMHC', first payload bytes of every frame */
 #define STAMP_WARMUP_NS 20000000ull /* from enabling RX timestamps to the first train */
 #define SEND_TRIES 16                /* sendto retries for reported earlier ICMP errors */
+#define ENDS_GAP_MAX_NS 2500000000ull /* ends-only pause ceiling: 2 answers at Linux's 1/s refill, with margin */
+#define PASS_TTL 255                 /* frames of an ends-only train that are not to expire */
+#define SWITCH_TRAINS 3              /* full trains all MISSING (with answers) before switching to ends only */
 
 void nmp_hopcap_result_free(nmp_hopcap_result *res) {
     free(res->train_frame_mbps);
@@ -64,6 +67,14 @@ static int span_rate(const int64_t *reply_ns, const uint32_t *rank, uint32_t fro
     return 1;
 }
 
+/* USED or SENDER for a measured span [skip, len-1]: sender-limited when
+ * sending it took nearly as long as the answers' span. */
+static int sender_check(const int64_t *send_ns, const int64_t *reply_ns, uint32_t len, uint32_t skip) {
+    double send_span = (double)(send_ns[len - 1] - send_ns[skip]);
+    double reply_span = (double)(reply_ns[len - 1] - reply_ns[skip]);
+    return send_span >= NMP_HOPCAP_SENDER_LIMIT * reply_span ? NMP_HC_SENDER : NMP_HC_USED;
+}
+
 int nmp_hopcap_train(const int64_t *send_ns, const int64_t *reply_ns, const uint32_t *rank, uint32_t len,
                      uint32_t skip, uint32_t size, uint32_t frame_overhead, double *frame_mbps,
                      double *head_frame_mbps) {
@@ -77,9 +88,20 @@ int nmp_hopcap_train(const int64_t *send_ns, const int64_t *reply_ns, const uint
     if (s == 0) return NMP_HC_MISSING;
     if (s < 0) return NMP_HC_REORDERED;
     *frame_mbps = r;
-    double send_span = (double)(send_ns[len - 1] - send_ns[skip]);
-    double reply_span = (double)(reply_ns[len - 1] - reply_ns[skip]);
-    return send_span >= NMP_HOPCAP_SENDER_LIMIT * reply_span ? NMP_HC_SENDER : NMP_HC_USED;
+    return sender_check(send_ns, reply_ns, len, skip);
+}
+
+int nmp_hopcap_train_ends(const int64_t *send_ns, const int64_t *reply_ns, const uint32_t *rank, uint32_t len,
+                          uint32_t skip, uint32_t size, uint32_t frame_overhead, double *frame_mbps) {
+    *frame_mbps = NAN;
+    if (len < 2 || len > NMP_HOPCAP_MAX_LEN || skip + 2 > len || size == 0 || !send_ns || !reply_ns || !rank)
+        return -EINVAL;
+    uint32_t last = len - 1;
+    if (reply_ns[skip] == 0 || rank[skip] == 0 || reply_ns[last] == 0 || rank[last] == 0) return NMP_HC_MISSING;
+    int64_t span = reply_ns[last] - reply_ns[skip];
+    if (rank[last] <= rank[skip] || span <= 0) return NMP_HC_REORDERED;
+    *frame_mbps = (double)(last - skip) * (size + frame_overhead) * 8.0 / (double)span * 1e3;
+    return sender_check(send_ns, reply_ns, len, skip);
 }
 
 /* The mode of sorted x[0..n): the x_i whose +-w window holds most values
@@ -160,11 +182,22 @@ typedef struct train_buf {
     uint32_t *rank;                  /* arrival order from 1, 0 = no answer */
     uint32_t answers;                /* answers matched */
     int64_t last_answer_ns;          /* monotonic time of the latest answer */
+    int ends;                        /* nonzero: ends-only train, only frames skip and len-1 expire */
+    uint32_t skip;                   /* the first of the two (ends-only) */
 } train_buf;
+
+/* Whether frame i of the train is to expire at the hop (and be answered). */
+static int expires(const train_buf *tb, uint32_t i) {
+    return !tb->ends || i == tb->skip || i == tb->len - 1;
+}
+
+/* Answers a train waits for: every frame, or the two ends. */
+static uint32_t expected(const train_buf *tb) { return tb->ends ? 2 : tb->len; }
 
 /* The probing state of one run. */
 typedef struct hc_run {
     int fd;                          /* UDP socket with RECVERR and RX timestamps */
+    int ends;                        /* nonzero once a hop needed ends-only trains: later hops start so */
     int family;                      /* AF_INET or AF_INET6 */
     struct sockaddr_storage dst;     /* destination (port set per frame) */
     socklen_t dstlen;                /* its length */
@@ -219,6 +252,7 @@ static void read_answers(hc_run *r, train_buf *tb, nmp_hopcap_hop *h) {
         uint32_t off = (uint32_t)((port - r->base_port + r->span) % r->span);
         uint32_t idx = (off + (uint32_t)r->span - tb->first_serial % (uint32_t)r->span) % (uint32_t)r->span;
         if (port < r->base_port || port >= r->base_port + r->span || idx >= tb->len || tb->rank[idx] != 0) continue;
+        if (!expires(tb, idx)) continue; /* a passing frame the destination answered: not this hop's */
         if (n >= 8) {
             uint32_t magic, serial;
             memcpy(&magic, data, 4);
@@ -245,10 +279,21 @@ static void read_answers(hc_run *r, train_buf *tb, nmp_hopcap_hop *h) {
 
 static int cancelled(const nmp_control *ctl) { return ctl && ctl->cancel && *ctl->cancel; }
 
-/* Sends the frames of one train back to back. Returns 0 or -errno. */
-static int send_train(hc_run *r, train_buf *tb, char *err, size_t errlen) {
+/* Sends the frames of one train back to back, with TTL ttl (ends only: just
+ * the two ends; the others PASS_TTL). Returns 0 or -errno. */
+static int send_train(hc_run *r, train_buf *tb, int ttl, char *err, size_t errlen) {
     tb->first_serial = r->serial;
+    int cur = -1;
     for (uint32_t i = 0; i < tb->len; i++) {
+        int want = expires(tb, i) ? ttl : PASS_TTL;
+        if (want != cur) { /* at most 4 changes a train, between frames */
+            int rc = ttl_set(r, want);
+            if (rc < 0) {
+                nmp_seterr(err, errlen, "hopcap: set ttl %d: %s", want, strerror(-rc));
+                return rc;
+            }
+            cur = want;
+        }
         uint32_t serial = r->serial++;
         uint32_t be = htonl(PROBE_MAGIC), bs = htonl(serial);
         memcpy(r->payload, &be, 4);
@@ -287,7 +332,7 @@ static int collect(hc_run *r, train_buf *tb, nmp_hopcap_hop *h, uint64_t wait_ns
     nmp_monotime_ns deadline = (nmp_monotime_ns)tb->send_ns[tb->len - 1] + wait_ns;
     for (;;) {
         read_answers(r, tb, h);
-        if (tb->answers == tb->len) return 0;
+        if (tb->answers == expected(tb)) return 0;
         nmp_monotime_ns now = nmp_mono_now(), dl = deadline;
         if (tb->answers > 0 && (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS < dl)
             dl = (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS;
@@ -364,8 +409,24 @@ static int open_socket(hc_run *r, char *err, size_t errlen) {
     return 0;
 }
 
+/* The automatic pause after a train: 3x the longer of its send and answer
+ * spans, so queues drain and token buckets refill, within 1 ms..1 s. */
+static uint64_t auto_gap(const train_buf *tb) {
+    int64_t lo = 0, hi = 0;
+    for (uint32_t i = 0; i < tb->len; i++) {
+        if (!tb->rank[i]) continue;
+        if (lo == 0 || tb->user_ns[i] < lo) lo = tb->user_ns[i];
+        if (tb->user_ns[i] > hi) hi = tb->user_ns[i];
+    }
+    int64_t sp = hi - lo, ssp = tb->send_ns[tb->len - 1] - tb->send_ns[0];
+    uint64_t gap = 3 * (uint64_t)(sp > ssp ? sp : ssp);
+    return gap < GAP_MIN_NS ? GAP_MIN_NS : gap > GAP_MAX_NS ? GAP_MAX_NS : gap;
+}
+
 /* Runs the trains of one hop into row (train_frame_mbps, train_status) and
- * the hop summary. Returns 0, -ECANCELED or -errno. */
+ * the hop summary, switching to ends-only trains when the router turns out
+ * to rate-limit its answers (see nmp_hopcap.h). Returns 0, -ECANCELED or
+ * -errno. */
 static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_buf *tb, double *heads,
                    const nmp_hopcap_spec *spec, const nmp_control *ctl, uint32_t *done, uint32_t total, char *err,
                    size_t errlen) {
@@ -373,12 +434,17 @@ static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_b
     double *mbps = res->train_frame_mbps + row;
     int32_t *st = res->train_status + row;
     uint64_t wait_ns = (uint64_t)(spec->wait_ms ? spec->wait_ms : DEFAULT_WAIT_MS) * 1000000ull;
-    int rc = ttl_set(r, h->ttl);
-    if (rc < 0) {
-        nmp_seterr(err, errlen, "hopcap: set ttl %d: %s", h->ttl, strerror(-rc));
-        return rc;
-    }
-    for (uint32_t t = 0; t < res->trains && rc == 0; t++) {
+    uint32_t ends_trains = res->trains < NMP_HOPCAP_ENDS_TRAINS ? res->trains : NMP_HOPCAP_ENDS_TRAINS;
+    uint32_t trains = r->ends ? ends_trains : res->trains;
+    uint64_t backoff = 0;            /* ends only: the pause the router's budget needs, found by doubling */
+    uint32_t misses = 0;             /* ends only: MISSING trains in a row for this slot */
+    uint32_t tries = 0;              /* trains sent in the current mode */
+    uint32_t replies0 = h->replies;  /* answers before the current mode */
+    nmp_monotime_ns ends_start = nmp_mono_now();
+    int rc = 0;
+    h->ends_only = r->ends; /* a router before this one rate-limited: this one likely does too */
+    tb->skip = res->skip;
+    for (uint32_t t = 0; t < trains && rc == 0;) {
         if (cancelled(ctl)) {
             rc = -ECANCELED;
             break;
@@ -388,33 +454,66 @@ static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_b
         memset(tb->user_ns, 0, tb->len * sizeof(*tb->user_ns));
         tb->answers = 0;
         tb->last_answer_ns = 0;
-        rc = send_train(r, tb, err, errlen);
+        tb->ends = h->ends_only;
+        rc = send_train(r, tb, h->ttl, err, errlen);
         h->probes_sent += r->serial - tb->first_serial;
         if (rc < 0) break;
         if ((rc = collect(r, tb, h, wait_ns, ctl, err, errlen)) < 0) break; /* a cancelled train stays NOT_SENT */
+        tries++;
         int kernel_all = 1;
         for (uint32_t i = 0; i < tb->len; i++)
             if (tb->rank[i] && tb->kern_ns[i] == 0) kernel_all = 0;
-        if (!kernel_all) h->trains_user_stamped++;
-        st[t] = nmp_hopcap_train(tb->send_ns, kernel_all ? tb->kern_ns : tb->user_ns, tb->rank, tb->len, res->skip,
-                                 res->size, res->frame_overhead, &mbps[t], &heads[t]);
-        ++*done;
-        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, *done, total);
-        /* the pause lets queues drain and token buckets refill */
-        uint64_t gap = spec->gap_ns;
-        if (gap == 0) {
-            int64_t lo = 0, hi = 0;
-            for (uint32_t i = 0; i < tb->len; i++) {
-                if (!tb->rank[i]) continue;
-                if (lo == 0 || tb->user_ns[i] < lo) lo = tb->user_ns[i];
-                if (tb->user_ns[i] > hi) hi = tb->user_ns[i];
+        const int64_t *stamps = kernel_all ? tb->kern_ns : tb->user_ns;
+        double m = NAN, head = NAN;
+        int32_t s = tb->ends ? nmp_hopcap_train_ends(tb->send_ns, stamps, tb->rank, tb->len, res->skip, res->size,
+                                                     res->frame_overhead, &m)
+                             : nmp_hopcap_train(tb->send_ns, stamps, tb->rank, tb->len, res->skip, res->size,
+                                                res->frame_overhead, &m, &head);
+        uint64_t gap = spec->gap_ns ? spec->gap_ns : auto_gap(tb);
+        int answered = h->replies > replies0; /* in the current mode */
+        if (tb->ends) {
+            /* Paced to the router's ICMP budget: a MISSING train doubles the pause and is sent
+             * again (4 times at most); the pause that worked is kept for the trains after it. */
+            if (s == NMP_HC_MISSING) {
+                backoff = backoff == 0 ? (gap > 250000000ull ? gap : 250000000ull) : 2 * backoff;
+                if (backoff > ENDS_GAP_MAX_NS) backoff = ENDS_GAP_MAX_NS;
             }
-            int64_t sp = hi - lo, ssp = tb->send_ns[tb->len - 1] - tb->send_ns[0];
-            gap = 3 * (uint64_t)(sp > ssp ? sp : ssp);
-            gap = gap < GAP_MIN_NS ? GAP_MIN_NS : gap > GAP_MAX_NS ? GAP_MAX_NS : gap;
+            if (backoff > gap) gap = backoff;
+            if (tries >= 3 && !answered) break; /* nothing answers ends-only trains here (the destination) */
+            if (nmp_mono_now() - ends_start > 30000000000ull) break; /* 30 s of budget per hop at most */
+            if (s == NMP_HC_MISSING && ++misses < 4) {
+                if ((rc = pause_between(r, gap, ctl)) < 0) break;
+                continue;
+            }
+            misses = 0;
         }
-        if (t >= 2 && h->replies == 0) break; /* a silent hop: three trains without any answer */
-        if (t + 1 < res->trains) rc = pause_between(r, gap, ctl);
+        if (!kernel_all) h->trains_user_stamped++;
+        st[t] = s;
+        mbps[t] = m;
+        heads[t] = head;
+        t++;
+        if (*done < total) ++*done;
+        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, *done, total);
+        if (t >= 3 && !answered) break; /* a silent hop: three trains without any answer */
+        if (!h->ends_only && t == SWITCH_TRAINS && answered) {
+            int all_missing = 1;
+            for (uint32_t i = 0; i < t; i++)
+                if (st[i] != NMP_HC_MISSING) all_missing = 0;
+            if (all_missing) {
+                /* The router answers, but never a whole train: it rate-limits ICMP. Start over. */
+                for (uint32_t i = 0; i < t; i++) {
+                    st[i] = NMP_HC_NOT_SENT;
+                    mbps[i] = heads[i] = NAN;
+                }
+                h->ends_only = r->ends = 1;
+                h->trains_user_stamped = 0;
+                trains = ends_trains;
+                t = tries = 0;
+                replies0 = h->replies;
+                ends_start = nmp_mono_now();
+            }
+        }
+        if (t < trains) rc = pause_between(r, gap, ctl);
     }
     int src = nmp_hopcap_summarize(h, mbps, st, heads, res->trains, res->size, res->frame_overhead,
                                    res->wire_overhead);
@@ -524,6 +623,12 @@ int nmp_hopcap_run(const nmp_hopcap_spec *spec, const nmp_control *ctl, nmp_hopc
             res->hop_count = t + 1;
         }
         if (rc == -ECANCELED || res->hops[t].destination) break;
+    }
+    /* A hop whose trains went unanswered (a rate-limiting destination) keeps what the hop list saw of it. */
+    for (int t = 0; hl && t < res->nhops && t < hl->nhops; t++) {
+        nmp_hopcap_hop *h = &res->hops[t];
+        if (h->addr[0] == '\0' && hl->hops[t].answered) snprintf(h->addr, sizeof(h->addr), "%s", hl->hops[t].addr);
+        if (hl->hops[t].destination) h->destination = 1;
     }
 end:
     res->end_wall = nmp_wall_now();

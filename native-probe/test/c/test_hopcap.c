@@ -88,6 +88,28 @@ TEST(a_packet_pair_uses_both_frames_and_bad_geometry_is_rejected) {
     CHECK_EQ_INT(nmp_hopcap_train(send, reply, rank, 1, 0, SIZE, OVH, &mbps, &head), -EINVAL);
 }
 
+TEST(an_ends_only_train_reads_the_same_span_from_its_two_answers_alone) {
+    int64_t send[8], reply[8];
+    uint32_t rank[8];
+    double mbps;
+    synth(send, reply, rank, 8, 4, 10000, 12000, 120000);
+    for (uint32_t i = 0; i < 7; i++) /* only frames 4 and 7 expired at the hop */
+        if (i != 4) reply[i] = rank[i] = 0;
+    rank[4] = 1;
+    rank[7] = 2;
+    CHECK_EQ_INT(nmp_hopcap_train_ends(send, reply, rank, 8, 4, SIZE, OVH, &mbps), NMP_HC_USED);
+    CHECK_NEAR(mbps, 100.0, 1e-9); /* 3 frames of 12000 bits over 360 us, as the full train read */
+    reply[7] = rank[7] = 0;
+    CHECK_EQ_INT(nmp_hopcap_train_ends(send, reply, rank, 8, 4, SIZE, OVH, &mbps), NMP_HC_MISSING);
+    CHECK(isnan(mbps));
+    synth(send, reply, rank, 8, 4, 10000, 12000, 120000);
+    rank[4] = 9; /* the last frame's answer came first */
+    CHECK_EQ_INT(nmp_hopcap_train_ends(send, reply, rank, 8, 4, SIZE, OVH, &mbps), NMP_HC_REORDERED);
+    synth(send, reply, rank, 8, 4, 100000, 12000, 120000); /* sent as slowly as it arrived */
+    CHECK_EQ_INT(nmp_hopcap_train_ends(send, reply, rank, 8, 4, SIZE, OVH, &mbps), NMP_HC_SENDER);
+    CHECK_EQ_INT(nmp_hopcap_train_ends(send, reply, rank, 8, 7, SIZE, OVH, &mbps), -EINVAL);
+}
+
 TEST(a_hop_estimate_is_the_median_of_used_trains_with_type7_spread_and_the_mode) {
     double r[7] = {100, 101, 99, 150, 98, NAN, 1000};
     int32_t st[7] = {NMP_HC_USED, NMP_HC_USED, NMP_HC_USED, NMP_HC_USED, NMP_HC_USED, NMP_HC_MISSING, NMP_HC_SENDER};
@@ -201,6 +223,7 @@ int main(void) {
     RUN(reordered_answers_or_a_zero_span_discard_the_train);
     RUN(a_train_the_sender_spread_as_wide_as_its_answers_is_sender_limited);
     RUN(a_packet_pair_uses_both_frames_and_bad_geometry_is_rejected);
+    RUN(an_ends_only_train_reads_the_same_span_from_its_two_answers_alone);
     RUN(a_hop_estimate_is_the_median_of_used_trains_with_type7_spread_and_the_mode);
     RUN(a_mostly_sender_limited_hop_reads_a_lower_bound_over_all_complete_trains);
     RUN(no_counted_train_leaves_every_figure_nan);

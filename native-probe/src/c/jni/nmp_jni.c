@@ -929,6 +929,7 @@ JNIEXPORT jint JNICALL Java_org_nmws_probe_Probe_nHopCapacity(
         l[HCL(REPLIES)] = h->replies;
         l[HCL(KERNEL_STAMPED)] = h->kernel_stamped;
         l[HCL(USER_STAMPED)] = h->trains_user_stamped;
+        l[HCL(ENDS_ONLY)] = h->ends_only;
         d[HCD(USER_MBPS)] = h->user_mbps;
         d[HCD(FRAME_MBPS)] = h->frame_mbps;
         d[HCD(WIRE_MBPS)] = h->wire_mbps;

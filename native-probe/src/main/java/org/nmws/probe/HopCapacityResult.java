@@ -12,7 +12,10 @@ import java.util.Optional;
  * Trains with a missing or reordered answer in the tail are discarded; trains the sender itself
  * spread over 80 % or more of the answers' span are sender-limited. The estimate is the median
  * over the used trains, or over used and sender-limited ones (then {@link
- * HopEstimate#lowerBound()}) when the sender-limited ones are the majority.
+ * HopEstimate#lowerBound()}) when the sender-limited ones are the majority. A router that
+ * rate-limits its ICMP answers is measured with ends-only trains ({@link HopEstimate#endsOnly()}):
+ * only the first and last frame of the tail expire there, the rest pass on, and at most 10 trains
+ * are paced to the router's budget.
  *
  * <p>Levels as {@link CapacityResult}: user (payload), frame (+ UDP, IP and Ethernet headers,
  * {@link #frameOverheadBytes()}: what queues and tbf count), wire (+ FCS, preamble, IFG). Spread,
@@ -64,6 +67,7 @@ public record HopCapacityResult(
       Spread spread,
       double headFrameMbps,
       boolean lowerBound,
+      boolean endsOnly,
       Trains trains,
       Answers answers,
       List<Double> trainFrameMbps,

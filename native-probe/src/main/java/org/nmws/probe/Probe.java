@@ -306,7 +306,8 @@ public final class Probe {
   static final int HC_L_REPLIES = 10;
   static final int HC_L_KERNEL_STAMPED = 11;
   static final int HC_L_USER_STAMPED = 12;
-  static final int HC_L = 13;
+  static final int HC_L_ENDS_ONLY = 13;
+  static final int HC_L = 14;
   static final int HC_D_USER_MBPS = 0;
   static final int HC_D_FRAME_MBPS = 1;
   static final int HC_D_WIRE_MBPS = 2;
@@ -801,7 +802,7 @@ public final class Probe {
           hd[d + HC_D_MODE_MBPS],
           new HopCapacityResult.Spread(hd[d + HC_D_P10], hd[d + HC_D_P25], hd[d + HC_D_P75],
               hd[d + HC_D_P90], hd[d + HC_D_IQR]),
-          hd[d + HC_D_HEAD_MBPS], hl[o + HC_L_LOWER_BOUND] != 0,
+          hd[d + HC_D_HEAD_MBPS], hl[o + HC_L_LOWER_BOUND] != 0, hl[o + HC_L_ENDS_ONLY] != 0,
           new HopCapacityResult.Trains((int) hl[o + HC_L_TRAINS_SENT],
               (int) hl[o + HC_L_TRAINS_USED], (int) hl[o + HC_L_MISSING],
               (int) hl[o + HC_L_REORDERED], (int) hl[o + HC_L_SENDER_LIMITED]),

@@ -53,8 +53,11 @@ final class BandwidthObservations {
             s.put(k + "IqrMbps", h.spread().iqrMbps());
             s.put(k + "TrainsUsed", (double) h.trains().used());
             s.put(k + "LowerBound", h.lowerBound() ? 1.0 : 0.0);
-            if (!h.lowerBound() && !(h.estimate().frameMbps() >= bottleneck)) {
-                bottleneck = h.estimate().frameMbps();
+            s.put(k + "EndsOnly", h.endsOnly() ? 1.0 : 0.0);
+            // The narrowest hop measured; a hop without an estimate (no train came back) says nothing.
+            double c = h.estimate().frameMbps();
+            if (!h.lowerBound() && !Double.isNaN(c) && (Double.isNaN(bottleneck) || c < bottleneck)) {
+                bottleneck = c;
             }
         }
         s.put("bottleneckFrameMbps", bottleneck);

@@ -35,4 +35,21 @@ class LabHopCapacityTruthTest {
             assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
         }
     }
+
+    @Test
+    void routersThatRateLimitIcmpAreMeasuredWithEndsOnlyTrains() throws Exception {
+        try (NetLab lab = NetLab.create(2)) {
+            lab.tbf(100, "200000");
+            lab.defaultIcmpRateLimits(); // a burst of 6 answers, then 1 a second: a 64-frame train never comes back whole
+            LabServices svc = LabServices.start(lab);
+            Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
+                    "perHop", "true", "maxTtl", "8")));
+            assertEquals(3, r.figure("hopCount"), 0.0);
+            assertEquals(1, r.figure("hop2EndsOnly"), 0.0, "R2 rate-limits: measured with ends-only trains");
+            double c = r.figure("hop2CapacityFrameMbps");
+            assertTrue(Math.abs(c - 100) <= 15, "hop 2 behind the bucket: " + c + " Mbit/s of frames, tbf 100");
+            assertTrue(r.figure("hop1CapacityFrameMbps") > 300, "hop 1 is a veth link, far above the bucket");
+            assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
+        }
+    }
 }

@@ -180,6 +180,24 @@ public final class NetLab implements AutoCloseable {
                 "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
     }
 
+    /**
+     * Routers and B limit their ICMP as a Linux host does by default (to one peer a burst of 6,
+     * then 1 a second; 1000 a second in all, bursts of 50), as real routers do, rather than
+     * answering every probe as the lab otherwise lets them.
+     */
+    public void defaultIcmpRateLimits() throws IOException, InterruptedException {
+        for (int n = 1; n < nodes.size(); n++) {
+            inNs(nodes.get(n), "sysctl", "-q", "-w", "net.ipv4.icmp_ratelimit=1000");
+            for (String knob : List.of("net.ipv4.icmp_msgs_per_sec=1000", "net.ipv4.icmp_msgs_burst=50")) {
+                try {
+                    inNs(nodes.get(n), "sysctl", "-q", "-w", knob);
+                } catch (IOException notHere) {
+                    // not namespaced on this kernel: the host's own (default) budget applies
+                }
+            }
+        }
+    }
+
     /** Delay: R1 holds forwarded UDP from A (and from B when bothWays) for delayUs before passing it. */
     public void delayLine(long delayUs, boolean bothWays) throws IOException, InterruptedException {
         delayLine(delayUs, bothWays, "udp");
