@@ -33,16 +33,20 @@
  *
  * Routers that rate-limit ICMP (Linux: a burst of 6 answers to one host,
  * then 1 a second; most routers do something alike) answer only the head
- * of a train. When a hop's first 3 trains all come back MISSING though the
- * router did answer, the hop, and every later one, switches to "ends only"
- * trains, the way pathneck probes: only frames 'skip' and len-1 expire at
- * the hop, the others pass on with TTL 255 (so the hop's queue still sees
- * the whole train), and the 2 answers time the same span. Ends-only trains
- * are paced to the router's budget: after a MISSING train the pause
- * doubles (up to 2.5 s) and the train is sent again, and a hop gets at most
- * NMP_HOPCAP_ENDS_TRAINS of them. The destination cannot be probed this
- * way (the passing frames reach it too and spend its budget), so a
- * rate-limiting destination's hop reads MISSING.
+ * of a train. When a hop's first 3 trains all come back cut short that way
+ * (fewer than half the frames answered, and those the first ones; loss
+ * scatters instead), the hop switches to "ends only" trains, the way
+ * pathneck probes: only frames 'skip' and len-1 expire at the hop, the
+ * others pass on with TTL 255 (so the hop's queue still sees the whole
+ * train), and the 2 answers time the same span. Ends-only trains are paced
+ * to the router's budget: 1 s after the switch, then after a MISSING train
+ * the pause doubles (up to 2.5 s) and the train is sent again, up to 4
+ * times; at most NMP_HOPCAP_ENDS_TRAINS are recorded after the 3 full ones
+ * (which stay on record as MISSING), and a hop gets 30 s of them, a run
+ * 120 s (later hops are then left unmeasured). The destination cannot be
+ * probed this way (the passing frames reach it too and spend its budget):
+ * a rate-limiting destination's hop has no estimate. Counters (replies,
+ * probes_sent) cover both kinds of train, retries included.
  *
  * Limits of the method: ICMP answers quote only the start of the frame, so
  * they are small (Linux: 576 bytes IP) and their return path must carry
@@ -98,7 +102,7 @@ typedef struct nmp_hopcap_hop {
     uint32_t kernel_stamped;         /* answers with a kernel receive timestamp */
     uint32_t trains_user_stamped;    /* trains timed at recvmsg (no kernel stamp on every answer) */
     int lower_bound;                 /* nonzero: mostly sender-limited, the estimate is a lower bound */
-    int ends_only;                   /* nonzero: measured with ends-only trains (the router rate-limits ICMP) */
+    int ends_only;                   /* nonzero: this hop cut full trains short (it rate-limits ICMP): ends-only trains followed */
     double user_mbps, frame_mbps, wire_mbps; /* the estimate (median); NaN when no train counts */
     double mode_frame_mbps;          /* densest +-5 % window of the same trains */
     double p10_mbps, p25_mbps, p75_mbps, p90_mbps, iqr_mbps; /* frame level */

@@ -35,7 +35,10 @@
 #define SEND_TRIES 16                /* sendto retries for reported earlier ICMP errors */
 #define ENDS_GAP_MAX_NS 2500000000ull /* ends-only pause ceiling: 2 answers at Linux's 1/s refill, with margin */
 #define PASS_TTL 255                 /* frames of an ends-only train that are not to expire */
-#define SWITCH_TRAINS 3              /* full trains all MISSING (with answers) before switching to ends only */
+#define SWITCH_TRAINS 3              /* full trains cut short like a rate limit before switching to ends only */
+#define ENDS_FIRST_GAP_NS 1000000000ull /* pause after switching: the router's budget refills a little */
+#define ENDS_HOP_NS 30000000000ull   /* ends-only probing of one hop stops after this */
+#define ENDS_RUN_NS 120000000000ull  /* and of the whole run: later hops are then left unmeasured */
 
 void nmp_hopcap_result_free(nmp_hopcap_result *res) {
     free(res->train_frame_mbps);
@@ -197,7 +200,7 @@ static uint32_t expected(const train_buf *tb) { return tb->ends ? 2 : tb->len; }
 /* The probing state of one run. */
 typedef struct hc_run {
     int fd;                          /* UDP socket with RECVERR and RX timestamps */
-    int ends;                        /* nonzero once a hop needed ends-only trains: later hops start so */
+    uint64_t ends_ns;                /* time spent on ends-only trains so far, all hops */
     int family;                      /* AF_INET or AF_INET6 */
     struct sockaddr_storage dst;     /* destination (port set per frame) */
     socklen_t dstlen;                /* its length */
@@ -334,7 +337,9 @@ static int collect(hc_run *r, train_buf *tb, nmp_hopcap_hop *h, uint64_t wait_ns
         read_answers(r, tb, h);
         if (tb->answers == expected(tb)) return 0;
         nmp_monotime_ns now = nmp_mono_now(), dl = deadline;
-        if (tb->answers > 0 && (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS < dl)
+        /* Ends only: the second answer trails the first by the whole tail's dispersion, which
+         * on a slow link is far longer than the settle time, so it is waited for in full. */
+        if (!tb->ends && tb->answers > 0 && (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS < dl)
             dl = (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS;
         if (now >= dl) return 0;
         if (cancelled(ctl)) return -ECANCELED;
@@ -423,31 +428,45 @@ static uint64_t auto_gap(const train_buf *tb) {
     return gap < GAP_MIN_NS ? GAP_MIN_NS : gap > GAP_MAX_NS ? GAP_MAX_NS : gap;
 }
 
+/* Whether a full train came back the way a rate limiter answers: fewer than
+ * half its frames, and those the first ones (a burst, then nothing), not
+ * answers scattered by loss. */
+static int cut_short(const train_buf *tb) {
+    if (tb->answers * 2 >= tb->len) return 0;
+    for (uint32_t i = 0; i < tb->len; i++)
+        if ((tb->rank[i] != 0) != (i < tb->answers)) return 0;
+    return 1;
+}
+
 /* Runs the trains of one hop into row (train_frame_mbps, train_status) and
  * the hop summary, switching to ends-only trains when the router turns out
- * to rate-limit its answers (see nmp_hopcap.h). Returns 0, -ECANCELED or
- * -errno. */
+ * to rate-limit its answers (see nmp_hopcap.h). *total (progress) loses the
+ * trains this hop does not send. Returns 0, -ECANCELED or -errno. */
 static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_buf *tb, double *heads,
-                   const nmp_hopcap_spec *spec, const nmp_control *ctl, uint32_t *done, uint32_t total, char *err,
+                   const nmp_hopcap_spec *spec, const nmp_control *ctl, uint32_t *done, uint32_t *total, char *err,
                    size_t errlen) {
     uint32_t row = (uint32_t)(h->ttl - 1) * res->trains;
     double *mbps = res->train_frame_mbps + row;
     int32_t *st = res->train_status + row;
     uint64_t wait_ns = (uint64_t)(spec->wait_ms ? spec->wait_ms : DEFAULT_WAIT_MS) * 1000000ull;
-    uint32_t ends_trains = res->trains < NMP_HOPCAP_ENDS_TRAINS ? res->trains : NMP_HOPCAP_ENDS_TRAINS;
-    uint32_t trains = r->ends ? ends_trains : res->trains;
+    uint32_t trains = res->trains;   /* slots this hop fills */
     uint64_t backoff = 0;            /* ends only: the pause the router's budget needs, found by doubling */
     uint32_t misses = 0;             /* ends only: MISSING trains in a row for this slot */
     uint32_t tries = 0;              /* trains sent in the current mode */
     uint32_t replies0 = h->replies;  /* answers before the current mode */
-    nmp_monotime_ns ends_start = nmp_mono_now();
+    uint32_t cut = 0;                /* full trains cut short like a rate limit */
+    nmp_monotime_ns ends_start = 0;
+    uint32_t t = 0;
     int rc = 0;
-    h->ends_only = r->ends; /* a router before this one rate-limited: this one likely does too */
     tb->skip = res->skip;
-    for (uint32_t t = 0; t < trains && rc == 0;) {
+    while (t < trains && rc == 0) {
         if (cancelled(ctl)) {
             rc = -ECANCELED;
             break;
+        }
+        if (h->ends_only) {
+            nmp_monotime_ns now = nmp_mono_now();
+            if (now - ends_start > ENDS_HOP_NS || r->ends_ns + (now - ends_start) > ENDS_RUN_NS) break;
         }
         memset(tb->rank, 0, tb->len * sizeof(*tb->rank));
         memset(tb->kern_ns, 0, tb->len * sizeof(*tb->kern_ns));
@@ -473,48 +492,43 @@ static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_b
         int answered = h->replies > replies0; /* in the current mode */
         if (tb->ends) {
             /* Paced to the router's ICMP budget: a MISSING train doubles the pause and is sent
-             * again (4 times at most); the pause that worked is kept for the trains after it. */
-            if (s == NMP_HC_MISSING) {
-                backoff = backoff == 0 ? (gap > 250000000ull ? gap : 250000000ull) : 2 * backoff;
-                if (backoff > ENDS_GAP_MAX_NS) backoff = ENDS_GAP_MAX_NS;
-            }
+             * up to 4 times; the pause that worked is kept for the trains after it. */
+            if (s == NMP_HC_MISSING) backoff = 2 * backoff > ENDS_GAP_MAX_NS ? ENDS_GAP_MAX_NS : 2 * backoff;
             if (backoff > gap) gap = backoff;
-            if (tries >= 3 && !answered) break; /* nothing answers ends-only trains here (the destination) */
-            if (nmp_mono_now() - ends_start > 30000000000ull) break; /* 30 s of budget per hop at most */
+            if (tries >= 3 && !answered) break; /* nothing answers ends-only trains here (a rate-limiting destination) */
             if (s == NMP_HC_MISSING && ++misses < 4) {
                 if ((rc = pause_between(r, gap, ctl)) < 0) break;
                 continue;
             }
             misses = 0;
+        } else if (s == NMP_HC_MISSING && cut_short(tb)) {
+            cut++;
         }
         if (!kernel_all) h->trains_user_stamped++;
         st[t] = s;
         mbps[t] = m;
         heads[t] = head;
         t++;
-        if (*done < total) ++*done;
-        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, *done, total);
+        ++*done;
+        if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, *done, *total);
         if (t >= 3 && !answered) break; /* a silent hop: three trains without any answer */
-        if (!h->ends_only && t == SWITCH_TRAINS && answered) {
-            int all_missing = 1;
-            for (uint32_t i = 0; i < t; i++)
-                if (st[i] != NMP_HC_MISSING) all_missing = 0;
-            if (all_missing) {
-                /* The router answers, but never a whole train: it rate-limits ICMP. Start over. */
-                for (uint32_t i = 0; i < t; i++) {
-                    st[i] = NMP_HC_NOT_SENT;
-                    mbps[i] = heads[i] = NAN;
-                }
-                h->ends_only = r->ends = 1;
-                h->trains_user_stamped = 0;
-                trains = ends_trains;
-                t = tries = 0;
-                replies0 = h->replies;
-                ends_start = nmp_mono_now();
-            }
+        if (!h->ends_only && t == SWITCH_TRAINS && cut == SWITCH_TRAINS && answered) {
+            /* The router answers the head of every train and then nothing: it rate-limits ICMP.
+             * The full trains stay on record (MISSING); up to NMP_HOPCAP_ENDS_TRAINS follow. */
+            uint32_t ends_trains = t + NMP_HOPCAP_ENDS_TRAINS < res->trains ? t + NMP_HOPCAP_ENDS_TRAINS : res->trains;
+            *total -= trains - ends_trains;
+            trains = ends_trains;
+            h->ends_only = 1;
+            tries = 0;
+            replies0 = h->replies;
+            backoff = ENDS_FIRST_GAP_NS;
+            gap = backoff;
+            ends_start = nmp_mono_now();
         }
         if (t < trains) rc = pause_between(r, gap, ctl);
     }
+    if (h->ends_only) r->ends_ns += nmp_mono_now() - ends_start;
+    *total -= trains - t; /* slots left empty: a silent hop, a budget spent, a cancel */
     int src = nmp_hopcap_summarize(h, mbps, st, heads, res->trains, res->size, res->frame_overhead,
                                    res->wire_overhead);
     if (src < 0 && rc == 0) {
@@ -616,7 +630,7 @@ int nmp_hopcap_run(const nmp_hopcap_spec *spec, const nmp_control *ctl, nmp_hopc
     uint32_t done = 0, total = (uint32_t)nhops * res->trains;
     for (int t = 0; t < nhops; t++) {
         res->nhops = t + 1;
-        rc = run_hop(&r, res, &res->hops[t], &tb, heads, spec, ctl, &done, total, err, errlen);
+        rc = run_hop(&r, res, &res->hops[t], &tb, heads, spec, ctl, &done, &total, err, errlen);
         if (rc < 0 && rc != -ECANCELED) goto fail;
         if (res->hops[t].destination) { /* TTLs beyond would reach it too */
             res->reached = 1;
@@ -624,6 +638,7 @@ int nmp_hopcap_run(const nmp_hopcap_spec *spec, const nmp_control *ctl, nmp_hopc
         }
         if (rc == -ECANCELED || res->hops[t].destination) break;
     }
+    if (ctl && ctl->progress && rc == 0) ctl->progress(ctl->progress_ctx, done, done); /* all that will be sent was */
     /* A hop whose trains went unanswered (a rate-limiting destination) keeps what the hop list saw of it. */
     for (int t = 0; hl && t < res->nhops && t < hl->nhops; t++) {
         nmp_hopcap_hop *h = &res->hops[t];

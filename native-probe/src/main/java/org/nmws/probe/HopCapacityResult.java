@@ -13,9 +13,9 @@ import java.util.Optional;
  * spread over 80 % or more of the answers' span are sender-limited. The estimate is the median
  * over the used trains, or over used and sender-limited ones (then {@link
  * HopEstimate#lowerBound()}) when the sender-limited ones are the majority. A router that
- * rate-limits its ICMP answers is measured with ends-only trains ({@link HopEstimate#endsOnly()}):
- * only the first and last frame of the tail expire there, the rest pass on, and at most 10 trains
- * are paced to the router's budget.
+ * rate-limits its ICMP answers (its first 3 trains answered only at their head) is measured with
+ * ends-only trains ({@link HopEstimate#endsOnly()}): only the first and last frame of the tail
+ * expire there, the rest pass on, and up to 10 trains are paced to the router's budget.
  *
  * <p>Levels as {@link CapacityResult}: user (payload), frame (+ UDP, IP and Ethernet headers,
  * {@link #frameOverheadBytes()}: what queues and tbf count), wire (+ FCS, preamble, IFG). Spread,

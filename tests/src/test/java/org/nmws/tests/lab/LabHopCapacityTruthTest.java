@@ -20,12 +20,7 @@ class LabHopCapacityTruthTest {
             Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
                     "perHop", "true", "maxTtl", "8")));
             assertEquals(3, r.figure("hopCount"), 0.0);
-            NodeList hops = r.doc().getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "hop");
-            List<String> route = new ArrayList<>();
-            for (int i = 0; i < hops.getLength(); i++) {
-                route.add(((Element) hops.item(i)).getAttribute("address"));
-            }
-            assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route);
+            assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route(r));
             double hop1 = r.figure("hop1CapacityFrameMbps");
             assertTrue(hop1 > 300, "hop 1 is a veth link, far above the bucket: " + hop1);
             for (int hop = 2; hop <= 3; hop++) {
@@ -33,6 +28,9 @@ class LabHopCapacityTruthTest {
                 assertTrue(Math.abs(c - 100) <= 15, "hop " + hop + ": " + c + " Mbit/s of frames, tbf 100");
             }
             assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
+            for (int hop = 1; hop <= 3; hop++) {
+                assertEquals(0, r.figure("hop" + hop + "EndsOnly"), 0.0, "hop " + hop + " answers every probe here");
+            }
         }
     }
 
@@ -45,11 +43,23 @@ class LabHopCapacityTruthTest {
             Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
                     "perHop", "true", "maxTtl", "8")));
             assertEquals(3, r.figure("hopCount"), 0.0);
-            assertEquals(1, r.figure("hop2EndsOnly"), 0.0, "R2 rate-limits: measured with ends-only trains");
+            assertEquals(1, r.figure("hop1EndsOnly"), 0.0, "R1 rate-limits: measured with ends-only trains");
+            assertEquals(1, r.figure("hop2EndsOnly"), 0.0, "R2 rate-limits, found on its own trains");
+            assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route(r),
+                    "B's hop, unanswered in ends-only trains, keeps the address the hop list saw");
             double c = r.figure("hop2CapacityFrameMbps");
             assertTrue(Math.abs(c - 100) <= 15, "hop 2 behind the bucket: " + c + " Mbit/s of frames, tbf 100");
             assertTrue(r.figure("hop1CapacityFrameMbps") > 300, "hop 1 is a veth link, far above the bucket");
             assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
         }
+    }
+
+    private static List<String> route(Nmwg r) {
+        NodeList hops = r.doc().getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "hop");
+        List<String> route = new ArrayList<>();
+        for (int i = 0; i < hops.getLength(); i++) {
+            route.add(((Element) hops.item(i)).getAttribute("address"));
+        }
+        return route;
     }
 }
