@@ -44,11 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 set -e
-ip netns add $A; ip netns add $B
-ip link add va$S netns $A type veth peer name vb$S netns $B
-ip -n $A addr add 10.202.0.1/30 dev va$S; ip -n $B addr add 10.202.0.2/30 dev vb$S
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set va$S up; ip -n $B link set vb$S up
+. "$(dirname "$0")/veth.sh"
+veth_pair $A $B va$S vb$S 10.202.0.1/30 10.202.0.2/30
 ip netns exec $B "$BIN/nmprobe-responder" -b 10.202.0.2 -q & PIDS="$PIDS $!"
 ip netns exec $B iperf3 -s -B 10.202.0.2 -D --pidfile /tmp/nb_iperf3_$S.pid >/dev/null
 sleep 0.5

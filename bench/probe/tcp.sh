@@ -33,11 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT
 set -e
-ip netns add $A; ip netns add $B
-ip link add ta$S netns $A type veth peer name tb$S netns $B
-ip -n $A addr add 10.206.0.1/30 dev ta$S; ip -n $B addr add 10.206.0.2/30 dev tb$S
-for n in $A $B; do ip -n $n link set lo up; done
-ip -n $A link set ta$S up; ip -n $B link set tb$S up
+. "$(dirname "$0")/veth.sh"
+veth_pair $A $B ta$S tb$S 10.206.0.1/30 10.206.0.2/30
 CPUS=$(nproc)
 SND=""; RCV=""
 if [ "$CPUS" -ge 2 ]; then SND="taskset -c 0"; RCV="taskset -c 1"; fi
