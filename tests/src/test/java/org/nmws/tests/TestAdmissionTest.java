@@ -51,6 +51,9 @@ class TestAdmissionTest {
              Service service = Service.start(Files.createTempDirectory("nmws-admission"),
                      "--nmws.responder-port=" + responder.port, "--nmws.limits.tests-per-client-per-minute=2")) {
             String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
+            // A request refused before any test starts (a bad parameter) costs nothing.
+            SoapEndToEndTest.assertError(service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 0, ""),
+                    "application/xml", null), "error.common.parameter");
             for (int i = 0; i < 2; i++) {
                 Element ok = Service.validatedMessage(service.post("/nmwg", request, "application/xml", null).body());
                 assertEquals("path.delay.roundTrip", ok.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent());

@@ -78,7 +78,9 @@ public class MeasurementService {
      */
     public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
-        admission.admit(TestAdmission.currentClient());
+        // Who may test is settled before the request is looked at; the rate is charged only
+        // when a test is about to start (see locked), so a typo or a busy path costs nothing.
+        admission.authorize(TestAdmission.currentClient());
         return switch (c.testFor(nmwgParameters)) {
             case ROUND_TRIP -> {
                 RoundTripParameters p = roundTripParameters(nmwgParameters);
@@ -223,6 +225,7 @@ public class MeasurementService {
         int intervals = (int) Math.max(1, Math.round(p.durationSeconds() / p.intervalSeconds()));
         long step = Math.round(p.intervalSeconds() * 1e9);
         List<InterfaceCounters.Sample> samples = new ArrayList<>(intervals + 1);
+        admission.charge(TestAdmission.currentClient());
         RunningTests.Entry entry = running.start(c.dottedName(), ifName);
         try {
             samples.add(InterfaceCounters.read(ifName));
@@ -295,6 +298,12 @@ public class MeasurementService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the path to " + dst);
+        }
+        try {
+            admission.charge(TestAdmission.currentClient());
+        } catch (MeasurementException e) {
+            lock.release();
+            throw e;
         }
         RunningTests.Entry entry = running.start(what, dst);
         try {

@@ -111,20 +111,27 @@ public final class TestAdmission {
         }
     }
 
+    /** Admits one new test from this client ({@link #authorize} then {@link #charge}), or says why not. */
+    public void admit(String client) throws MeasurementException {
+        authorize(client);
+        charge(client);
+    }
+
     /**
-     * Admits one new test from this client, or says why not.
+     * Refuses a client that may not start tests.
      *
      * @param client the client's address as text, or null for a caller inside the service
      */
-    public void admit(String client) throws MeasurementException {
-        if (client == null) {
-            return;
-        }
+    public void authorize(String client) throws MeasurementException {
         if (!allows(client)) {
             throw new MeasurementException(MeasurementException.Kind.DENIED, "client " + client
                     + " may query stored results but not start tests (nmws.limits.test-clients)");
         }
-        if (perMinute == 0) {
+    }
+
+    /** Takes one test from the client's bucket, or says when the next is allowed. */
+    public void charge(String client) throws MeasurementException {
+        if (client == null || perMinute == 0) {
             return;
         }
         InetAddress address = literal(client);
