@@ -1,5 +1,13 @@
 package org.nmws.client.cli;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,16 +18,25 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The nmws command-line client: echo, run a round-trip test, query stored results. */
+/** The nmws command-line client: echo, run tests, query stored results, list and cancel running tests. */
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
-        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class})
+        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
+                NmwsCli.Tests.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
 
     @Option(names = "--soap12", description = "use SOAP 1.2 instead of 1.1")
     boolean soap12;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Where answers go: standard output, or what a caller set with CommandLine.setOut. */
+    PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
 
     NmwsClient client() {
         return soap12 ? NmwsClient.soap12(url) : NmwsClient.soap11(url);
@@ -36,7 +53,7 @@ public final class NmwsCli {
 
         @Override
         public Integer call() {
-            return print(parent.client().echo());
+            return parent.print(parent.client().echo());
         }
     }
 
@@ -60,7 +77,7 @@ public final class NmwsCli {
             if (interval != null) p.put("interval", interval);
             if (port != null) p.put("port", port.toString());
             if (raw) p.put("raw", "true");
-            return print(parent.client().roundTrip(dst, p));
+            return parent.print(parent.client().roundTrip(dst, p));
         }
     }
 
@@ -79,7 +96,7 @@ public final class NmwsCli {
 
         @Override
         public Integer call() {
-            return print(parent.client().measure(dst, characteristic, parameters));
+            return parent.print(parent.client().measure(dst, characteristic, parameters));
         }
     }
 
@@ -94,13 +111,42 @@ public final class NmwsCli {
 
         @Override
         public Integer call() {
-            return print(parent.client().storedRoundTrips(dst, from, to, raw));
+            return parent.print(parent.client().storedRoundTrips(dst, from, to, raw));
+        }
+    }
+
+    @Command(name = "tests", description = "Running tests with their progress (GET /api/tests), or cancel one.")
+    static final class Tests implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Option(names = "--cancel", paramLabel = "ID", description = "cancel the running test with this id") String cancel;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            URI base = URI.create(parent.url.replaceAll("/+$", "") + "/api/tests");
+            HttpRequest request = cancel == null
+                    ? HttpRequest.newBuilder(base).GET().build()
+                    : HttpRequest.newBuilder(base.resolve("tests/" + URLEncoder.encode(cancel, StandardCharsets.UTF_8)))
+                            .DELETE().build();
+            HttpResponse<String> r = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+            if (cancel == null) {
+                parent.out().println(r.body());
+                return r.statusCode() == 200 ? 0 : 2;
+            }
+            String outcome = switch (r.statusCode()) {
+                case 202 -> "cancelled";
+                case 404 -> "no running test " + cancel;
+                case 403 -> "this client may not cancel tests (nmws.limits.test-clients)";
+                default -> "HTTP " + r.statusCode();
+            };
+            parent.out().println(outcome);
+            return r.statusCode() == 202 ? 0 : 2;
         }
     }
 
     /** Prints the response; the exit status is 2 when the service answered with an error code. */
-    static int print(org.nmws.client.nmwg.Message response) {
-        System.out.println(NmwsClient.toXml(response));
+    int print(org.nmws.client.nmwg.Message response) {
+        out().println(NmwsClient.toXml(response));
         boolean error = NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
         return error ? 2 : 0;
     }
