@@ -34,18 +34,20 @@
  * Routers that rate-limit ICMP (Linux: a burst of 6 answers to one host,
  * then 1 a second; most routers do something alike) answer only the head
  * of a train. When a hop's first 3 trains all come back cut short that way
- * (fewer than half the frames answered, and those the first ones; loss
- * scatters instead), the hop switches to "ends only" trains, the way
+ * (fewer than half the frames answered, and those the first ones, or none;
+ * loss scatters instead) and some were answered, the hop (unless it is the
+ * destination) switches to "ends only" trains, the way
  * pathneck probes: only frames 'skip' and len-1 expire at the hop, the
  * others pass on with TTL 255 (so the hop's queue still sees the whole
  * train), and the 2 answers time the same span. Ends-only trains are paced
  * to the router's budget: 1 s after the switch, then after a MISSING train
  * the pause doubles (up to 2.5 s) and the train is sent again, up to 4
  * times; at most NMP_HOPCAP_ENDS_TRAINS are recorded after the 3 full ones
- * (which stay on record as MISSING), and a hop gets 30 s of them, a run
- * 120 s (later hops are then left unmeasured). The destination cannot be
- * probed this way (the passing frames reach it too and spend its budget):
- * a rate-limiting destination's hop has no estimate. Counters (replies,
+ * (which stay on record as MISSING); no ends-only train starts after 30 s
+ * on one hop, nor after 120 s on the whole run (a later rate-limiting hop
+ * then keeps its MISSING full trains). The destination cannot be probed
+ * this way (the passing frames reach it too and spend its budget): a
+ * rate-limiting destination's hop has no estimate. Counters (replies,
  * probes_sent) cover both kinds of train, retries included.
  *
  * Limits of the method: ICMP answers quote only the start of the frame, so

@@ -512,10 +512,13 @@ static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_b
         ++*done;
         if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, *done, *total);
         if (t >= 3 && !answered) break; /* a silent hop: three trains without any answer */
-        if (!h->ends_only && t == SWITCH_TRAINS && cut == SWITCH_TRAINS && answered) {
-            /* The router answers the head of every train and then nothing: it rate-limits ICMP.
-             * The full trains stay on record (MISSING); up to NMP_HOPCAP_ENDS_TRAINS follow. */
-            uint32_t ends_trains = t + NMP_HOPCAP_ENDS_TRAINS < res->trains ? t + NMP_HOPCAP_ENDS_TRAINS : res->trains;
+        uint32_t ends_trains = t + NMP_HOPCAP_ENDS_TRAINS < res->trains ? t + NMP_HOPCAP_ENDS_TRAINS : res->trains;
+        /* Not at the destination (ends-only trains cannot work there, see nmp_hopcap.h), nor
+         * with no slot left or the run's ends-only time spent. */
+        if (!h->ends_only && t == SWITCH_TRAINS && cut == SWITCH_TRAINS && answered && !h->destination &&
+            ends_trains > t && r->ends_ns < ENDS_RUN_NS) {
+            /* The router answers at most the head of each train: it rate-limits ICMP. The
+             * full trains stay on record (MISSING); up to NMP_HOPCAP_ENDS_TRAINS follow. */
             *total -= trains - ends_trains;
             trains = ends_trains;
             h->ends_only = 1;

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -122,13 +123,20 @@ public final class NmwsCli {
         @Option(names = "--cancel", paramLabel = "ID", description = "cancel the running test with this id") String cancel;
 
         @Override
-        public Integer call() throws IOException, InterruptedException {
+        public Integer call() throws InterruptedException {
             URI base = URI.create(parent.url.replaceAll("/+$", "") + "/api/tests");
             HttpRequest request = cancel == null
-                    ? HttpRequest.newBuilder(base).GET().build()
+                    ? HttpRequest.newBuilder(base).timeout(Duration.ofSeconds(30)).GET().build()
                     : HttpRequest.newBuilder(base.resolve("tests/" + URLEncoder.encode(cancel, StandardCharsets.UTF_8)))
-                            .DELETE().build();
-            HttpResponse<String> r = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+                            .timeout(Duration.ofSeconds(30)).DELETE().build();
+            HttpResponse<String> r;
+            try {
+                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(request,
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                parent.spec.commandLine().getErr().println("cannot reach " + base + ": " + e.getMessage());
+                return 2;
+            }
             if (cancel == null) {
                 parent.out().println(r.body());
                 return r.statusCode() == 200 ? 0 : 2;

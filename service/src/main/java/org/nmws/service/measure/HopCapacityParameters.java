@@ -12,7 +12,7 @@ public record HopCapacityParameters(int trains, int trainLength, int packetSize,
 
     static HopCapacityParameters parse(Map<String, String> p, int maxCount) {
         int trains = Params.integer(p, "trains", 30, 2, 1000);
-        int length = Params.integer(p, "trainLength", 64, 8, 10000);
+        int length = Params.integer(p, "trainLength", 64, 8, 1000); // the engine's NMP_HOPCAP_MAX_LEN
         int maxTtl = Params.integer(p, "maxTtl", 30, 1, 64);
         if ((long) trains * length * maxTtl > Math.max(maxCount, 2_000_000)) {
             throw new IllegalArgumentException("trains " + trains + " x trainLength " + length + " x maxTtl " + maxTtl

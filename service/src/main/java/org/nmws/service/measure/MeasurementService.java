@@ -11,7 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.nmws.probe.AvailableBandwidthResult;
 import org.nmws.probe.AvailableBandwidthSpec;
 import org.nmws.probe.CapacityResult;
@@ -51,6 +55,12 @@ public class MeasurementService {
     private final NmwsProperties props;
     private final String measurementPoint;
     private final Map<String, Semaphore> pathLocks = new ConcurrentHashMap<>();
+    /** Cancels tests that run past the duration limit; one daemon thread for the whole service. */
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "nmws-test-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
     private final RunningTests running;
     private final TestAdmission admission;
 
@@ -290,34 +300,45 @@ public class MeasurementService {
         String dst = subject.dst().host();
         Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
         long waitSeconds = props.limits().maxDuration().toSeconds();
+        // Charged before waiting, so a client over its rate is refused at once rather than after
+        // the wait; given back when no test starts (busy path, a parameter the engine refuses).
+        String client = TestAdmission.currentClient();
+        admission.charge(client);
         try {
             if (!lock.tryAcquire(waitSeconds, TimeUnit.SECONDS)) {
+                admission.refund(client);
                 throw new MeasurementException(MeasurementException.Kind.BUSY,
                         "another test to " + dst + " has held the path for over " + waitSeconds + " s; retry later");
             }
         } catch (InterruptedException e) {
+            admission.refund(client);
             Thread.currentThread().interrupt();
             throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the path to " + dst);
         }
-        try {
-            admission.charge(TestAdmission.currentClient());
-        } catch (MeasurementException e) {
-            lock.release();
-            throw e;
-        }
         RunningTests.Entry entry = running.start(what, dst);
+        // No test holds a path longer than the limit allows (with a margin for set-up): one
+        // that would (a per-hop capacity test against slow routers) is cancelled.
+        AtomicBoolean overran = new AtomicBoolean();
+        ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> {
+            overran.set(true);
+            entry.control.cancel();
+        }, props.limits().maxDuration().toMillis() + Math.max(10_000, props.limits().maxDuration().toMillis() / 4),
+                TimeUnit.MILLISECONDS);
         try {
             Outcome<T> outcome = call.run(entry.control);
             if (outcome.cancelled()) {
                 throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " to " + dst
-                        + " was cancelled before it ended; nothing was kept");
+                        + (overran.get() ? " ran past nmws.limits.max-duration (" + waitSeconds + " s) and was stopped"
+                                : " was cancelled before it ended") + "; nothing was kept");
             }
             return outcome.result();
         } catch (ProbeException e) {
             throw new MeasurementException(MeasurementException.Kind.FAILED, e.getMessage(), e);
         } catch (IllegalArgumentException e) {
+            admission.refund(client);
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage(), e);
         } finally {
+            watchdog.cancel(false);
             running.finish(entry);
             lock.release();
         }

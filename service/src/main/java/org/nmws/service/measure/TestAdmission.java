@@ -163,6 +163,23 @@ public final class TestAdmission {
         }
     }
 
+    /** Gives back what {@link #charge} took, for a test that did not start after all. */
+    public void refund(String client) {
+        if (client == null || perMinute == 0) {
+            return;
+        }
+        InetAddress address = literal(client);
+        if (address == null) {
+            return;
+        }
+        synchronized (buckets) {
+            Bucket b = buckets.get(bucketKey(address));
+            if (b != null) {
+                b.credit = Math.min(perMinute * MINUTE_NANOS, b.credit + MINUTE_NANOS);
+            }
+        }
+    }
+
     /**
      * The bucket an address draws from: its own for IPv4, its /64 for IPv6, since one IPv6
      * host is handed a whole /64 and could otherwise take a fresh bucket per address.

@@ -81,4 +81,17 @@ class TestAdmissionUnitTest {
         assertEquals(MeasurementException.Kind.RATE_LIMITED, e.kind());
         a.admit("2001:db8:0:2::1"); // another /64, another client
     }
+
+    @Test
+    void aRefundGivesBackOneTestAndNeverMoreThanTheLimit() throws Exception {
+        TestAdmission a = new TestAdmission(List.of(), 1, clock::get);
+        a.admit("10.0.0.1");
+        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        a.refund("10.0.0.1"); // the test did not start after all
+        a.admit("10.0.0.1");
+        a.refund("10.0.0.1");
+        a.refund("10.0.0.1"); // a second refund cannot lift the bucket above its limit
+        a.admit("10.0.0.1");
+        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+    }
 }

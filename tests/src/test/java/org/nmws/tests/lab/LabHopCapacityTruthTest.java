@@ -54,6 +54,22 @@ class LabHopCapacityTruthTest {
         }
     }
 
+    @Test
+    void aTestThatWouldRunPastTheDurationLimitIsStoppedAndFreesThePath() throws Exception {
+        try (NetLab lab = NetLab.create(2)) {
+            lab.defaultIcmpRateLimits(); // ends-only trains: about a minute for the whole path
+            // Stopped at the limit plus its margin (5 s + 10 s), well before it would end.
+            LabServices svc = LabServices.start(lab, "--nmws.limits.max-duration=PT5S");
+            String answer = svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
+                    "perHop", "true", "maxTtl", "8"));
+            assertTrue(answer.contains("error.mp.measurement") && answer.contains("ran past nmws.limits.max-duration"),
+                    answer);
+            Nmwg rtt = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
+                    "count", "5", "interval", "0.01")));
+            assertEquals(5, rtt.figure("received"), 0.0, "the path's lock was released");
+        }
+    }
+
     private static List<String> route(Nmwg r) {
         NodeList hops = r.doc().getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "hop");
         List<String> route = new ArrayList<>();

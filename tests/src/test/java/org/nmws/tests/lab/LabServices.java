@@ -35,25 +35,28 @@ final class LabServices {
         return new LabServices(lab, address);
     }
 
-    private static List<String> serviceCommand(String address, String point) throws IOException {
+    private static List<String> serviceCommand(String address, String point, String... extraArgs) throws IOException {
         Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("build the service jar first: " + jar.toAbsolutePath());
         }
         Path data = Files.createTempDirectory("nmws-lab-data");
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
-                "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point);
+                "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point));
+        cmd.addAll(List.of(extraArgs));
+        return cmd;
     }
 
-    static LabServices start(NetLab lab) throws IOException, InterruptedException {
+    /** A responder in B and the service in A, started with extra settings (--name=value). */
+    static LabServices start(NetLab lab, String... serviceArgs) throws IOException, InterruptedException {
         Path responder = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
         if (!Files.isExecutable(responder)) {
             throw new IllegalStateException("build the responder first: " + responder.toAbsolutePath());
         }
         Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
                 "-p", Integer.toString(RESPONDER_PORT)), "responder");
-        Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a"), "service");
+        Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a", serviceArgs), "service");
         NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
         if (!r.isAlive()) {
             throw new IllegalStateException("responder in B exited with " + r.exitValue());
