@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nmp_cli_hopcap.h"
+#include "nmp_opt.h"
 #include "nmprobe.h"
 
 static const char USAGE[] =
@@ -25,15 +26,7 @@ static const char USAGE[] =
     "  --wait-ms MS   wait for a train's answers (1000)   --dport P  first destination port (33434)\n";
 
 static int num(const char *opt, const char *s, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "nmprobe: %s %s: want a number in %g..%g\n", opt, s, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return nmp_opt_num("nmprobe", opt, s, lo, hi, out);
 }
 
 /* A JSON number, null for NaN. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nmp_cli_hopcap.h"
+#include "nmp_opt.h"
 #include "nmprobe.h"
 
 static volatile int32_t cancel_flag; /* set by SIGINT / SIGTERM */
@@ -63,15 +64,7 @@ static void usage(FILE *f) {
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "nmprobe: %s %s: want a number in %g..%g\n", opt, s, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return nmp_opt_num("nmprobe", opt, s, lo, hi, out);
 }
 
 /* Prints a double in JSON (null for NaN). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nmprobe.h"
+#include "nmp_opt.h"
 
 static nmp_responder *the_responder; /* for the signal handler only */
 
@@ -34,18 +35,8 @@ static void usage(FILE *f) {
             NMP_DEFAULT_PORT, NMP_FRAME_MAX);
 }
 
-/* Parses a decimal option value in [lo, hi]; prints an error and returns -1
- * when it is not one. */
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "nmprobe-responder: %s %s: want a number in %g..%g\n", opt, s, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return nmp_opt_num("nmprobe-responder", opt, s, lo, hi, out);
 }
 
 int main(int argc, char **argv) {
