@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nmp_test.h"
+#include "nmp_test_responder.h"
 #include "nmprobe.h"
 
 #define TRAINS 10
@@ -190,16 +191,6 @@ TEST(specs_out_of_range_are_refused_with_einval) {
     CHECK_EQ_INT(ar.nsteps, 0);
 }
 
-typedef struct bg {
-    nmp_responder *r;               /* engine */
-    pthread_t th;                   /* its thread */
-} bg;
-
-static void *run(void *a) {
-    char err[NMP_ERRLEN];
-    nmp_responder_run(((bg *)a)->r, err, sizeof(err));
-    return NULL;
-}
 
 static int port;                    /* responder port */
 
@@ -260,24 +251,11 @@ int main(void) {
     RUN(the_estimate_is_the_median_of_the_trains_with_type7_quantiles_as_spread);
     RUN(a_step_is_congested_when_delay_grows_the_rate_falls_behind_or_frames_are_lost);
     RUN(specs_out_of_range_are_refused_with_einval);
-    nmp_responder_cfg cfg;
-    char err[NMP_ERRLEN];
-    bg b;
-    nmp_responder_cfg_default(&cfg);
-    cfg.bind_addr = "127.0.0.1";
-    cfg.port = 0;
-    cfg.quiet = getenv("NMP_TEST_VERBOSE") == NULL;
-    cfg.verbose = 1;
-    if (nmp_responder_open(&cfg, &b.r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    port = nmp_responder_port(b.r);
-    pthread_create(&b.th, NULL, run, &b);
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1");
+    if ((port = nmp_test_responder_start(&b, &cfg)) < 0) return 1;
     RUN(a_capacity_test_over_loopback_sends_every_train_and_accounts_for_each);
     RUN(a_rate_scan_over_loopback_follows_every_offered_rate);
-    nmp_responder_stop(b.r);
-    pthread_join(b.th, NULL);
-    nmp_responder_close(b.r);
+    nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }

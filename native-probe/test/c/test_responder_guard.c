@@ -20,42 +20,14 @@
 
 #include "nmp_client.h"
 #include "nmp_test.h"
+#include "nmp_test_responder.h"
 #include "nmprobe.h"
 
-typedef struct bg_responder {
-    nmp_responder *r;               /* the engine */
-    pthread_t th;                   /* thread running nmp_responder_run */
-    int port;                       /* its control port */
-} bg_responder;
-
-static void *run_responder(void *arg) {
-    char err[NMP_ERRLEN];
-    nmp_responder_run(((bg_responder *)arg)->r, err, sizeof(err));
-    return NULL;
-}
-
-static int start(bg_responder *b, uint32_t idle_timeout_ms) {
-    nmp_responder_cfg cfg;
-    char err[NMP_ERRLEN];
-    nmp_responder_cfg_default(&cfg);
-    cfg.bind_addr = "127.0.0.1";
-    cfg.port = 0;
-    cfg.quiet = getenv("NMP_TEST_VERBOSE") == NULL;
-    cfg.verbose = 1;
+/* A responder on a free loopback port (idle_timeout_ms 0: its default). Returns its port or -1. */
+static int start(nmp_test_responder *b, uint32_t idle_timeout_ms) {
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1");
     if (idle_timeout_ms) cfg.idle_timeout_ms = idle_timeout_ms;
-    if (nmp_responder_open(&cfg, &b->r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "responder: %s\n", err);
-        return -1;
-    }
-    b->port = nmp_responder_port(b->r);
-    pthread_create(&b->th, NULL, run_responder, b);
-    return 0;
-}
-
-static void stop(bg_responder *b) {
-    nmp_responder_stop(b->r);
-    pthread_join(b->th, NULL);
-    nmp_responder_close(b->r);
+    return nmp_test_responder_start(b, &cfg);
 }
 
 /* A blocking TCP connection from source address 'src' to the responder
@@ -109,7 +81,7 @@ static void ask_session(const char *src, int port, char *answer, size_t cap) {
 }
 
 TEST(silent_connections_from_one_host_do_not_lock_out_another_client) {
-    bg_responder b;
+    nmp_test_responder b;
     if (start(&b, 0) < 0) {
         CHECK(0);
         return;
@@ -131,11 +103,11 @@ TEST(silent_connections_from_one_host_do_not_lock_out_another_client) {
     ask_session("127.0.0.1", b.port, line, sizeof(line));
     CHECK(strncmp(line, "NMP/1 OK port=", 14) == 0);
     for (int i = 0; i < 8; i++) close(silent[i]);
-    stop(&b);
+    nmp_test_responder_stop(&b);
 }
 
 TEST(a_full_pending_table_makes_room_by_dropping_its_oldest_connection) {
-    bg_responder b;
+    nmp_test_responder b;
     if (start(&b, 0) < 0) {
         CHECK(0);
         return;
@@ -156,11 +128,11 @@ TEST(a_full_pending_table_makes_room_by_dropping_its_oldest_connection) {
         CHECK(read_line(silent[i], line, sizeof(line)) > 0 &&
               strncmp(line, "NMP/1 ERR reason=overload ", 26) == 0);
     for (int i = 0; i < 10; i++) close(silent[i]);
-    stop(&b);
+    nmp_test_responder_stop(&b);
 }
 
 TEST(results_are_answered_once_per_session) {
-    bg_responder b;
+    nmp_test_responder b;
     if (start(&b, 0) < 0) {
         CHECK(0);
         return;
@@ -183,7 +155,7 @@ TEST(results_are_answered_once_per_session) {
     rc = nmp_net_read_line(c.ctl, &c.lb, nmp_mono_now() + 5000000000ull, NULL, line, &len, err, sizeof(err));
     CHECK_EQ_INT(rc, -ECONNRESET); /* the session is over */
     nmp_client_close(&c);
-    stop(&b);
+    nmp_test_responder_stop(&b);
 }
 
 /* Sends n stream frames of 'size' bytes on the session's UDP socket,
@@ -204,7 +176,7 @@ static void send_frames(const nmp_client *c, uint32_t n, uint32_t size) {
 
 TEST(a_client_that_does_not_read_its_results_cannot_hold_the_responder_past_the_deadline) {
     /* idle timeout 1 s: the hard deadline is admission + 2 s declared + 0.1 s + 1 s */
-    bg_responder b;
+    nmp_test_responder b;
     if (start(&b, 1000) < 0) {
         CHECK(0);
         return;
@@ -253,7 +225,7 @@ TEST(a_client_that_does_not_read_its_results_cannot_hold_the_responder_past_the_
     }
     CHECK(got < bytes);
     nmp_client_close(&c);
-    stop(&b);
+    nmp_test_responder_stop(&b);
 }
 
 int main(void) {

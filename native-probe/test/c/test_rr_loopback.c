@@ -11,40 +11,14 @@
 
 #include "nmp_client.h"
 #include "nmp_test.h"
+#include "nmp_test_responder.h"
 #include "nmprobe.h"
 
-typedef struct bg_responder {
-    nmp_responder *r;               /* the engine */
-    pthread_t th;                   /* thread running nmp_responder_run */
-} bg_responder;
-
-static void *run_responder(void *arg) {
-    char err[NMP_ERRLEN];
-    nmp_responder_run(((bg_responder *)arg)->r, err, sizeof(err));
-    return NULL;
-}
-
-static int start(bg_responder *b, const char *bind, uint32_t max_frames) {
-    nmp_responder_cfg cfg;
-    char err[NMP_ERRLEN];
-    nmp_responder_cfg_default(&cfg);
-    cfg.bind_addr = bind;
-    cfg.port = 0;
-    cfg.quiet = getenv("NMP_TEST_VERBOSE") == NULL;
-    cfg.verbose = 1;
+/* A responder bound to 'bind' (max_frames 0: its default limit). Returns its port or -1. */
+static int start(nmp_test_responder *b, const char *bind, uint32_t max_frames) {
+    nmp_responder_cfg cfg = nmp_test_responder_cfg(bind);
     if (max_frames) cfg.limits.max_frames = max_frames;
-    if (nmp_responder_open(&cfg, &b->r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "responder: %s\n", err);
-        return -1;
-    }
-    pthread_create(&b->th, NULL, run_responder, b);
-    return nmp_responder_port(b->r);
-}
-
-static void stop(bg_responder *b) {
-    nmp_responder_stop(b->r);
-    pthread_join(b->th, NULL);
-    nmp_responder_close(b->r);
+    return nmp_test_responder_start(b, &cfg);
 }
 
 static int port;                    /* port of the shared IPv4 responder */
@@ -180,7 +154,7 @@ TEST(a_running_test_can_be_cancelled_and_reports_progress) {
 }
 
 TEST(limits_and_unreachable_responders_give_clear_errors) {
-    bg_responder small;
+    nmp_test_responder small;
     int p2 = start(&small, "127.0.0.1", 50);
     nmp_rr_spec s = spec(51, 64, 0);
     s.port = p2;
@@ -189,7 +163,7 @@ TEST(limits_and_unreachable_responders_give_clear_errors) {
     CHECK_EQ_INT(nmp_rr_run(&s, NULL, &r, err, sizeof(err)), -EPERM);
     CHECK(strstr(err, "frames=51 out of range 1..50") != NULL);
     fprintf(stderr, "  %s\n", err);
-    stop(&small);
+    nmp_test_responder_stop(&small);
     CHECK_EQ_INT(nmp_rr_run(&s, NULL, &r, err, sizeof(err)), -ECONNREFUSED);
     CHECK(strstr(err, "connect 127.0.0.1:") != NULL);
     fprintf(stderr, "  %s\n", err);
@@ -201,7 +175,7 @@ TEST(limits_and_unreachable_responders_give_clear_errors) {
 }
 
 TEST(rr_works_over_ipv6_loopback) {
-    bg_responder v6;
+    nmp_test_responder v6;
     int p6 = start(&v6, "::1", 0);
     if (p6 < 0) {
         fprintf(stderr, "  ::1 unavailable, skipped\n");
@@ -221,11 +195,11 @@ TEST(rr_works_over_ipv6_loopback) {
         CHECK_EQ_INT(r.ttl[0], 64); /* hop limit */
         nmp_rr_result_free(&r);
     }
-    stop(&v6);
+    nmp_test_responder_stop(&v6);
 }
 
 int main(void) {
-    bg_responder b;
+    nmp_test_responder b;
     port = start(&b, "127.0.0.1", 0);
     if (port < 0) return 1;
     RUN(rr_over_loopback_answers_every_frame_with_positive_rtts);
@@ -235,6 +209,6 @@ int main(void) {
     RUN(a_running_test_can_be_cancelled_and_reports_progress);
     RUN(limits_and_unreachable_responders_give_clear_errors);
     RUN(rr_works_over_ipv6_loopback);
-    stop(&b);
+    nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nmp_test.h"
+#include "nmp_test_responder.h"
 #include "nmprobe.h"
 
 #define T0 1000000000LL
@@ -129,16 +130,6 @@ TEST(loss_onset_estimates_the_bottleneck_queue) {
     nmp_stream_result_free(&r);
 }
 
-typedef struct bg {
-    nmp_responder *r;               /* engine */
-    pthread_t th;                   /* its thread */
-} bg;
-
-static void *run(void *a) {
-    char err[NMP_ERRLEN];
-    nmp_responder_run(((bg *)a)->r, err, sizeof(err));
-    return NULL;
-}
 
 static int port;                    /* responder port */
 
@@ -205,24 +196,11 @@ int main(void) {
     RUN(analysis_of_a_reordered_stream_matches_hand_computed_figures);
     RUN(loss_gaps_are_fitted_with_an_exponential);
     RUN(loss_onset_estimates_the_bottleneck_queue);
-    nmp_responder_cfg cfg;
-    char err[NMP_ERRLEN];
-    bg b;
-    nmp_responder_cfg_default(&cfg);
-    cfg.bind_addr = "127.0.0.1";
-    cfg.port = 0;
-    cfg.quiet = getenv("NMP_TEST_VERBOSE") == NULL;
-    cfg.verbose = 1;
-    if (nmp_responder_open(&cfg, &b.r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    port = nmp_responder_port(b.r);
-    pthread_create(&b.th, NULL, run, &b);
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1");
+    if ((port = nmp_test_responder_start(&b, &cfg)) < 0) return 1;
     RUN(a_stream_over_loopback_is_received_completely_with_host_counters);
     RUN(a_latency_scan_over_loopback_fits_a_line_through_the_minima);
-    nmp_responder_stop(b.r);
-    pthread_join(b.th, NULL);
-    nmp_responder_close(b.r);
+    nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }

@@ -15,39 +15,9 @@
 #include <unistd.h>
 
 #include "nmp_test.h"
+#include "nmp_test_responder.h"
 #include "nmprobe.h"
 
-typedef struct bg_responder {
-    nmp_responder *r;               /* the engine */
-    pthread_t th;                   /* thread running nmp_responder_run */
-} bg_responder;
-
-static void *run_responder(void *arg) {
-    char err[NMP_ERRLEN];
-    nmp_responder_run(((bg_responder *)arg)->r, err, sizeof(err));
-    return NULL;
-}
-
-static int start(bg_responder *b) {
-    nmp_responder_cfg cfg;
-    char err[NMP_ERRLEN];
-    nmp_responder_cfg_default(&cfg);
-    cfg.bind_addr = "127.0.0.1";
-    cfg.port = 0;
-    cfg.quiet = 1;
-    if (nmp_responder_open(&cfg, &b->r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "responder: %s\n", err);
-        return -1;
-    }
-    pthread_create(&b->th, NULL, run_responder, b);
-    return nmp_responder_port(b->r);
-}
-
-static void stop(bg_responder *b) {
-    nmp_responder_stop(b->r);
-    pthread_join(b->th, NULL);
-    nmp_responder_close(b->r);
-}
 
 static int port;
 
@@ -272,8 +242,9 @@ TEST(invalid_specs_are_refused_before_any_connection) {
 }
 
 int main(void) {
-    bg_responder b;
-    port = start(&b);
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1");
+    port = nmp_test_responder_start(&b, &cfg);
     if (port < 0) return 1;
     RUN(tcp_session_requests_are_range_checked);
     RUN(invalid_specs_are_refused_before_any_connection);
@@ -281,6 +252,6 @@ int main(void) {
     RUN(a_byte_limit_ends_the_test_at_whole_messages);
     RUN(constant_bit_rate_records_every_message_and_its_lateness);
     RUN(data_connections_without_the_cookie_or_for_a_taken_stream_are_closed);
-    stop(&b);
+    nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }
