@@ -47,9 +47,9 @@ void nmp_avail_classify(nmp_avail_step *st, const nmp_stream_result *sr, const n
     double *owd = malloc((n ? n : 1) * sizeof(*owd));
     double *ts = malloc((n ? n : 1) * sizeof(*ts));
     double *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-    if (owd && ts && tmp && sr->owd_ns && sr->send_wall) {
+    if (owd && ts && tmp && sr->owd_ns && sr->send_wall && sr->arrival_wall) {
         for (uint32_t i = 0; i < n; i++) {
-            if (sr->owd_ns[i] < 0) continue;
+            if (sr->arrival_wall[i] == 0) continue; /* lost; a negative delay (clock offset) is a delay */
             owd[k] = (double)sr->owd_ns[i] / 1e6;
             ts[k] = (double)(sr->send_wall[i] - sr->first_send_wall) / 1e9;
             k++;
@@ -180,12 +180,14 @@ int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_
     res->start_wall = nmp_wall_now();
     double step = spec->step_mbps > 0 ? spec->step_mbps : spec->max_mbps / 10;
     double lo = spec->min_mbps > 0 ? spec->min_mbps : step;
-    uint32_t coarse = (uint32_t)floor((spec->max_mbps - lo) / step + 1e-9) + 1;
-    if (coarse + spec->refine > NMP_AVAIL_MAX_STEPS) {
-        nmp_seterr(err, errlen, "avail: %u coarse steps + %u refinements exceed %d steps", coarse, spec->refine,
+    /* Counted as a double first: a tiny step would overflow the conversion to uint32_t. */
+    double coarse_d = floor((spec->max_mbps - lo) / step + 1e-9) + 1;
+    if (!(coarse_d + spec->refine <= NMP_AVAIL_MAX_STEPS)) {
+        nmp_seterr(err, errlen, "avail: %.0f coarse steps + %u refinements exceed %d steps", coarse_d, spec->refine,
                    NMP_AVAIL_MAX_STEPS);
         return -EINVAL;
     }
+    uint32_t coarse = (uint32_t)coarse_d;
     uint32_t planned = coarse + spec->refine;
     int congested = 0;
     for (uint32_t i = 0; i < coarse && !congested; i++) {

@@ -75,6 +75,17 @@ static void jnum(const char *name, double v, int comma) {
         printf("  \"%s\": %.6f%s\n", name, v, comma ? "," : "");
 }
 
+/* A number for JSON inside a longer printf: null for NaN or infinity (a bare nan is not
+ * JSON). Returns one of 16 rotating buffers, so a single printf may use up to 16. */
+static const char *jd(double v) {
+    static char ring[16][32];
+    static unsigned next;
+    if (!isfinite(v)) return "null";
+    char *b = ring[next++ % 16];
+    snprintf(b, sizeof(ring[0]), "%.6f", v);
+    return b;
+}
+
 static void print_rr_json(const nmp_rr_result *r, int frames, int cancelled) {
     printf("{\n  \"test\": \"rr\",\n  \"cancelled\": %s,\n", cancelled ? "true" : "false");
     printf("  \"localAddress\": \"%s\",\n  \"remoteAddress\": \"%s\",\n  \"remotePort\": %d,\n", r->local_addr,
@@ -409,11 +420,11 @@ static int cmd_scan(int argc, char **argv) {
         printf("  \"points\": [\n");
         for (uint32_t i = 0; i < res.npoints; i++) {
             const nmp_scan_point *p = &res.points[i];
-            printf("    {\"size\": %u, \"sent\": %u, \"received\": %u, \"minRttMs\": %.6f, \"meanRttMs\": %.6f, "
-                   "\"medianRttMs\": %.6f, \"maxRttMs\": %.6f, \"histogramStartNs\": %.1f, \"histogramBinWidthNs\": %.1f, "
+            printf("    {\"size\": %u, \"sent\": %u, \"received\": %u, \"minRttMs\": %s, \"meanRttMs\": %s, "
+                   "\"medianRttMs\": %s, \"maxRttMs\": %s, \"histogramStartNs\": %s, \"histogramBinWidthNs\": %s, "
                    "\"histogram\": [",
-                   p->size, p->sent, p->received, p->min_ns / 1e6, p->mean_ns / 1e6, p->median_ns / 1e6,
-                   p->max_ns / 1e6, p->hist_lo_ns, p->hist_width_ns);
+                   p->size, p->sent, p->received, jd(p->min_ns / 1e6), jd(p->mean_ns / 1e6), jd(p->median_ns / 1e6),
+                   jd(p->max_ns / 1e6), jd(p->hist_lo_ns), jd(p->hist_width_ns));
             for (uint32_t b = 0; b < res.hist_bins; b++) printf("%s%llu", b ? ", " : "", (unsigned long long)p->hist[b]);
             printf("], \"histogramUnder\": %llu, \"histogramOver\": %llu}%s\n", (unsigned long long)p->hist_under,
                    (unsigned long long)p->hist_over, i + 1 < res.npoints ? "," : "");
@@ -454,10 +465,10 @@ static void print_tcp_json(const nmp_tcp_result *r, int detail, int cancelled) {
     printf("  \"cbrMessages\": %u,\n  \"perStream\": [\n", r->nmsgs);
     for (uint32_t i = 0; i < r->streams; i++) {
         const nmp_tcp_stream_result *p = &r->per[i];
-        printf("    {\"bytesSent\": %llu, \"bytesReceived\": %llu, \"messagesReceived\": %llu, \"sendMbps\": %.3f, "
-               "\"throughputMbps\": %.3f, \"retransmits\": %u, \"srttUs\": %u}%s\n",
+        printf("    {\"bytesSent\": %llu, \"bytesReceived\": %llu, \"messagesReceived\": %llu, \"sendMbps\": %s, "
+               "\"throughputMbps\": %s, \"retransmits\": %u, \"srttUs\": %u}%s\n",
                (unsigned long long)p->bytes_sent, (unsigned long long)p->bytes_received,
-               (unsigned long long)p->messages_received, p->send_mbps, isnan(p->recv_mbps) ? 0 : p->recv_mbps,
+               (unsigned long long)p->messages_received, jd(p->send_mbps), jd(p->recv_mbps),
                p->total_retrans, p->final_srtt_us, i + 1 < r->streams ? "," : "");
     }
     printf("  ],\n  \"binNanos\": %llu,\n  \"seriesMbps\": [\n", (unsigned long long)r->bin_ns);
@@ -803,12 +814,12 @@ static int cmd_avail(int argc, char **argv) {
         printf("  \"steps\": [\n");
         for (uint32_t i = 0; i < r.nsteps; i++) {
             const nmp_avail_step *s = &r.steps[i];
-            printf("    {\"offeredMbps\": %.4f, \"sentMbps\": %.4f, \"receivedMbps\": %.4f, \"lossPercent\": %.4f, "
-                   "\"owdMinMs\": %.4f, \"owdMedianMs\": %.4f, \"owdIncreaseMs\": %.4f, \"owdSlopeMsPerS\": %.4f, "
+            printf("    {\"offeredMbps\": %s, \"sentMbps\": %s, \"receivedMbps\": %s, \"lossPercent\": %s, "
+                   "\"owdMinMs\": %s, \"owdMedianMs\": %s, \"owdIncreaseMs\": %s, \"owdSlopeMsPerS\": %s, "
                    "\"framesSent\": %u, \"framesReceived\": %u, \"delay\": %s, \"rate\": %s, \"loss\": %s, "
                    "\"senderLimited\": %s, \"refine\": %s}%s\n",
-                   s->offered_mbps, s->sent_mbps, s->recv_mbps, s->loss_percent, s->owd_min_ms, s->owd_median_ms,
-                   s->owd_increase_ms, s->owd_slope_ms_per_s, s->frames_sent, s->frames_received,
+                   jd(s->offered_mbps), jd(s->sent_mbps), jd(s->recv_mbps), jd(s->loss_percent), jd(s->owd_min_ms),
+                   jd(s->owd_median_ms), jd(s->owd_increase_ms), jd(s->owd_slope_ms_per_s), s->frames_sent, s->frames_received,
                    s->flags & NMP_AVAIL_DELAY ? "true" : "false", s->flags & NMP_AVAIL_RATE ? "true" : "false",
                    s->flags & NMP_AVAIL_LOSS ? "true" : "false", s->flags & NMP_AVAIL_SENDER ? "true" : "false",
                    s->refine ? "true" : "false", i + 1 < r.nsteps ? "," : "");

@@ -591,7 +591,9 @@ int nmp_hopcap_run(const nmp_hopcap_spec *spec, const nmp_control *ctl, nmp_hopc
     r.size = res->size;
     r.base_port = spec->port ? spec->port : DEFAULT_PORT;
     r.span = PORT_SPAN;
-    if (r.base_port + r.span - 1 > 65535) r.span = 65535 - r.base_port + 1;
+    /* Answers are matched to frames by port, over the whole span (more than any train): a
+     * high first port moves down rather than shrinking the span below a train. */
+    if (r.base_port + r.span - 1 > 65535) r.base_port = 65535 - r.span + 1;
     nmp_addr_str((struct sockaddr *)&r.dst, res->dest_addr, sizeof(res->dest_addr));
     res->frame_overhead = 8 + (r.family == AF_INET6 ? 40 : 20) + 14;
     res->wire_overhead = res->frame_overhead + 4 + 8 + 12;

@@ -278,7 +278,7 @@ int nmp_hops_run(const nmp_hops_spec *spec, const nmp_control *ctl, nmp_hops_res
     while (res->nhops > 0 && (res->nhops - 1) * np >= next) res->nhops--;
     if (spec->resolve) {
         uint32_t to = spec->resolve_timeout_ms ? spec->resolve_timeout_ms : 500;
-        for (int t = 0; t < res->nhops; t++)
+        for (int t = 0; t < res->nhops && !(ctl && ctl->cancel && *ctl->cancel); t++) /* lookups stop on cancel */
             if (res->hops[t].addr[0]) reverse_name(res->hops[t].addr, to, res->hops[t].name, sizeof(res->hops[t].name));
     }
     res->elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;

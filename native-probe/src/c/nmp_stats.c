@@ -134,7 +134,7 @@ int nmp_stats_histogram(const double *x, size_t n, double lo, double width, uint
     if (over) *over = 0;
     for (size_t i = 0; i < n; i++) {
         double b = floor((x[i] - lo) / width);
-        if (b < 0) {
+        if (!(b >= 0)) { /* below, or NaN: never an index */
             if (under) (*under)++;
         } else if (b >= (double)nbins) {
             if (over) (*over)++;

@@ -218,7 +218,9 @@ int nmp_stream_analyze(nmp_stream_result *res, const nmp_monotime_ns *send_mono,
         res->jitter_ns = res->owd_p95_ns - res->owd_median_ns;
         double s = 0;
         for (uint32_t i = 0; i + 1 < n; i++) {
-            if (res->owd_ns[i] >= 0 && res->owd_ns[i + 1] >= 0) {
+            /* Both arrived (a one-way delay may be negative between unsynchronised clocks; IPDV is
+             * free of the offset, so those frames count too). */
+            if (res->arrival_wall[i] != 0 && res->arrival_wall[i + 1] != 0) {
                 s += fabs((double)(res->owd_ns[i + 1] - res->owd_ns[i]));
                 res->ipdv_pairs++;
             }
@@ -281,7 +283,7 @@ int nmp_stream_analyze(nmp_stream_result *res, const nmp_monotime_ns *send_mono,
         res->buffer_est_frames = backlog;
         res->buffer_est_bytes = backlog * queued_per_frame;
         res->queue_delay_at_loss_ns = (double)res->owd_ns[L - 1] - res->owd_min_ns;
-        if (res->owd_ns[L - 1] >= 0 && !isnan(res->rate_after_loss_mbps))
+        if (res->arrival_wall[L - 1] != 0 && !isnan(res->rate_after_loss_mbps))
             res->buffer_est_delay_bytes = res->queue_delay_at_loss_ns * res->rate_after_loss_mbps / 8e3 *
                                           ((double)queued_per_frame / size);
     }

@@ -226,7 +226,7 @@ static int frame_bytes(nmp_tcpsink *t, uint32_t idx, const uint8_t *b, size_t n,
             memcpy(s->hdr + s->off, b + p, take);
             s->off += (uint32_t)take;
             if (s->off == NMP_TCP_MSG_HDR &&
-                (nmp_tcp_msg_decode(s->hdr, &s->cur) < 0 || s->cur.stream != idx || s->cur.seq != s->messages))
+                (nmp_tcp_msg_decode(s->hdr, &s->cur) < 0 || s->cur.stream != idx || s->cur.seq != (uint32_t)s->messages))
                 return -EPROTO;
         } else {
             take = t->req.size - s->off;

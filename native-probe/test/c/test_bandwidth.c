@@ -94,8 +94,11 @@ TEST(the_estimate_is_the_median_of_the_trains_with_type7_quantiles_as_spread) {
 }
 
 /* A stream result of 400 frames 1 ms apart whose OWD rises by 'rise_ns'
- * per frame from 'from' on; frames with seq % lose_every == 1 lost. */
-static void fake_stream(nmp_stream_result *sr, int64_t rise_ns, uint32_t from, uint32_t lose_every) {
+ * per frame from 'from' on; frames with seq % lose_every == 1 lost. The
+ * receiver's clock runs 'offset_ns' from the sender's (negative delays
+ * when it is behind by more than the path's delay). */
+static void fake_stream_offset(nmp_stream_result *sr, int64_t rise_ns, uint32_t from, uint32_t lose_every,
+                               int64_t offset_ns) {
     memset(sr, 0, sizeof(*sr));
     nmp_stream_result_alloc(sr, 400, 1);
     sr->sent = 400;
@@ -103,15 +106,20 @@ static void fake_stream(nmp_stream_result *sr, int64_t rise_ns, uint32_t from, u
     for (uint32_t i = 0; i < 400; i++) {
         sr->send_wall[i] = sr->first_send_wall + (nmp_walltime_ns)i * 1000000;
         if (lose_every && i % lose_every == 1) continue;
-        sr->owd_ns[i] = 100000 + (i > from ? (int64_t)(i - from) * rise_ns : 0);
+        sr->owd_ns[i] = 100000 + offset_ns + (i > from ? (int64_t)(i - from) * rise_ns : 0);
+        sr->arrival_wall[i] = sr->send_wall[i] + sr->owd_ns[i];
         sr->received++;
     }
     sr->lost = sr->sent - sr->received;
     sr->loss_percent = 100.0 * sr->lost / sr->sent;
     sr->send_user_mbps = 50.0;
     sr->recv_user_mbps = 50.0;
-    sr->owd_min_ns = 100000;
-    sr->owd_median_ns = 100000;
+    sr->owd_min_ns = 100000 + offset_ns;
+    sr->owd_median_ns = 100000 + offset_ns;
+}
+
+static void fake_stream(nmp_stream_result *sr, int64_t rise_ns, uint32_t from, uint32_t lose_every) {
+    fake_stream_offset(sr, rise_ns, from, lose_every, 0);
 }
 
 TEST(a_step_is_congested_when_delay_grows_the_rate_falls_behind_or_frames_are_lost) {
@@ -132,6 +140,15 @@ TEST(a_step_is_congested_when_delay_grows_the_rate_falls_behind_or_frames_are_lo
     /* last quarter seq 300..399: median rise (149.5 frames) * 10 us */
     CHECK_NEAR(st.owd_increase_ms, 1.495, 1e-9);
     CHECK(st.owd_slope_ms_per_s > 0);
+    nmp_stream_result_free(&sr);
+
+    /* The same queue seen by a receiver whose clock is 50 ms behind: every delay is negative,
+     * and the growth, which the offset does not touch, still marks congestion. */
+    fake_stream_offset(&sr, 10000, 200, 0, -50000000);
+    nmp_avail_classify(&st, &sr, &spec);
+    CHECK_EQ_INT(st.flags, NMP_AVAIL_DELAY);
+    CHECK_NEAR(st.owd_increase_ms, 1.495, 1e-9);
+    CHECK_EQ_INT(st.frames_received, 400);
     nmp_stream_result_free(&sr);
 
     fake_stream(&sr, 1000, 200, 0); /* 0.15 ms rise: under the 1 ms threshold */
