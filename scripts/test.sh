@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
   pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux iperf3"
-  # clang and its runtime for the libFuzzer run of the control-protocol parser
-  pkgs="$pkgs clang libclang-rt-14-dev"
+  # clang for the libFuzzer run of the control-protocol parser (its runtime below)
+  pkgs="$pkgs clang"
   # the PostgreSQL server the archive tests run against (a private cluster, started below)
   pkgs="$pkgs postgresql"
   # the interoperability tests' independent clients: Python (xmlrpc.client, zeep) and curl
@@ -20,6 +20,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
   fi
+  # clang's runtime (libFuzzer, sanitizers) is packaged per clang version: ask clang which.
+  rt="libclang-rt-$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)-dev"
+  dpkg -s "$rt" >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$rt"
 fi
 
 # zeep for tests/.../InteropTest (which fails, never skips, without it): Debian's package
