@@ -1,9 +1,7 @@
 package org.nmws.service.api;
 
-import java.math.BigDecimal;
+import org.nmws.service.nmwg.Times;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,16 +116,10 @@ class ResultsController {
 
     /** Unix seconds (with a fraction) or ISO 8601. */
     static Instant time(String name, String text) {
-        String t = text.trim();
         try {
-            if (t.matches("-?\\d{1,12}(\\.\\d{1,9})?")) {
-                BigDecimal secs = new BigDecimal(t);
-                long s = secs.longValue();
-                return Instant.ofEpochSecond(s, secs.subtract(BigDecimal.valueOf(s)).movePointRight(9).intValue());
-            }
-            return OffsetDateTime.parse(t).toInstant();
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw new BadRequest(name + " is '" + t + "': expected unix seconds or ISO 8601");
+            return Times.parse(name, text);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
         }
     }
 

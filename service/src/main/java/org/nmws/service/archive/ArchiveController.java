@@ -1,10 +1,9 @@
 package org.nmws.service.archive;
 
+import org.nmws.service.nmwg.Times;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -34,7 +33,7 @@ class ArchiveController {
     ResponseEntity<StreamingResponseBody> export(@RequestParam(required = false) String from,
                                                  @RequestParam(required = false) String to) {
         Instant start = time(from, Instant.EPOCH, "from");
-        Instant end = time(to, Instant.parse("9999-12-31T23:59:59Z"), "to");
+        Instant end = time(to, Times.MAX, "to");
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML)
                 .body(out -> NmwgStore.export(archive, start, end, out));
     }
@@ -58,10 +57,9 @@ class ArchiveController {
             return fallback;
         }
         try {
-            return OffsetDateTime.parse(text.trim()).toInstant();
-        } catch (DateTimeParseException e) {
-            throw new org.springframework.web.server.ResponseStatusException(HttpStatus.BAD_REQUEST,
-                    name + " is not an ISO-8601 time with offset: " + text, e);
+            return Times.parse(name, text);
+        } catch (IllegalArgumentException e) {
+            throw new org.springframework.web.server.ResponseStatusException(HttpStatus.BAD_REQUEST, e.getMessage(), e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.nmws.service.archive;
 
+import org.nmws.service.nmwg.Times;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -361,8 +362,15 @@ public class JdbcArchive implements Archive {
         return json == null ? Map.of() : read(json, SAMPLES);
     }
 
+    /** Epoch nanoseconds, saturated at what a long holds (an open window end such as Times.MAX). */
     static long epochNanos(Instant t) {
-        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L), t.getNano());
+        if (t.isAfter(Times.MAX)) {
+            return Long.MAX_VALUE;
+        }
+        if (t.isBefore(Times.MIN)) {
+            return Long.MIN_VALUE;
+        }
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano(); // exact within the range checked
     }
 
     static Instant instant(long epochNanos) {

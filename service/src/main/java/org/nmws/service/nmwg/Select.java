@@ -34,14 +34,14 @@ record Select(Instant from, Instant to, Consolidation.Function function, long re
         for (RequestMessage.Param p : params) {
             String op = p.operator() == null ? "" : p.operator().trim().toLowerCase(Locale.ROOT);
             switch (p.name()) {
-                case "startTime" -> from = Times.parse("startTime", p.value());
-                case "endTime" -> to = Times.parse("endTime", p.value());
+                case "startTime" -> from = Times.parseNmwg("startTime", p.value());
+                case "endTime" -> to = Times.parseNmwg("endTime", p.value());
                 case "time" -> {
                     switch (op) {
-                        case "gte", "gt" -> from = Times.parse("time " + op, p.value());
-                        case "lte", "lt" -> to = Times.parse("time " + op, p.value());
+                        case "gte", "gt" -> from = Times.parseNmwg("time " + op, p.value());
+                        case "lte", "lt" -> to = Times.parseNmwg("time " + op, p.value());
                         case "eq", "" -> {
-                            from = Times.parse("time", p.value());
+                            from = Times.parseNmwg("time", p.value());
                             to = from;
                         }
                         default -> throw new NmwgException(ErrorCodes.PARAMETER, "select parameter time has operator '"

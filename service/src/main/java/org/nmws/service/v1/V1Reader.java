@@ -1,9 +1,7 @@
 package org.nmws.service.v1;
 
-import java.math.BigDecimal;
+import org.nmws.service.nmwg.Times;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -212,14 +210,9 @@ final class V1Reader {
             return null;
         }
         try {
-            if (t.matches("-?\\d{1,12}(\\.\\d{1,9})?")) {
-                BigDecimal secs = new BigDecimal(t);
-                long s = secs.longValue();
-                return Instant.ofEpochSecond(s, secs.subtract(BigDecimal.valueOf(s)).movePointRight(9).intValue());
-            }
-            return OffsetDateTime.parse(t.trim()).toInstant();
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw new V1Fault(V1Fault.Kind.Request, what + " is '" + t + "': expected unix seconds or ISO 8601");
+            return Times.parse(what, t);
+        } catch (IllegalArgumentException e) {
+            throw new V1Fault(V1Fault.Kind.Request, e.getMessage());
         }
     }
 

@@ -1,5 +1,6 @@
 package org.nmws.service.xmlrpc;
 
+import org.nmws.service.nmwg.Times;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -193,26 +194,20 @@ public class XmlRpcMethods {
         if (o == null) {
             return null;
         }
-        if (o instanceof Instant i) {
-            return i;
+        // One parser for every dialect (Times): a number is written out as unix seconds first.
+        if (!(o instanceof Instant || o instanceof Number || o instanceof String)) {
+            throw new V1Fault(V1Fault.Kind.Request, what + " must be a dateTime.iso8601, unix seconds or an ISO 8601 string");
         }
-        if (o instanceof Number n) {
-            double d = n.doubleValue();
-            // Unix seconds from year 0 to 9999: anything else is not a time a test was taken.
-            if (!(d >= -62_167_219_200.0 && d <= 253_402_300_799.0)) {
-                throw new V1Fault(V1Fault.Kind.Request, what + " of " + n + " unix seconds is out of range");
-            }
-            long secs = (long) Math.floor(d);
-            return Instant.ofEpochSecond(secs, Math.min(999_999_999L, Math.round((d - secs) * 1e9)));
+        try {
+            String text = o instanceof Double || o instanceof Float
+                    ? new java.math.BigDecimal(((Number) o).doubleValue()).setScale(9, java.math.RoundingMode.HALF_UP)
+                            .stripTrailingZeros().toPlainString()
+                    : o.toString();
+            return Times.parse(what, text);
+        } catch (IllegalArgumentException e) { // NaN or infinity (NumberFormatException) too
+            throw new V1Fault(V1Fault.Kind.Request, what + " must be a dateTime.iso8601, unix seconds or an ISO 8601 string: "
+                    + e.getMessage());
         }
-        if (o instanceof String str) {
-            try {
-                return Instant.parse(str.trim());
-            } catch (java.time.format.DateTimeParseException e) {
-                // fall through to the fault
-            }
-        }
-        throw new V1Fault(V1Fault.Kind.Request, what + " must be a dateTime.iso8601, unix seconds or an ISO 8601 string");
     }
 
     private static String scalarText(Object v, String where) throws V1Fault {

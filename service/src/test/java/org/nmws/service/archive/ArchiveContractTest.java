@@ -358,6 +358,17 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void aWindowOpenToTheFarFutureOrPastIsAnsweredNotAnOverflow() {
+        archive.save(simple("mp", "10.0.0.2", T0, 1.0));
+        List<Observation> all = new ArrayList<>();
+        // What an export without 'from' or 'to' asks: the archive's whole range, and beyond it.
+        archive.forEach(Instant.parse("1000-01-01T00:00:00Z"), Instant.parse("9999-12-31T23:59:59Z"), false, all::add);
+        assertEquals(1, all.size());
+        assertEquals(1, archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.2", null,
+                Instant.parse("1000-01-01T00:00:00Z"), Instant.parse("9999-12-31T23:59:59Z"), false, 10, null)).size());
+    }
+
+    @Test
     void concurrentSavesOfNewDescriptionsAllSucceed() throws Exception {
         // Each save inserts a description no one has seen: on SQLite a transaction that read
         // before writing would fail at once (SQLITE_BUSY) whenever another had just written.
