@@ -82,7 +82,7 @@ public final class FrameCodec {
             long value = r.zigzag();
             r.zigzag();
             r.zigzag();
-            if (value >= 0) {
+            if (value != Frame.LOST) {
                 sends[n] = send;
                 values[n++] = value;
             }

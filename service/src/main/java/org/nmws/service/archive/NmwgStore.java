@@ -415,7 +415,7 @@ public final class NmwgStore {
                 }
                 frames.add(new Observation.Frame(Long.parseLong(r.getAttributeValue(null, "seqNum")),
                         seconds(r.getAttributeValue(null, "timeValue")),
-                        value == null ? -1 : new BigDecimal(value).movePointRight(6).longValue(),
+                        value == null ? Observation.Frame.LOST : new BigDecimal(value).movePointRight(6).longValueExact(),
                         bytes == null ? 0 : Integer.parseInt(bytes), ttl == null ? -1 : Integer.parseInt(ttl)));
             }
             skip(r);

@@ -40,8 +40,14 @@ public record Observation(long id, String measurementPoint, Characteristic.Probe
      * @param ttl the IP TTL the reply arrived with, or -1
      */
     public record Frame(long seq, long sendEpochNanos, long valueNanos, int bytes, int ttl) {
+        /**
+         * The value of a frame that never arrived. Only this one value: a one-way delay between
+         * unsynchronised clocks is negative and still a delay.
+         */
+        public static final long LOST = -1;
+
         public boolean lost() {
-            return valueNanos < 0;
+            return valueNanos == LOST;
         }
     }
 

@@ -88,7 +88,9 @@ final class StreamObservations {
         int[] bytes = r.bytes();
         List<Observation.Frame> frames = new ArrayList<>(seq.length);
         for (int i = 0; i < seq.length; i++) {
-            frames.add(new Observation.Frame(seq[i], sent[i], arrived[i] == 0 ? -1 : owd[i], bytes[i], -1));
+            // A delay of exactly -1 ns (clock offset) is kept as -2 ns, so it is not read as lost.
+            long value = arrived[i] == 0 ? Observation.Frame.LOST : owd[i] == Observation.Frame.LOST ? -2 : owd[i];
+            frames.add(new Observation.Frame(seq[i], sent[i], value, bytes[i], -1));
         }
         Environment.Host src = host.describe("src", r.localAddress()).withLoad(
                 new Environment.Load(hosts.senderCpuPercent(), hosts.senderInterrupts(), null));

@@ -26,6 +26,20 @@ class FrameCodecTest {
     }
 
     @Test
+    void aNegativeOneWayDelayIsAValueAndOnlyTheLostMarkerIsLeftOut() {
+        // Receiver clock 3 ms behind the sender's: delays are negative, and still delays.
+        List<Frame> frames = List.of(new Frame(0, 1_000, -2_900_000, 100, -1), new Frame(1, 2_000, Frame.LOST, 100, -1),
+                new Frame(2, 3_000, -3_100_000, 100, -1));
+        long[] sends = new long[3];
+        long[] values = new long[3];
+        int n = FrameCodec.decodeSendsAndValues(FrameCodec.encode(frames, 0, 3), 3, sends, values);
+        assertEquals(2, n);
+        assertEquals(-2_900_000, values[0]);
+        assertEquals(3_000, sends[1]);
+        assertEquals(-3_100_000, values[1]);
+    }
+
+    @Test
     void aTypicalRoundTripTestTakesAboutNineBytesAFrame() {
         List<Frame> frames = new ArrayList<>();
         Random r = new Random(1);
