@@ -283,16 +283,22 @@ public final class NmwgWriter {
      * the iperf datum (throughput in bits/s, jitter, loss) as bwctl clients read it, one
      * nmws figure per further figure, and one owd datum per frame when asked.
      */
+    private static Long count(Map<String, Double> figures, String name) {
+        Double v = figures.get(name);
+        return v == null ? null : v.longValue();
+    }
+
     private void stream(Data data, Observation o, boolean raw) {
         Map<String, Double> f = o.summary();
         org.nmws.schema.owamp.summary.Datum summary = new org.nmws.schema.owamp.summary.Datum();
         summary.setTimeType("unix");
         summary.setStartTime(unixTime(o.start()));
         summary.setEndTime(unixTime(o.end()));
-        summary.setSent(f.get("sent").longValue());
-        summary.setLoss(f.get("lost").longValue());
-        summary.setDuplicates(f.get("duplicates").longValue());
-        if (f.containsKey("minDelayMs")) {
+        // An imported observation may lack figures: an absent one is left out, never made up.
+        summary.setSent(count(f, "sent"));
+        summary.setLoss(count(f, "lost"));
+        summary.setDuplicates(count(f, "duplicates"));
+        if (f.containsKey("minDelayMs") && f.containsKey("maxDelayMs")) {
             summary.setMinDelay(significant(f.get("minDelayMs") / 1e3));
             summary.setMaxDelay(significant(f.get("maxDelayMs") / 1e3));
         }
@@ -310,8 +316,8 @@ public final class NmwgWriter {
         if (f.containsKey("meanAbsIpdvMs")) {
             iperf.setJitter(significant(f.get("meanAbsIpdvMs")));
         }
-        iperf.setLost(f.get("lost").longValue());
-        iperf.setSent(f.get("sent").longValue());
+        iperf.setLost(count(f, "lost"));
+        iperf.setSent(count(f, "sent"));
         data.getAny().add(iperf);
         figures(data, o);
         if (raw) {
