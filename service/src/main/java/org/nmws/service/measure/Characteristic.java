@@ -93,7 +93,7 @@ public enum Characteristic {
         if (this == PATH_BANDWIDTH_ACHIEVABLE_TCP && "UDP".equalsIgnoreCase(parameters.getOrDefault("protocol", "").trim())) {
             return ProbeTest.UDP_STREAM;
         }
-        if (test == ProbeTest.CAPACITY && Boolean.parseBoolean(parameters.getOrDefault("perHop", "false").trim())) {
+        if (test == ProbeTest.CAPACITY && Params.bool(parameters, "perHop")) {
             return ProbeTest.HOP_CAPACITY;
         }
         return test;

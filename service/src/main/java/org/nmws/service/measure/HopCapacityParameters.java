@@ -14,9 +14,10 @@ public record HopCapacityParameters(int trains, int trainLength, int packetSize,
         int trains = Params.integer(p, "trains", 30, 2, 1000);
         int length = Params.integer(p, "trainLength", 64, 8, 1000); // the engine's NMP_HOPCAP_MAX_LEN
         int maxTtl = Params.integer(p, "maxTtl", 30, 1, 64);
-        if ((long) trains * length * maxTtl > Math.max(maxCount, 2_000_000)) {
+        long limit = Math.min(maxCount, 2_000_000); // the service's max-count, within the engine's own bound
+        if ((long) trains * length * maxTtl > limit) {
             throw new IllegalArgumentException("trains " + trains + " x trainLength " + length + " x maxTtl " + maxTtl
-                    + " frames exceeds this service's limit");
+                    + " frames exceeds this service's limit of " + limit);
         }
         return new HopCapacityParameters(trains, length, Params.integer(p, "packetSize", 1472, 200, 9000), maxTtl);
     }

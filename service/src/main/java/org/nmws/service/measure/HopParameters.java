@@ -9,12 +9,20 @@ import java.util.Map;
  */
 public record HopParameters(int maxTtl, int probesPerHop, double waitSeconds, int packetSize, boolean resolve) {
 
-    static HopParameters parse(Map<String, String> p) {
-        return new HopParameters(Params.integer(p, "maxTtl", 30, 1, 64),
+    /** Probes the engine keeps in flight at once (nmp_hops' default parallelism). */
+    private static final int IN_FLIGHT = 16;
+
+    static HopParameters parse(Map<String, String> p, java.time.Duration maxDuration) {
+        HopParameters h = new HopParameters(Params.integer(p, "maxTtl", 30, 1, 64),
                 Params.integer(p, "probesPerHop", 3, 1, 10),
                 Params.decimal(p, "waitTime", 1.0, 0.01, 10),
                 Params.integer(p, "packetSize", 40, 32, 1472),
-                Boolean.parseBoolean(p.getOrDefault("resolve", "false").trim()));
+                Params.bool(p, "resolve"));
+        // The longest a hop list can take: every probe unanswered, IN_FLIGHT waiting at a time.
+        long rounds = ((long) h.maxTtl * h.probesPerHop + IN_FLIGHT - 1) / IN_FLIGHT;
+        Params.withinDuration(rounds * h.waitSeconds, maxDuration, "maxTtl %d x probesPerHop %d / %d in flight x waitTime %s s",
+                h.maxTtl, h.probesPerHop, IN_FLIGHT, Params.plain(h.waitSeconds));
+        return h;
     }
 
     public Map<String, String> asNmwg() {

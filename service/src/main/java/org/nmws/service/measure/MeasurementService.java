@@ -91,7 +91,7 @@ public class MeasurementService {
         // Who may test is settled before the request is looked at; the rate is charged only
         // when a test is about to start (see locked), so a typo or a busy path costs nothing.
         admission.authorize(TestAdmission.currentClient());
-        return switch (c.testFor(nmwgParameters)) {
+        return switch (parse(() -> c.testFor(nmwgParameters))) {
             case ROUND_TRIP -> {
                 RoundTripParameters p = roundTripParameters(nmwgParameters);
                 yield new Measured(roundTrip(c, subject, p), p.raw());
@@ -104,7 +104,7 @@ public class MeasurementService {
                 yield new Measured(tcpStream(c, subject, p), p.raw());
             }
             case HOP_LIST -> {
-                HopParameters p = parse(() -> HopParameters.parse(nmwgParameters));
+                HopParameters p = parse(() -> HopParameters.parse(nmwgParameters, props.limits().maxDuration()));
                 yield new Measured(hopList(c, subject, p), true);
             }
             case UTILIZATION -> new Measured(utilization(c, subject, parse(() -> UtilizationParameters.parse(nmwgParameters,

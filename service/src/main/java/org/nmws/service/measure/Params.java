@@ -42,6 +42,19 @@ final class Params {
         return d;
     }
 
+    /** true/false (or 1/0, any case); anything else is refused rather than read as false. */
+    static boolean bool(Map<String, String> p, String name) {
+        String v = p.get(name);
+        if (v == null || v.isBlank()) {
+            return false;
+        }
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "1" -> true;
+            case "false", "0" -> false;
+            default -> throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected true or false");
+        };
+    }
+
     /**
      * Refuses a test longer than the service's limit; how refers to how its length was
      * reckoned ("count 10 x interval 0.100 s + timeout 1.000 s"), so the client sees why.

@@ -26,13 +26,18 @@ public record RoundTripParameters(int count, int packetSize, double intervalSeco
             count = Params.integer(p, "count", 10, 1, maxCount);
         } else {
             double duration = Params.decimal(p, "timeDuration", 0, 0.001, maxDuration.toSeconds());
-            count = (int) Math.max(1, Math.min(maxCount, Math.round(duration / Math.max(interval, 0.001))));
+            long frames = Math.max(1, Math.round(duration / Math.max(interval, 0.001)));
+            if (frames > maxCount) {
+                throw new IllegalArgumentException("timeDuration " + Params.plain(duration) + " s at interval "
+                        + Params.plain(interval) + " s is " + frames + " frames: more than this service's limit of " + maxCount);
+            }
+            count = (int) frames;
         }
         int size = Params.integer(p, "packetSize", 64, MIN_PACKET_SIZE, MAX_PACKET_SIZE);
         int ttl = Params.integer(p, "ttl", 0, 0, 255);
         double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
-        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        boolean raw = Params.bool(p, "raw");
         Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.3f s + timeout %.3f s",
                 count, interval, timeout);
         return new RoundTripParameters(count, size, interval, ttl, timeout, port, raw);

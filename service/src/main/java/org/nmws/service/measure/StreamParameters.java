@@ -40,12 +40,17 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
             if (interval <= 0) {
                 throw new IllegalArgumentException("timeDuration needs an interval or bandwidthLimit to set the count");
             }
-            count = (int) Math.min(maxCount, Math.max(1, Math.round(duration / interval)));
+            count = (int) Math.max(1, Math.round(duration / interval));
+            if (count > maxCount) {
+                throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                        "timeDuration %s s at interval %s s is %d frames: more than this service's limit of %d",
+                        Params.plain(duration), Params.plain(interval), count, maxCount));
+            }
         }
         int ttl = Params.integer(p, "ttl", 0, 0, 255);
         double timeout = Params.decimal(p, "timeout", 0.5, 0.001, 60.0);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
-        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        boolean raw = Params.bool(p, "raw");
         Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.6f s + timeout %.3f s",
                 count, interval, timeout);
         return new StreamParameters(count, size, interval, ttl, timeout, port, raw);

@@ -28,7 +28,7 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
             throw new IllegalArgumentException("parameter windowSize is " + window + ": must be 0 (kernel default) or 2048..268435456");
         }
         double interval = Params.decimal(p, "interval", 0, 0, 60);
-        boolean cbr = Boolean.parseBoolean(p.getOrDefault("cbr", "false").trim());
+        boolean cbr = Params.bool(p, "cbr");
         if (cbr && interval <= 0) {
             throw new IllegalArgumentException("cbr needs an interval: the period between a stream's messages");
         }
@@ -36,8 +36,17 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         double sample = Params.decimal(p, "sampleInterval", 0.1, 0.001, 60);
         double timeout = Params.decimal(p, "timeout", 2, 0.001, 60);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
-        boolean raw = Boolean.parseBoolean(p.getOrDefault("raw", "false").trim());
+        boolean raw = Params.bool(p, "raw");
         Params.withinDuration(duration + timeout, maxDuration, "timeDuration %.1f s + timeout %.1f s", duration, timeout);
+        // The engine keeps at most 100000 bins a stream and 400000 in all (NMP_TCP_MAX_BINS,
+        // NMP_TCP_MAX_CELLS); a longer series would pile its tail into the last bin.
+        double bins = Math.floor((duration + timeout) / sample) + 2;
+        if (bins > Math.min(100_000, 400_000 / streams)) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "sampleInterval %s s over timeDuration %s s + timeout %s s is %.0f samples a stream: more than the %d"
+                            + " kept for %d streams", Params.plain(sample), Params.plain(duration), Params.plain(timeout),
+                    bins, Math.min(100_000, 400_000 / streams), streams));
+        }
         return new TcpParameters(streams, size, interval, cbr, window, duration, sample, timeout, port, raw);
     }
 

@@ -46,4 +46,21 @@ class RoundTripParametersTest {
                 parse(Map.of("count", "3", "packetSize", "100", "interval", "0.5", "ttl", "9", "timeout", "2",
                         "port", "9000")).asNmwg().toString());
     }
+
+    @Test
+    void aDurationThatWouldNeedMoreFramesThanAllowedIsRefusedNotShortened() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse(Map.of("timeDuration", "50", "interval", "0.01")));
+        assertEquals("timeDuration 50 s at interval 0.01 s is 5000 frames: more than this service's limit of 1000",
+                e.getMessage());
+    }
+
+    @Test
+    void flagsAreTrueOrFalseAndAnythingElseIsRefused() {
+        assertEquals(true, parse(Map.of("raw", "TRUE")).raw());
+        assertEquals(true, parse(Map.of("raw", "1")).raw());
+        assertEquals(false, parse(Map.of("raw", " false ")).raw());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse(Map.of("raw", "yes")));
+        assertEquals("parameter raw is 'yes': expected true or false", e.getMessage());
+    }
 }
