@@ -79,7 +79,7 @@ class SoapEndToEndTest extends LiveServiceTest {
             assertEquals(Integer.toString(i), f.getAttribute("seqNum"));
             assertEquals("64", f.getAttribute("numBytes"));
             double rtt = Double.parseDouble(f.getAttribute("value"));
-            assertTrue(rtt > 0 && rtt < 50, "frame " + i + " rtt " + rtt);
+            assertTrue(rtt > 0 && rtt < 1000, "frame " + i + " rtt " + rtt + " ms: answered within the 1 s timeout");
         }
         Element env = (Element) message.getElementsByTagNameNS(ENV, "environment").item(0);
         assertNotNull(env, "environment present");

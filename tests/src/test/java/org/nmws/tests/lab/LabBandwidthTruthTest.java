@@ -18,9 +18,10 @@ class LabBandwidthTruthTest {
             LabServices svc = LabServices.start(lab);
             Nmwg cap = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity")));
             double frame = cap.figure("capacityFrameMbps");
-            assertTrue(Math.abs(frame - 100) <= 15, "capacity " + frame + " Mbit/s of frames, tbf 100 Mbit/s");
+            // 5 %, tighter than the 15 %: every run so far read 100.00-100.11.
+            assertTrue(Math.abs(frame - 100) <= 5, "capacity " + frame + " Mbit/s of frames, tbf 100 Mbit/s");
             double user = cap.figure("capacityMbps");
-            assertTrue(Math.abs(user - 97.2) <= 97.2 * 0.15, "capacity " + user + " Mbit/s of user data, expected 97.2");
+            assertTrue(Math.abs(user - 97.2) <= 97.2 * 0.05, "capacity " + user + " Mbit/s of user data, expected 97.2");
             assertTrue(cap.figure("trainsUsed") >= 10, "most trains usable: " + cap.figure("trainsUsed"));
 
             lab.startIn(lab.b(), List.of("iperf3", "-s", "-B", lab.bAddress(), "-p", "5202"), "iperf3-server");

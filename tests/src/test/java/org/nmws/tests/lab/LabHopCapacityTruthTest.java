@@ -25,9 +25,9 @@ class LabHopCapacityTruthTest {
             assertTrue(hop1 > 300, "hop 1 is a veth link, far above the bucket: " + hop1);
             for (int hop = 2; hop <= 3; hop++) {
                 double c = r.figure("hop" + hop + "CapacityFrameMbps");
-                assertTrue(Math.abs(c - 100) <= 15, "hop " + hop + ": " + c + " Mbit/s of frames, tbf 100");
+                assertTrue(Math.abs(c - 100) <= 5, "hop " + hop + ": " + c + " Mbit/s of frames, tbf 100");
             }
-            assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
+            assertEquals(100, r.figure("bottleneckFrameMbps"), 5);
             for (int hop = 1; hop <= 3; hop++) {
                 assertEquals(0, r.figure("hop" + hop + "EndsOnly"), 0.0, "hop " + hop + " answers every probe here");
             }
@@ -48,9 +48,9 @@ class LabHopCapacityTruthTest {
             assertEquals(List.of(lab.routerAddress(1), lab.routerAddress(2), lab.bAddress()), route(r),
                     "B's hop, unanswered in ends-only trains, keeps the address the hop list saw");
             double c = r.figure("hop2CapacityFrameMbps");
-            assertTrue(Math.abs(c - 100) <= 15, "hop 2 behind the bucket: " + c + " Mbit/s of frames, tbf 100");
+            assertTrue(Math.abs(c - 100) <= 5, "hop 2 behind the bucket: " + c + " Mbit/s of frames, tbf 100");
             assertTrue(r.figure("hop1CapacityFrameMbps") > 300, "hop 1 is a veth link, far above the bucket");
-            assertEquals(100, r.figure("bottleneckFrameMbps"), 15);
+            assertEquals(100, r.figure("bottleneckFrameMbps"), 5);
         }
     }
 
