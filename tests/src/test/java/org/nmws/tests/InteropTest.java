@@ -111,7 +111,7 @@ class InteropTest extends LiveServiceTest {
         assertTrue(resp.body().contains("\"kernel\""), resp.body());
         HttpResponse<String> bad = service.get("/api/results?dst=127.0.0.1&from=yesterday");
         assertEquals(400, bad.statusCode());
-        assertTrue(bad.body().contains("from is 'yesterday'"), bad.body());
+        assertTrue(bad.body().contains("time parameter 'from' is 'yesterday'"), bad.body());
     }
 
     @Test
