@@ -62,7 +62,7 @@ public final class FrameCodec {
             long value = r.zigzag();
             bytes += r.zigzag();
             ttl += r.zigzag();
-            out.add(new Frame(seq, send, value, (int) bytes, (int) ttl));
+            out.add(new Frame(seq, send, value, bytes, (int) ttl));
         }
         r.expectEnd(count);
     }

@@ -139,7 +139,7 @@ public final class NmwgStore {
                 w.writeAttribute("value", BigDecimal.valueOf(f.valueNanos(), 6).toPlainString());
                 w.writeAttribute("valueUnits", "ms");
             }
-            w.writeAttribute("numBytes", Integer.toString(f.bytes()));
+            w.writeAttribute("numBytes", Long.toString(f.bytes()));
             if (f.ttl() >= 0) {
                 w.writeAttribute("ttl", Integer.toString(f.ttl()));
             }
@@ -416,7 +416,7 @@ public final class NmwgStore {
                 frames.add(new Observation.Frame(Long.parseLong(r.getAttributeValue(null, "seqNum")),
                         seconds(r.getAttributeValue(null, "timeValue")),
                         value == null ? Observation.Frame.LOST : new BigDecimal(value).movePointRight(6).longValueExact(),
-                        bytes == null ? 0 : Integer.parseInt(bytes), ttl == null ? -1 : Integer.parseInt(ttl)));
+                        bytes == null ? 0 : Long.parseLong(bytes), ttl == null ? -1 : Integer.parseInt(ttl)));
             }
             skip(r);
         }

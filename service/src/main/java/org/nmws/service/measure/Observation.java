@@ -39,7 +39,7 @@ public record Observation(long id, String measurementPoint, Characteristic.Probe
      * @param valueNanos the measured value (an RTT), or -1 when the frame was lost
      * @param ttl the IP TTL the reply arrived with, or -1
      */
-    public record Frame(long seq, long sendEpochNanos, long valueNanos, int bytes, int ttl) {
+    public record Frame(long seq, long sendEpochNanos, long valueNanos, long bytes, int ttl) {
         /**
          * The value of a frame that never arrived. Only this one value: a one-way delay between
          * unsynchronised clocks is negative and still a delay.

@@ -93,7 +93,7 @@ final class TcpObservations {
         for (int st = 0; st < streams; st++) {
             for (int b = 0; b < ts.bins(); b++) {
                 frames.add(new Observation.Frame((long) st * ts.bins() + b, ts.startEpochNanos() + b * ts.binNanos(),
-                        ts.binNanos(), (int) Math.min(Integer.MAX_VALUE, ts.bytes(st, b)), st));
+                        ts.binNanos(), ts.bytes(st, b), st));
             }
         }
         Map<String, long[]> samples = new LinkedHashMap<>();

@@ -37,8 +37,8 @@ final class UtilizationObservations {
             maxOut = Math.max(maxOut, dOut * 8e3 / dt);
             maxIn = Math.max(maxIn, dIn * 8e3 / dt);
             // An int holds 2 GB: over 17 Gbit/s for a 1 s interval; clamp rather than wrap.
-            frames.add(new Observation.Frame(2L * (i - 1), a.epochNanos(), dt, (int) Math.min(Integer.MAX_VALUE, dOut), 0));
-            frames.add(new Observation.Frame(2L * (i - 1) + 1, a.epochNanos(), dt, (int) Math.min(Integer.MAX_VALUE, dIn), 1));
+            frames.add(new Observation.Frame(2L * (i - 1), a.epochNanos(), dt, dOut, 0));
+            frames.add(new Observation.Frame(2L * (i - 1) + 1, a.epochNanos(), dt, dIn, 1));
         }
         s.put("maxOutMbps", maxOut);
         s.put("maxInMbps", maxIn);

@@ -242,7 +242,7 @@ public final class NmwgWriter {
                 d.setValue(f.valueNanos() / 1e6);
                 d.setValueUnits("ms");
             }
-            d.setNumBytes(f.bytes());
+            d.setNumBytes(Math.toIntExact(f.bytes())); // probe frames: at most 64 KiB
             d.setTimeType("unix");
             d.setTimeValue(unixTime(f.sendEpochNanos()));
             data.getAny().add(d);
@@ -329,7 +329,7 @@ public final class NmwgWriter {
                 if (!fr.lost()) {
                     d.setReceiveTime(unixTime(fr.sendEpochNanos() + fr.valueNanos()));
                 }
-                d.setNumBytes(fr.bytes());
+                d.setNumBytes(Math.toIntExact(fr.bytes()));
                 data.getAny().add(d);
             }
         }

@@ -16,8 +16,10 @@ class FrameCodecTest {
     @Test
     void extremeValuesSurviveEncoding() {
         List<Frame> frames = List.of(
-                new Frame(Long.MAX_VALUE, Long.MIN_VALUE, -1, Integer.MAX_VALUE, Integer.MIN_VALUE),
-                new Frame(Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MIN_VALUE, Integer.MAX_VALUE),
+                new Frame(Long.MAX_VALUE, Long.MIN_VALUE, -1, Long.MAX_VALUE, Integer.MIN_VALUE),
+                new Frame(Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE),
+                // An interface's bytes over a 300 s interval at 10 Gbit/s: far beyond an int.
+                new Frame(1, 2, 300_000_000_000L, 375_000_000_000L, 0),
                 new Frame(0, 0, 0, 0, 0));
         byte[] chunk = FrameCodec.encode(frames, 0, frames.size());
         List<Frame> out = new ArrayList<>();
