@@ -147,25 +147,45 @@ static int run_step(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avai
     return rc;
 }
 
-/* The bracket from all steps so far: highest uncongested and lowest
- * congested sent rate. */
+/* The bracket from all steps so far: the lowest sent rate that congested the
+ * path, and the highest rate that crossed it without congestion, counted as
+ * received (a sender that fell short, or a path that dropped a little within
+ * the tolerance, did not show that the path carries what was asked). When a
+ * congested step sent less than an uncongested one delivered, the two crossed
+ * within the sender's own jitter: they still bound the estimate, from both
+ * sides, and the bracket is taken the other way round. No path delivers
+ * more than it has room for, so the estimate never exceeds the highest rate
+ * any step received: a sender that cannot reach the upper end of the bracket
+ * (steps flagged sender-limited, with no loss or delay growth) leaves the
+ * bracket wide above the truth, and the midpoint alone would read high. */
 static void bracket(nmp_avail_result *res) {
-    double lo = 0, hi = NAN;
+    double lo = 0, hi = NAN, max_recv = NAN;
     int have_lo = 0;
     for (uint32_t i = 0; i < res->nsteps; i++) {
         const nmp_avail_step *s = &res->steps[i];
-        double r = isnan(s->sent_mbps) ? s->offered_mbps : s->sent_mbps;
+        if (!isnan(s->recv_mbps) && (isnan(max_recv) || s->recv_mbps > max_recv)) max_recv = s->recv_mbps;
+        double sent = isnan(s->sent_mbps) ? s->offered_mbps : s->sent_mbps;
         if (s->flags & (NMP_AVAIL_DELAY | NMP_AVAIL_RATE | NMP_AVAIL_LOSS)) {
-            if (isnan(hi) || r < hi) hi = r;
-        } else if (r > lo) {
-            lo = r;
-            have_lo = 1;
+            if (isnan(hi) || sent < hi) hi = sent;
+        } else {
+            double passed = !isnan(s->recv_mbps) && s->recv_mbps < sent ? s->recv_mbps : sent;
+            if (passed > lo) {
+                lo = passed;
+                have_lo = 1;
+            }
         }
+    }
+    res->bracketed = have_lo && !isnan(hi);
+    if (res->bracketed && hi < lo) {
+        double t = lo;
+        lo = hi;
+        hi = t;
     }
     res->lower_mbps = lo;
     res->upper_mbps = hi;
-    res->bracketed = have_lo && !isnan(hi) && hi > lo;
     res->estimate_mbps = res->bracketed ? (lo + hi) / 2 : NAN;
+    if (res->bracketed && !isnan(max_recv) && max_recv < res->estimate_mbps)
+        res->estimate_mbps = max_recv > lo ? max_recv : lo;
     res->estimate_wire_mbps = res->estimate_mbps * (res->size + res->wire_overhead) / res->size;
 }
 
