@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """An independent SOAP client: Python zeep reads nmws's served WSDL and calls it over SOAP 1.1
 and SOAP 1.2 (Echo, MeasurementRequest against a local responder, MetadataKeyRequest, and a
-SetupDataRequest by the key it returned). Prints one line per check; exits non-zero on the
+SetupDataRequest by the key it returned); then, as a WSDL-generated client does, it takes the
+WSDL served at either endpoint and calls each port at the address the WSDL gives it, and calls
+the GGF v1 operation (networkMeasurementRequest, sent with the WSDL's empty SOAPAction). Prints one line per check; exits non-zero on the
 first wrong answer. Run by tests/.../InteropTest.
 
 usage: zeep_client.py BASE_URL DST"""
@@ -142,6 +144,34 @@ def main():
                   if etree.QName(e).namespace == PINGER and e.get("name") == "minRtt"]
         check(sd.type == "SetupDataResponse" and figures["minRtt"] in stored,
               f"{tag} setup data by key holds minRtt {figures['minRtt']} among {len(stored)}")
+
+    # The WSDL at either endpoint names both ports by absolute addresses: a client that takes
+    # a port as the WSDL gives it (the first one is zeep's default) reaches the service.
+    for wsdl_path in ("/services/MeasurementService", "/services/MeasurementService12"):
+        c = zeep.Client(base + wsdl_path + "?wsdl", transport=Transport(timeout=120))
+        for port_name, port in c.wsdl.services["MeasurementService"].ports.items():
+            address = port.binding_options["address"]
+            check(address.startswith(base + "/services/"), f"{wsdl_path} WSDL gives {port_name} at {address}")
+            echo = call(c, c.bind("MeasurementService", port_name), "EchoRequest",
+                        metadata_children(event_type="http://schemas.perfsonar.net/tools/admin/echo/2.0"))
+            check(echo.type == "EchoResponse", f"{wsdl_path} WSDL, {port_name} as given: echo -> {echo.type}")
+        echo = call(c, c.service, "EchoRequest",
+                    metadata_children(event_type="http://schemas.perfsonar.net/tools/admin/echo/2.0"))
+        check(echo.type == "EchoResponse", f"{wsdl_path} WSDL, default port: echo -> {echo.type}")
+
+        # GGF v1 through the WSDL's own operation: zeep builds the request from the XSD.
+        report = c.service.networkMeasurementRequest(version="1.0", request=[{
+            "characteristic": "path.delay.roundTrip",
+            "subject": {"path": {"destination": {"address": {"host": dst}}}},
+            "methodology": {"parameterSet": [{"parameter": [{"_value_1": "4", "name": "count"},
+                                                            {"_value_1": "0.01", "name": "interval"}]}]},
+            "statistics": {"statistic": ["min"]},
+            "maxResults": 1, "allowNewMeasurements": True}])
+        results = [x["result"] for x in report._value_1 or [] if x.get("result") is not None]
+        faults = [x["nmwgFault"] for x in report._value_1 or [] if x.get("nmwgFault") is not None]
+        check(len(results) == 1 and not faults, f"{wsdl_path} WSDL, v1 operation: {len(results)} result, {len(faults)} faults")
+        stats = {s_["name"]: s_["_value_1"] for m in results[0]["measurement"] for s_ in m["statistic"]}
+        check("minRtt" in stats and 0 < stats["minRtt"] < 50, f"{wsdl_path} WSDL, v1 operation: minRtt {stats.get('minRtt')} ms")
     print("zeep interop passed")
 
 

@@ -87,6 +87,39 @@ class InteropTest extends LiveServiceTest {
         assertEquals("6", fault.getElementsByTagNameNS(V1, "code").item(0).getTextContent());
     }
 
+    /**
+     * Document/literal clients send a v1 request with an empty or absent SOAPAction, or one of
+     * their own: the service routes by the body element, and the WSDL declares the operation.
+     */
+    @Test
+    void aV1RequestOverSoap11IsAnsweredWhateverTheSoapAction() throws Exception {
+        String body = fixture("v1-request.xml");
+        String env = "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\"><SOAP-ENV:Body>"
+                + body + "</SOAP-ENV:Body></SOAP-ENV:Envelope>";
+        for (String action : new String[] {"\"\"", "", null, "urn:example:client-own-action",
+                                           "http://ggf.org/ns/nmwg/base/2.0/message/"}) {
+            HttpResponse<String> resp = service.post("/services/MeasurementService", env, "text/xml", action);
+            assertEquals(200, resp.statusCode(), "SOAPAction " + action + ": " + resp.body());
+            Element report = validatedV1(resp.body());
+            assertEquals(1, report.getElementsByTagNameNS(V1, "result").getLength(), "SOAPAction " + action + ": " + resp.body());
+            assertEquals("Discovery", ((Element) report.getElementsByTagNameNS(V1, "nmwgFault").item(0)).getAttribute("kind"));
+        }
+        String wsdl = service.get("/services/MeasurementService?wsdl").body();
+        assertTrue(wsdl.contains("<wsdl:operation name=\"networkMeasurementRequest\">"), wsdl);
+    }
+
+    /** Each WSDL names both ports by the absolute address the client reached the service at. */
+    @Test
+    void theWsdlAtEitherEndpointGivesBothPortsAbsoluteAddresses() throws Exception {
+        for (String path : new String[] {"/services/MeasurementService", "/services/MeasurementService12"}) {
+            String wsdl = service.get(path + "?wsdl").body();
+            for (String port : new String[] {"MeasurementService", "MeasurementService12"}) {
+                assertTrue(wsdl.contains("location=\"" + service.baseUrl + "/services/" + port + "\""),
+                        path + "?wsdl lacks the absolute address of " + port + ":\n" + wsdl);
+            }
+        }
+    }
+
     @Test
     void aV1RequestThatIsNotWellFormedGetsARequestFault() throws Exception {
         HttpResponse<String> resp = service.soap11("<v1:networkMeasurementRequest xmlns:v1=\"" + V1 + "\">"

@@ -9,6 +9,7 @@ import org.nmws.service.NmwsProperties;
 import org.nmws.service.nmwg.MessageHandler;
 import org.nmws.service.nmwg.SafeXml;
 import org.nmws.service.v1.V1Codec;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -22,18 +23,38 @@ class TransportConfig {
     }
 
     @Bean
-    Endpoint soap11Endpoint(Bus bus, Dialects handler, NmwsProperties props) {
-        EndpointImpl endpoint = new EndpointImpl(bus, new SoapEndpoints.Soap11(handler));
-        endpoint.setProperties(limits(props));
-        endpoint.publish("/MeasurementService");
-        return endpoint;
+    Endpoint soap11Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
+                            @Value("${nmws.public-url:}") String publicUrl) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap11(handler)), servletPath, "/MeasurementService", props, publicUrl);
     }
 
     @Bean
-    Endpoint soap12Endpoint(Bus bus, Dialects handler, NmwsProperties props) {
-        EndpointImpl endpoint = new EndpointImpl(bus, new SoapEndpoints.Soap12(handler));
-        endpoint.setProperties(limits(props));
-        endpoint.publish("/MeasurementService12");
+    Endpoint soap12Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
+                            @Value("${nmws.public-url:}") String publicUrl) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap12(handler)), servletPath, "/MeasurementService12", props, publicUrl);
+    }
+
+    /**
+     * Publishes an endpoint under CXF's servlet. The WSDL served at either endpoint names
+     * both ports, and CXF makes only the requested port's address absolute by itself: a
+     * client taking the other port would get "/MeasurementService12". So every port's address
+     * is rewritten from the request (scheme, host and port the client used; the path kept
+     * from the address set here), or fixed to nmws.public-url when the service sits behind a
+     * proxy that changes them. An empty, absent or unknown SOAPAction falls to the operation
+     * with the empty action, and the body element decides the dialect (SoapEndpoints).
+     */
+    private static Endpoint publish(EndpointImpl endpoint, String servletPath, String path, NmwsProperties props,
+                                    String publicUrl) {
+        Map<String, Object> properties = limits(props);
+        properties.put("autoRewriteSoapAddressForAllServices", Boolean.TRUE);
+        properties.put("allowNonMatchingToDefaultSoapAction", Boolean.TRUE);
+        endpoint.setProperties(properties);
+        String absolute = (publicUrl.isBlank() ? "http://localhost" : publicUrl.replaceAll("/+$", "")) + servletPath + path;
+        if (!publicUrl.isBlank()) {
+            endpoint.setPublishedEndpointUrl(absolute);
+        }
+        endpoint.publish(path);
+        endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);
         return endpoint;
     }
 
