@@ -235,3 +235,121 @@ end:
         nmp_seterr(err, errlen, "avail %s:%d: cancelled after %u steps", spec->host, spec->port, res->nsteps);
     return rc;
 }
+
+/* ---- the "avail" kind: spec table and packed result (nmp_kind.h) ---- */
+
+#include "nmp_kind.h"
+
+/* Defaults are the engine's (its 0 = default values spelled out), refine 4 the CLI's. */
+static const nmp_spec_field avail_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_avail_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_avail_spec, port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_avail_spec, size), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .def = DEFAULT_SIZE, .cli = "size", .cli_short = 's', .help = "UDP payload bytes per frame"},
+    /* 0 = stepMbps; else 0.1..maxMbps (avail_check) */
+    {.name = "minMbps", .type = NMP_S_F64, .offset = offsetof(nmp_avail_spec, min_mbps), .hi = 100000,
+     .cli = "min-mbps", .cli_short = 'm', .help = "first offered rate, Mbit/s (0 = step-mbps)"},
+    {.name = "maxMbps", .type = NMP_S_F64, .offset = offsetof(nmp_avail_spec, max_mbps), .lo = 0.1, .hi = 100000,
+     .required = 1, .cli = "max-mbps", .cli_short = 'M', .help = "highest offered rate, Mbit/s"},
+    /* 0 = maxMbps / 10; at most maxMbps (avail_check) */
+    {.name = "stepMbps", .type = NMP_S_F64, .offset = offsetof(nmp_avail_spec, step_mbps), .hi = 100000,
+     .cli = "step-mbps", .cli_short = 'S', .help = "coarse step, Mbit/s (0 = max-mbps / 10)"},
+    {.name = "refine", .type = NMP_S_U32, .offset = offsetof(nmp_avail_spec, refine), .hi = 20, .def = 4,
+     .cli = "refine", .cli_short = 'r', .help = "bisection steps after the coarse scan"},
+    {.name = "stepNs", .type = NMP_S_U64, .offset = offsetof(nmp_avail_spec, step_ns), .lo = 10e6, .hi = 10e9,
+     .def = DEFAULT_STEP_NS, .cli = "step-ms", .cli_short = 'd', .cli_scale = 1e6, .help = "sending time per step"},
+    {.name = "pauseNs", .type = NMP_S_U64, .offset = offsetof(nmp_avail_spec, pause_ns), .hi = 10e9,
+     .def = DEFAULT_PAUSE_NS, .cli = "pause-ms", .cli_scale = 1e6, .help = "pause between steps (0 = 200 ms)"},
+    {.name = "lossPercent", .type = NMP_S_F64, .offset = offsetof(nmp_avail_spec, loss_percent), .hi = 100,
+     .def = DEFAULT_LOSS, .cli = "loss-percent", .help = "a step losing more is congested (0 = 1 %)"},
+    {.name = "rateTolerance", .type = NMP_S_F64, .offset = offsetof(nmp_avail_spec, rate_tolerance), .hi = 0.5,
+     .def = DEFAULT_TOL, .cli = "rate-tolerance", .help = "received-rate shortfall that is congestion (0 = 0.03)"},
+    {.name = "delayThresholdNs", .type = NMP_S_U64, .offset = offsetof(nmp_avail_spec, delay_threshold_ns),
+     .hi = 10e9, .def = DEFAULT_DELAY_NS, .cli = "delay-ms", .cli_scale = 1e6,
+     .help = "one-way delay growth that marks congestion (0 = 1 ms)"},
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(nmp_avail_spec, timeout_ns), .hi = 60e9,
+     .def = DEFAULT_TIMEOUT_NS, .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6,
+     .help = "wait after each step's last frame (0 = 500 ms)"},
+    {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_avail_spec, ttl), .hi = 255, .cli = "ttl",
+     .help = "outgoing TTL / hop limit (0 = system default)"},
+};
+
+static int avail_check(void *sp, char *err, size_t errlen) {
+    const nmp_avail_spec *s = sp;
+    if (s->min_mbps != 0 && !(s->min_mbps >= 0.1 && s->min_mbps <= s->max_mbps)) {
+        nmp_seterr(err, errlen, "avail: minMbps %g is outside 0 or 0.1..%g (maxMbps)", s->min_mbps, s->max_mbps);
+        return -EINVAL;
+    }
+    if (!(s->step_mbps <= s->max_mbps)) {
+        nmp_seterr(err, errlen, "avail: stepMbps %g is above maxMbps %g", s->step_mbps, s->max_mbps);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int avail_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    nmp_avail_result *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "avail: out of memory");
+        return -ENOMEM;
+    }
+    nmp_monotime_ns t0 = nmp_mono_now();
+    int rc = nmp_avail_run(sp, ctl, r, err, errlen);
+    double elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    uint32_t n = r->nsteps < NMP_AVAIL_MAX_STEPS ? r->nsteps : NMP_AVAIL_MAX_STEPS;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "localAddress", r->local_addr);
+    nmp_pack_str(out, "remoteAddress", r->remote_addr);
+    nmp_pack_i64(out, "remotePort", r->remote_port);
+    nmp_pack_i64(out, "packetSize", r->size);
+    nmp_pack_i64(out, "wireOverheadBytes", r->wire_overhead);
+    nmp_pack_bool(out, "bracketed", r->bracketed);
+    nmp_pack_f64(out, "estimateMbps", r->estimate_mbps);
+    nmp_pack_f64(out, "estimateWireMbps", r->estimate_wire_mbps);
+    nmp_pack_f64(out, "lowerMbps", r->lower_mbps);
+    nmp_pack_f64(out, "upperMbps", r->upper_mbps);
+    nmp_pack_f64(out, "elapsedMs", elapsed_ms);
+    nmp_pack_i64(out, "startEpochNanos", r->start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r->end_wall);
+    const nmp_avail_step *s = r->steps;
+    const size_t st = sizeof(*s);
+    nmp_pack_col_f64(out, "steps.offeredMbps", s, n, st, offsetof(nmp_avail_step, offered_mbps), 1);
+    nmp_pack_col_f64(out, "steps.sentMbps", s, n, st, offsetof(nmp_avail_step, sent_mbps), 1);
+    nmp_pack_col_f64(out, "steps.receivedMbps", s, n, st, offsetof(nmp_avail_step, recv_mbps), 1);
+    nmp_pack_col_f64(out, "steps.lossPercent", s, n, st, offsetof(nmp_avail_step, loss_percent), 1);
+    nmp_pack_col_f64(out, "steps.owdMinMs", s, n, st, offsetof(nmp_avail_step, owd_min_ms), 1);
+    nmp_pack_col_f64(out, "steps.owdMedianMs", s, n, st, offsetof(nmp_avail_step, owd_median_ms), 1);
+    nmp_pack_col_f64(out, "steps.owdIncreaseMs", s, n, st, offsetof(nmp_avail_step, owd_increase_ms), 1);
+    nmp_pack_col_f64(out, "steps.owdSlopeMsPerS", s, n, st, offsetof(nmp_avail_step, owd_slope_ms_per_s), 1);
+    nmp_pack_col_i64(out, "steps.framesSent", s, n, st, offsetof(nmp_avail_step, frames_sent), NMP_C_U32);
+    nmp_pack_col_i64(out, "steps.framesReceived", s, n, st, offsetof(nmp_avail_step, frames_received), NMP_C_U32);
+    int64_t flags[5][NMP_AVAIL_MAX_STEPS];
+    for (uint32_t i = 0; i < n; i++) {
+        flags[0][i] = (s[i].flags & NMP_AVAIL_DELAY) != 0;
+        flags[1][i] = (s[i].flags & NMP_AVAIL_RATE) != 0;
+        flags[2][i] = (s[i].flags & NMP_AVAIL_LOSS) != 0;
+        flags[3][i] = (s[i].flags & NMP_AVAIL_SENDER) != 0;
+        flags[4][i] = s[i].refine != 0;
+    }
+    nmp_pack_i64s(out, "steps.delay", flags[0], n);
+    nmp_pack_i64s(out, "steps.rate", flags[1], n);
+    nmp_pack_i64s(out, "steps.loss", flags[2], n);
+    nmp_pack_i64s(out, "steps.senderLimited", flags[3], n);
+    nmp_pack_i64s(out, "steps.refine", flags[4], n);
+end:
+    free(r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_avail = {
+    .name = "avail",
+    .summary = "available bandwidth by a rate scan (UDP payload Mbit/s)",
+    .fields = avail_fields,
+    .nfields = sizeof(avail_fields) / sizeof(avail_fields[0]),
+    .spec_size = sizeof(nmp_avail_spec),
+    .check = avail_check,
+    .run = avail_kind_run,
+};

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_kind.h"
 #include "nmprobe.h"
 
 #define DEFAULT_TRAINS 40
@@ -234,3 +235,144 @@ end:
     if (rc < 0 && rc != -ECANCELED) nmp_capacity_result_free(res);
     return rc;
 }
+
+/* ---- the "capacity" kind: spec table and packed result (nmp_kind.h) ---- */
+
+static const nmp_spec_field capacity_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_capacity_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_capacity_spec, port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "trains", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, trains), .lo = 1,
+     .hi = NMP_CAP_MAX_TRAINS, .def = 40, .cli = "trains", .cli_short = 'n', .help = "trains to send"},
+    {.name = "trainLen", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, train_len), .lo = 4,
+     .hi = NMP_TRAIN_MAX, .def = 100, .cli = "train-len", .cli_short = 'l', .help = "frames per train"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, size), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .def = 1472, .cli = "size", .cli_short = 's', .help = "UDP payload bytes per frame"},
+    /* 0 = train-len / 2; else 1..train-len - 3 (capacity_check) */
+    {.name = "skip", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, skip), .hi = NMP_TRAIN_MAX,
+     .cli = "skip", .cli_short = 'k', .help = "head frames left out per train (0 = train-len / 2)"},
+    /* 0 = 4x a pilot train's arrival span; else 100 us..10 s (capacity_check) */
+    {.name = "gapNs", .type = NMP_S_U64, .offset = offsetof(nmp_capacity_spec, gap_ns), .hi = 10e9, .cli = "gap-us",
+     .cli_short = 'g', .cli_scale = 1000, .help = "train start to train start (0 = automatic from a pilot train)"},
+    /* 0 is the engine's 500 ms */
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(nmp_capacity_spec, timeout_ns), .hi = 60e9,
+     .def = 500e6, .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6,
+     .help = "wait after the last frame before fetching the receiver's records"},
+    {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_capacity_spec, ttl), .hi = 255, .cli = "ttl",
+     .help = "outgoing TTL / hop limit (0 = system default)"},
+};
+
+static int capacity_check(void *sp, char *err, size_t errlen) {
+    const nmp_capacity_spec *s = sp;
+    if (s->skip != 0 && s->skip + 3 > s->train_len) {
+        nmp_seterr(err, errlen, "capacity: skip %u is outside 1..%u (train length - 3)", s->skip, s->train_len - 3);
+        return -EINVAL;
+    }
+    if (s->gap_ns != 0 && s->gap_ns < 100000) {
+        nmp_seterr(err, errlen, "capacity: gapNs %llu is outside 0 or 100000..1e10", (unsigned long long)s->gap_ns);
+        return -EINVAL;
+    }
+    if ((uint64_t)s->trains * s->train_len > 1000000) {
+        nmp_seterr(err, errlen, "capacity: trains * trainLen %llu is above 1000000",
+                   (unsigned long long)s->trains * s->train_len);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const char *capacity_status_name(int st) {
+    switch (st) {
+    case NMP_TRAIN_USED: return "used";
+    case NMP_TRAIN_LOSS: return "loss";
+    case NMP_TRAIN_REORDER: return "reordered";
+    case NMP_TRAIN_SENDER: return "sender-limited";
+    default: return "not-sent";
+    }
+}
+
+static int capacity_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    nmp_capacity_result r;
+    const char **status = NULL;
+    double *nan_rows = NULL;
+    memset(&r, 0, sizeof(r));
+    nmp_monotime_ns t0 = nmp_mono_now();
+    int rc = nmp_capacity_run(sp, ctl, &r, err, errlen);
+    double elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    /* per-train rows: the engine's, or (a cancel it did not foresee) 'trains' rows not sent */
+    uint32_t n = r.trains;
+    int have = r.train_user_mbps && r.train_status && r.train_received;
+    if (!have && n > 0 && rc != -ECANCELED) {
+        nmp_seterr(err, errlen, "capacity: the engine returned no per-train results");
+        rc = -EFAULT;
+        goto end;
+    }
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "localAddress", r.local_addr);
+    nmp_pack_str(out, "remoteAddress", r.remote_addr);
+    nmp_pack_i64(out, "remotePort", r.remote_port);
+    nmp_pack_i64(out, "trains", r.trains);
+    nmp_pack_i64(out, "trainsSent", r.trains_sent);
+    nmp_pack_i64(out, "trainsUsed", r.trains_used);
+    nmp_pack_i64(out, "discardedLoss", r.discarded_loss);
+    nmp_pack_i64(out, "discardedReordered", r.discarded_reorder);
+    nmp_pack_i64(out, "discardedSenderLimited", r.discarded_sender);
+    nmp_pack_i64(out, "trainLength", r.train_len);
+    nmp_pack_i64(out, "packetSize", r.size);
+    nmp_pack_i64(out, "skip", r.skip);
+    nmp_pack_i64(out, "gapNanos", (int64_t)r.gap_ns);
+    nmp_pack_i64(out, "framesSent", r.frames_sent);
+    nmp_pack_i64(out, "framesReceived", r.frames_received);
+    nmp_pack_i64(out, "frameOverheadBytes", r.frame_overhead);
+    nmp_pack_i64(out, "wireOverheadBytes", r.wire_overhead);
+    nmp_pack_f64(out, "pilotSpanMs", r.pilot_span_ns / 1e6);
+    nmp_pack_f64(out, "userMbps", r.user_mbps);
+    nmp_pack_f64(out, "frameMbps", r.frame_mbps);
+    nmp_pack_f64(out, "wireMbps", r.wire_mbps);
+    nmp_pack_f64(out, "p10Mbps", r.p10_mbps);
+    nmp_pack_f64(out, "p25Mbps", r.p25_mbps);
+    nmp_pack_f64(out, "p75Mbps", r.p75_mbps);
+    nmp_pack_f64(out, "p90Mbps", r.p90_mbps);
+    nmp_pack_f64(out, "iqrMbps", r.iqr_mbps);
+    nmp_pack_f64(out, "headUserMbps", r.head_user_mbps);
+    nmp_pack_f64(out, "elapsedMs", elapsed_ms);
+    nmp_pack_i64(out, "startEpochNanos", r.start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r.end_wall);
+    status = malloc((n ? n : 1) * sizeof(*status));
+    nan_rows = have ? NULL : malloc((n ? n : 1) * sizeof(*nan_rows));
+    if (status == NULL || (!have && nan_rows == NULL)) {
+        nmp_seterr(err, errlen, "capacity: out of memory");
+        rc = -ENOMEM;
+        goto end;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        status[i] = capacity_status_name(have ? r.train_status[i] : NMP_TRAIN_NOT_SENT);
+        if (!have) nan_rows[i] = NAN;
+    }
+    nmp_pack_f64s(out, "perTrain.userMbps", have ? r.train_user_mbps : nan_rows, n);
+    if (have) {
+        nmp_pack_col_i64(out, "perTrain.received", r.train_received, n, sizeof(uint32_t), 0, NMP_C_U32);
+    } else {
+        int64_t *zeros = calloc(n ? n : 1, sizeof(*zeros));
+        if (zeros == NULL && out->failed == 0) out->failed = -ENOMEM;
+        if (zeros != NULL) nmp_pack_i64s(out, "perTrain.received", zeros, n);
+        free(zeros);
+    }
+    nmp_pack_strs(out, "perTrain.status", status, n);
+end:
+    free(nan_rows);
+    free(status);
+    nmp_capacity_result_free(&r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_capacity = {
+    .name = "capacity",
+    .summary = "path capacity by packet-train dispersion (Mbit/s user, frame and wire level)",
+    .fields = capacity_fields,
+    .nfields = sizeof(capacity_fields) / sizeof(capacity_fields[0]),
+    .spec_size = sizeof(nmp_capacity_spec),
+    .check = capacity_check,
+    .run = capacity_kind_run,
+};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/timex.h>
 
+#include "nmp_kind.h"
 #include "nmprobe.h"
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
@@ -62,3 +63,35 @@ int nmp_clock_state_read(nmp_clock_state *out, char *err, size_t errlen) {
     nmp_clock_state_classify(rc, tx.status, &out->synchronised, out->state, sizeof(out->state));
     return 0;
 }
+
+/* ---- the "clock" kind: no spec fields; the clock state packed (nmp_kind.h) ---- */
+
+static int clock_kind_run(const void *spec, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    nmp_clock_state st;
+    int rc = nmp_clock_state_read(&st, err, errlen);
+    if (rc < 0) return rc;
+    nmp_pack_bool(out, "cancelled", 0);
+    nmp_pack_str(out, "source", st.source);
+    nmp_pack_bool(out, "synchronised", st.synchronised);
+    nmp_pack_i64(out, "adjtimexRc", st.adjtimex_rc);
+    nmp_pack_i64(out, "status", st.status);
+    nmp_pack_i64(out, "maxErrorUs", st.max_error_us);
+    nmp_pack_i64(out, "estErrorUs", st.est_error_us);
+    nmp_pack_i64(out, "offsetNs", st.offset_ns);
+    nmp_pack_str(out, "state", st.state);
+    return 0;
+}
+
+/* A spec struct must have a size; the clock has no fields. */
+typedef struct clock_kind_spec {
+    int unused;                      /* no fields */
+} clock_kind_spec;
+
+const nmp_kind nmp_kind_clock = {
+    .name = "clock",
+    .summary = "this host's clock source and NTP synchronisation (adjtimex, read-only)",
+    .fields = NULL,
+    .nfields = 0,
+    .spec_size = sizeof(clock_kind_spec),
+    .run = clock_kind_run,
+};

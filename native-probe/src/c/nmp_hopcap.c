@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "nmp_hopcap.h"
+#include "nmp_kind.h"
 #include "nmp_net.h"
 
 #define DEFAULT_TRAINS 30
@@ -667,3 +668,153 @@ fail:
     res->nhops = 0;
     goto end;
 }
+
+/* ---- the "hopcap" kind: spec table and packed result (nmp_kind.h) ---- */
+
+/* Defaults are the engine's (its 0 = default values, spelled out). */
+static const nmp_spec_field hopcap_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_hopcap_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "destination name or address (IPv4 or IPv6)"},
+    {.name = "hops", .type = NMP_S_INT, .offset = offsetof(nmp_hopcap_spec, hops), .hi = NMP_HOPS_MAX_TTL,
+     .cli = "hops", .cli_short = 'n', .help = "measure TTL 1..N (0 = find the hop count with the hop list)"},
+    {.name = "maxTtl", .type = NMP_S_INT, .offset = offsetof(nmp_hopcap_spec, max_ttl), .lo = 1,
+     .hi = NMP_HOPS_MAX_TTL, .def = 30, .cli = "max-ttl", .cli_short = 'm', .help = "hop-list limit when hops is 0"},
+    {.name = "trains", .type = NMP_S_U32, .offset = offsetof(nmp_hopcap_spec, trains), .lo = 1,
+     .hi = NMP_HOPCAP_MAX_TRAINS, .def = 30, .cli = "trains", .cli_short = 't', .help = "trains per hop"},
+    {.name = "trainLen", .type = NMP_S_U32, .offset = offsetof(nmp_hopcap_spec, train_len), .lo = 2,
+     .hi = NMP_HOPCAP_MAX_LEN, .def = 64, .cli = "train-len", .cli_short = 'l',
+     .help = "frames per train, 2 = pairs"},
+    /* -1 = train-len / 2 (0 for pairs); else 0..train-len - 2 (hopcap_check) */
+    {.name = "skip", .type = NMP_S_INT, .offset = offsetof(nmp_hopcap_spec, skip), .lo = -1,
+     .hi = NMP_HOPCAP_MAX_LEN - 2, .def = -1, .cli = "skip", .cli_short = 'k',
+     .help = "head frames left out of each train (-1 = train-len / 2; 0 for pairs)"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_hopcap_spec, size), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .def = 1472, .cli = "size", .cli_short = 's', .help = "UDP payload bytes, sent with DF"},
+    {.name = "gapNs", .type = NMP_S_U64, .offset = offsetof(nmp_hopcap_spec, gap_ns), .hi = 10e9, .cli = "gap-us",
+     .cli_short = 'g', .cli_scale = 1000, .help = "pause after each train (0 = 3x its answer span)"},
+    {.name = "waitMs", .type = NMP_S_U32, .offset = offsetof(nmp_hopcap_spec, wait_ms), .lo = 1, .hi = 60000,
+     .def = 1000, .cli = "wait-ms", .cli_short = 'w', .help = "wait for a train's answers"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_hopcap_spec, port), .lo = 1, .hi = 65535,
+     .def = 33434, .cli = "dport", .cli_short = 'p', .help = "first destination port"},
+};
+
+static int hopcap_check(void *sp, char *err, size_t errlen) {
+    const nmp_hopcap_spec *s = sp;
+    if (s->skip >= 0 && (uint32_t)s->skip + 2 > s->train_len) {
+        nmp_seterr(err, errlen, "hopcap: skip %d is outside -1..%u (train length - 2)", s->skip, s->train_len - 2);
+        return -EINVAL;
+    }
+    uint64_t rows = (uint64_t)(s->hops > 0 ? s->hops : s->max_ttl);
+    if (rows * s->trains * s->train_len > NMP_HOPCAP_MAX_FRAMES) {
+        nmp_seterr(err, errlen, "hopcap: (hops or maxTtl) * trains * trainLen %llu is above %u",
+                   (unsigned long long)(rows * s->trains * s->train_len), NMP_HOPCAP_MAX_FRAMES);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const char *hopcap_status_name(int st) {
+    switch (st) {
+    case NMP_HC_USED: return "used";
+    case NMP_HC_SENDER: return "sender-limited";
+    case NMP_HC_MISSING: return "missing";
+    case NMP_HC_REORDERED: return "reordered";
+    default: return "not-sent";
+    }
+}
+
+static int hopcap_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    const nmp_hopcap_spec *spec = sp;
+    const char **status = NULL;
+    nmp_hopcap_result *r = calloc(1, sizeof(*r));
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "hopcap: out of memory");
+        return -ENOMEM;
+    }
+    nmp_monotime_ns t0 = nmp_mono_now();
+    int rc = nmp_hopcap_run(spec, ctl, r, err, errlen);
+    double elapsed_ms = (double)(nmp_mono_now() - t0) / 1e6;
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    /* hops are listed only with their per-train rows present */
+    int nh = r->nhops < 0 ? 0 : r->nhops > NMP_HOPS_MAX_TTL ? NMP_HOPS_MAX_TTL : r->nhops;
+    if (r->rows < (uint32_t)nh || r->train_frame_mbps == NULL || r->train_status == NULL) {
+        if (nh > 0 && rc != -ECANCELED) {
+            nmp_seterr(err, errlen, "hopcap: the engine returned no per-train results");
+            rc = -EFAULT;
+            goto end;
+        }
+        nh = 0;
+    }
+    size_t ntr = (size_t)nh * r->trains;
+    status = malloc((ntr ? ntr : 1) * sizeof(*status));
+    if (status == NULL) {
+        nmp_seterr(err, errlen, "hopcap: out of memory");
+        rc = -ENOMEM;
+        goto end;
+    }
+    for (size_t i = 0; i < ntr; i++) status[i] = hopcap_status_name(r->train_status[i]);
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "destination", r->dest_addr);
+    nmp_pack_bool(out, "discovered", r->discovered);
+    nmp_pack_bool(out, "reached", r->reached);
+    nmp_pack_i64(out, "hopCount", r->hop_count);
+    nmp_pack_i64(out, "trains", r->trains);
+    nmp_pack_i64(out, "trainLength", r->train_len);
+    nmp_pack_i64(out, "skip", r->skip);
+    nmp_pack_i64(out, "packetSize", r->size);
+    nmp_pack_i64(out, "frameOverheadBytes", r->frame_overhead);
+    nmp_pack_i64(out, "wireOverheadBytes", r->wire_overhead);
+    nmp_pack_str(out, "level", "frame");
+    nmp_pack_f64(out, "elapsedMs", elapsed_ms);
+    nmp_pack_i64(out, "startEpochNanos", r->start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r->end_wall);
+    const nmp_hopcap_hop *h = r->hops;
+    const size_t st = sizeof(*h);
+#define HC_I(key, member, t) nmp_pack_col_i64(out, "hops." key, h, nh, st, offsetof(nmp_hopcap_hop, member), t)
+#define HC_D(key, member) nmp_pack_col_f64(out, "hops." key, h, nh, st, offsetof(nmp_hopcap_hop, member), 1)
+    HC_I("ttl", ttl, NMP_C_INT);
+    nmp_pack_strs_fixed(out, "hops.address", h[0].addr, st, nh);
+    HC_I("destination", destination, NMP_C_INT);
+    HC_I("otherAddresses", other_addrs, NMP_C_INT);
+    HC_D("frameMbps", frame_mbps);
+    HC_D("userMbps", user_mbps);
+    HC_D("wireMbps", wire_mbps);
+    HC_D("modeFrameMbps", mode_frame_mbps);
+    HC_D("p10Mbps", p10_mbps);
+    HC_D("p25Mbps", p25_mbps);
+    HC_D("p75Mbps", p75_mbps);
+    HC_D("p90Mbps", p90_mbps);
+    HC_D("iqrMbps", iqr_mbps);
+    HC_D("headFrameMbps", head_frame_mbps);
+    HC_I("lowerBound", lower_bound, NMP_C_INT);
+    HC_I("endsOnly", ends_only, NMP_C_INT);
+    HC_I("trainsSent", trains_sent, NMP_C_U32);
+    HC_I("trainsUsed", trains_used, NMP_C_U32);
+    HC_I("missing", missing, NMP_C_U32);
+    HC_I("reordered", reordered, NMP_C_U32);
+    HC_I("senderLimited", sender_limited, NMP_C_U32);
+    HC_I("probesSent", probes_sent, NMP_C_U32);
+    HC_I("replies", replies, NMP_C_U32);
+    HC_I("kernelStamped", kernel_stamped, NMP_C_U32);
+    HC_I("trainsUserStamped", trains_user_stamped, NMP_C_U32);
+#undef HC_I
+#undef HC_D
+    /* train i of hop t at t * trains + i */
+    nmp_pack_f64s(out, "hops.perTrain.frameMbps", r->train_frame_mbps, ntr);
+    nmp_pack_strs(out, "hops.perTrain.status", status, ntr);
+end:
+    free(status);
+    nmp_hopcap_result_free(r);
+    free(r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_hopcap = {
+    .name = "hopcap",
+    .summary = "per-hop capacity from the dispersion of ICMP answers to TTL-limited trains",
+    .fields = hopcap_fields,
+    .nfields = sizeof(hopcap_fields) / sizeof(hopcap_fields[0]),
+    .spec_size = sizeof(nmp_hopcap_spec),
+    .check = hopcap_check,
+    .run = hopcap_kind_run,
+};

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nmp_kind.h"
 #include "nmp_net.h"
 
 #define MAX_PROBES_TOTAL (NMP_HOPS_MAX_TTL * NMP_HOPS_MAX_PROBES)
@@ -291,3 +293,82 @@ end:
     nmp_net_close(&fd);
     return rc;
 }
+
+/* ---- the "hops" kind: spec table and packed result (nmp_kind.h) ---- */
+
+/* Defaults are the engine's (its 0 = default values, spelled out). */
+static const nmp_spec_field hops_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_hops_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "destination name or address (IPv4 or IPv6)"},
+    {.name = "maxTtl", .type = NMP_S_INT, .offset = offsetof(nmp_hops_spec, max_ttl), .lo = 1, .hi = NMP_HOPS_MAX_TTL,
+     .def = 30, .cli = "max-ttl", .cli_short = 'm', .help = "largest TTL probed"},
+    {.name = "probes", .type = NMP_S_U32, .offset = offsetof(nmp_hops_spec, probes), .lo = 1,
+     .hi = NMP_HOPS_MAX_PROBES, .def = 3, .cli = "probes", .cli_short = 'q', .help = "probes per hop"},
+    {.name = "waitMs", .type = NMP_S_U32, .offset = offsetof(nmp_hops_spec, wait_ms), .lo = 1, .hi = 60000,
+     .def = 1000, .cli = "wait-ms", .cli_short = 'w', .help = "wait for each probe's answer"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_hops_spec, port), .lo = 1, .hi = 65535, .def = 33434,
+     .cli = "dport", .cli_short = 'p', .help = "first destination port"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_hops_spec, size), .hi = 1472, .cli = "size",
+     .cli_short = 's', .help = "UDP payload bytes"},
+    {.name = "parallel", .type = NMP_S_U32, .offset = offsetof(nmp_hops_spec, parallel), .lo = 1, .hi = 64,
+     .def = 16, .cli = "parallel", .cli_short = 'N', .help = "probes in flight"},
+    {.name = "resolve", .type = NMP_S_BOOL, .offset = offsetof(nmp_hops_spec, resolve), .hi = 1, .cli = "resolve",
+     .help = "reverse DNS of the hops (short timeout)"},
+    {.name = "resolveTimeoutMs", .type = NMP_S_U32, .offset = offsetof(nmp_hops_spec, resolve_timeout_ms),
+     .hi = 10000, .def = 500, .help = "deadline of each reverse lookup (0 = 500 ms)"},
+};
+
+static int hops_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    const nmp_hops_spec *spec = sp;
+    nmp_hops_result *r = calloc(1, sizeof(*r));
+    double *rtt = NULL;
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "hops: out of memory");
+        return -ENOMEM;
+    }
+    int rc = nmp_hops_run(spec, ctl, r, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    uint32_t np = spec->probes ? spec->probes : 3;
+    int nh = r->nhops < 0 ? 0 : r->nhops > NMP_HOPS_MAX_TTL ? NMP_HOPS_MAX_TTL : r->nhops;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "destination", r->dest_addr);
+    nmp_pack_bool(out, "reached", r->reached);
+    nmp_pack_i64(out, "hopCount", r->hop_count);
+    nmp_pack_i64(out, "probesSent", r->probes_sent);
+    nmp_pack_f64(out, "elapsedMs", r->elapsed_ms);
+    nmp_pack_i64(out, "probesPerHop", np);
+    const size_t st = sizeof(nmp_hop);
+    nmp_pack_col_i64(out, "hops.ttl", r->hops, nh, st, offsetof(nmp_hop, ttl), NMP_C_INT);
+    nmp_pack_strs_fixed(out, "hops.address", r->hops[0].addr, st, nh);
+    nmp_pack_strs_fixed(out, "hops.name", r->hops[0].name, st, nh);
+    nmp_pack_col_i64(out, "hops.answered", r->hops, nh, st, offsetof(nmp_hop, answered), NMP_C_INT);
+    nmp_pack_col_i64(out, "hops.icmpType", r->hops, nh, st, offsetof(nmp_hop, icmp_type), NMP_C_INT);
+    nmp_pack_col_i64(out, "hops.icmpCode", r->hops, nh, st, offsetof(nmp_hop, icmp_code), NMP_C_INT);
+    nmp_pack_col_i64(out, "hops.destination", r->hops, nh, st, offsetof(nmp_hop, destination), NMP_C_INT);
+    nmp_pack_col_i64(out, "hops.otherAddresses", r->hops, nh, st, offsetof(nmp_hop, other_addrs), NMP_C_INT);
+    nmp_pack_col_i64(out, "hops.unreachable", r->hops, nh, st, offsetof(nmp_hop, unreachable), NMP_C_INT);
+    /* probe k of hop t at t * probesPerHop + k; NaN when unanswered */
+    rtt = malloc(((size_t)nh * np + 1) * sizeof(*rtt));
+    if (rtt == NULL) {
+        nmp_seterr(err, errlen, "hops: out of memory");
+        rc = -ENOMEM;
+        goto end;
+    }
+    for (int t = 0; t < nh; t++)
+        for (uint32_t k = 0; k < np; k++)
+            rtt[(size_t)t * np + k] = r->hops[t].rtt_ns[k] < 0 ? NAN : r->hops[t].rtt_ns[k] / 1e6;
+    nmp_pack_f64s(out, "hops.rttMs", rtt, (size_t)nh * np);
+end:
+    free(rtt);
+    free(r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_hops = {
+    .name = "hops",
+    .summary = "hop list with TTL-limited UDP probes (no responder needed)",
+    .fields = hops_fields,
+    .nfields = sizeof(hops_fields) / sizeof(hops_fields[0]),
+    .spec_size = sizeof(nmp_hops_spec),
+    .run = hops_kind_run,
+};

@@ -377,7 +377,7 @@ static void stream_drain(nmp_responder *r) {
 /* When a RESULTS answer must be complete: at most RESULTS_MAX_NS from now
  * and never past the session's hard deadline, so a client that reads
  * slowly (or not at all) cannot hold the single-threaded responder longer
- * than its session may last (review: RESULTS stalls). */
+ * than its session may last. */
 static nmp_monotime_ns results_deadline(const session *s) {
     nmp_monotime_ns d = nmp_mono_now() + RESULTS_MAX_NS;
     return d < s->hard_deadline ? d : s->hard_deadline;
@@ -603,7 +603,7 @@ static void session_ctl_readable(nmp_responder *r) {
         }
         if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results && s->results_sent) {
             /* one answer per session: repeated RESULTS would let a client keep
-             * the responder writing (review: RESULTS stalls) */
+             * the responder writing past its session's deadline */
             nmp_seterr(e, sizeof(e), "RESULTS already answered in this session");
             rc = -EPROTO;
         } else if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results) {
@@ -644,8 +644,7 @@ static void evict_pending(nmp_responder *r, int i, const char *why) {
  * holds at most MAX_PENDING_PER_IP slots: beyond that its own oldest
  * pending connection makes room; when the table is full the oldest of all
  * does. A new connection is never refused, so silent connections from one
- * host (or a few) cannot lock other clients out (review: pending table
- * lock-out); a real client sends its request at once and is served before
+ * host (or a few) cannot lock other clients out; a real client sends its request at once and is served before
  * it could be evicted. */
 static void accept_conn(nmp_responder *r) {
     struct sockaddr_storage peer;

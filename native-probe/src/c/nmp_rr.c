@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 
 #include "nmp_client.h"
+#include "nmp_kind.h"
 
 #define PACE_REBASE_NS 1000ull /* a frame this late moves the pacing schedule */
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
@@ -218,8 +219,8 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms,
                          ctl ? ctl->cancel : NULL, req, spec->ttl, err, errlen);
     if (rc == -ECANCELED) {
-        /* cancelled before the responder answered SESSION (review: JVM crash
-         * on cancel): nothing was sent, but the result stays well formed --
+        /* cancelled before the responder answered SESSION: nothing was sent,
+         * but the result stays well formed (every per-frame array allocated) --
          * the arrays keep their "not sent" values and the summary is NaN */
         res->start_wall = res->end_wall = nmp_wall_now();
         int rc3 = summarize(res);
@@ -285,3 +286,105 @@ end:
     free(t);
     return rc;
 }
+
+/* ---- the "rr" kind: spec table and packed result (nmp_kind.h) ---- */
+
+static const nmp_spec_field rr_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_rr_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    /* the engine has no default count; 10 is the CLI's */
+    {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_rr_spec, count), .lo = 1, .hi = 10000000, .def = 10,
+     .cli = "count", .cli_short = 'c', .help = "frames to send"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_rr_spec, size), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .def = 64, .cli = "size", .cli_short = 's', .help = "UDP payload bytes per frame"},
+    {.name = "intervalNs", .type = NMP_S_U64, .offset = offsetof(nmp_rr_spec, interval_ns), .hi = 60e9, .def = 1e6,
+     .cli = "interval-us", .cli_short = 'i', .cli_scale = 1000,
+     .help = "spacing between frames in microseconds (0 = back to back)"},
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(nmp_rr_spec, timeout_ns), .hi = 60e9, .def = 1e9,
+     .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6, .help = "wait for replies after the last frame"},
+    {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, ttl), .hi = 255, .cli = "ttl",
+     .help = "outgoing TTL / hop limit (0 = system default)"},
+};
+
+/* Packs the per-frame columns; when the engine kept no arrays (a cancel it
+ * did not foresee) they are packed with their "not sent" values. */
+static int rr_pack_frames(nmp_pack *out, const nmp_rr_result *r, int rc, char *err, size_t errlen) {
+    size_t n = r->requested;
+    if (r->seq && r->send_wall && r->rtt_ns && r->bytes && r->ttl) {
+        nmp_pack_i32s(out, "frames.seq", r->seq, n);
+        nmp_pack_i64s(out, "frames.sendEpochNanos", r->send_wall, n);
+        nmp_pack_i64s(out, "frames.rttNanos", r->rtt_ns, n);
+        nmp_pack_i32s(out, "frames.bytes", r->bytes, n);
+        nmp_pack_i32s(out, "frames.ttl", r->ttl, n);
+        return 0;
+    }
+    if (rc != -ECANCELED) {
+        nmp_seterr(err, errlen, "rr: the engine returned no per-frame results");
+        return -EFAULT;
+    }
+    int32_t *i32 = malloc((n ? n : 1) * sizeof(*i32));
+    int64_t *i64 = malloc((n ? n : 1) * sizeof(*i64));
+    if (i32 == NULL || i64 == NULL) {
+        free(i32);
+        free(i64);
+        nmp_seterr(err, errlen, "rr: out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) i32[i] = (int32_t)i, i64[i] = 0;
+    nmp_pack_i32s(out, "frames.seq", i32, n);
+    nmp_pack_i64s(out, "frames.sendEpochNanos", i64, n);
+    for (size_t i = 0; i < n; i++) i32[i] = -1, i64[i] = -1;
+    nmp_pack_i64s(out, "frames.rttNanos", i64, n);
+    for (size_t i = 0; i < n; i++) i32[i] = 0;
+    nmp_pack_i32s(out, "frames.bytes", i32, n);
+    for (size_t i = 0; i < n; i++) i32[i] = -1;
+    nmp_pack_i32s(out, "frames.ttl", i32, n);
+    free(i32);
+    free(i64);
+    return 0;
+}
+
+static int rr_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    nmp_rr_result r;
+    memset(&r, 0, sizeof(r));
+    int rc = nmp_rr_run(sp, ctl, &r, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "localAddress", r.local_addr);
+    nmp_pack_str(out, "remoteAddress", r.remote_addr);
+    nmp_pack_i64(out, "remotePort", r.remote_port);
+    nmp_pack_i64(out, "requested", r.requested);
+    nmp_pack_i64(out, "sent", r.sent);
+    nmp_pack_i64(out, "received", r.received);
+    nmp_pack_i64(out, "lost", r.lost);
+    nmp_pack_i64(out, "duplicates", r.duplicates);
+    nmp_pack_i64(out, "outOfOrder", r.out_of_order);
+    nmp_pack_i64(out, "invalid", r.invalid);
+    nmp_pack_f64(out, "lossPercent", r.loss_percent);
+    nmp_pack_f64(out, "minRttMs", r.rtt_min_ns / 1e6);
+    nmp_pack_f64(out, "meanRttMs", r.rtt_mean_ns / 1e6);
+    nmp_pack_f64(out, "medianRttMs", r.rtt_median_ns / 1e6);
+    nmp_pack_f64(out, "maxRttMs", r.rtt_max_ns / 1e6);
+    nmp_pack_f64(out, "minIpdMs", r.ipd_min_ns / 1e6);
+    nmp_pack_f64(out, "meanIpdMs", r.ipd_mean_ns / 1e6);
+    nmp_pack_f64(out, "maxIpdMs", r.ipd_max_ns / 1e6);
+    nmp_pack_f64(out, "iqrIpdMs", r.ipd_iqr_ns / 1e6);
+    nmp_pack_i64(out, "startEpochNanos", r.start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r.end_wall);
+    int prc = rr_pack_frames(out, &r, rc, err, errlen);
+    if (prc < 0) rc = prc;
+end:
+    nmp_rr_result_free(&r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_rr = {
+    .name = "rr",
+    .summary = "request-response latency test against an nmprobe-responder",
+    .fields = rr_fields,
+    .nfields = sizeof(rr_fields) / sizeof(rr_fields[0]),
+    .spec_size = sizeof(nmp_rr_spec),
+    .run = rr_kind_run,
+};

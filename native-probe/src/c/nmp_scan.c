@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_kind.h"
 #include "nmprobe.h"
 
 #define DEFAULT_BINS 50
@@ -133,3 +134,104 @@ error:
     nmp_scan_result_free(res);
     return rc;
 }
+
+/* ---- the "scan" kind: spec table and packed result (nmp_kind.h) ---- */
+
+/* Defaults are the CLI's: 100 frames per size 100 us apart, 1 s timeout. */
+static const nmp_spec_field scan_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_scan_spec, rr.host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_scan_spec, rr.port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_scan_spec, rr.count), .lo = 1, .hi = 10000000,
+     .def = 100, .cli = "count", .cli_short = 'c', .help = "frames per size"},
+    {.name = "intervalNs", .type = NMP_S_U64, .offset = offsetof(nmp_scan_spec, rr.interval_ns), .hi = 60e9,
+     .def = 100000, .cli = "interval-us", .cli_short = 'i', .cli_scale = 1000,
+     .help = "spacing between frames in microseconds (0 = back to back)"},
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(nmp_scan_spec, rr.timeout_ns), .hi = 60e9,
+     .def = 1e9, .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6,
+     .help = "wait for replies after the last frame of each size"},
+    {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_scan_spec, rr.ttl), .hi = 255, .cli = "ttl",
+     .help = "outgoing TTL / hop limit (0 = system default)"},
+    /* absent: 64,128,256,512,1024,1472 (set by scan_check) */
+    {.name = "sizes", .type = NMP_S_U32_LIST, .offset = offsetof(nmp_scan_spec, sizes), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .count_offset = offsetof(nmp_scan_spec, nsizes), .lo_count = 2,
+     .hi_count = NMP_SCAN_MAX_SIZES, .cli = "sizes", .help = "comma-separated frame sizes (default 64,128,256,512,1024,1472)"},
+    {.name = "bins", .type = NMP_S_U32, .offset = offsetof(nmp_scan_spec, hist_bins), .lo = 1, .hi = NMP_HIST_MAX,
+     .def = 50, .cli = "bins", .help = "RTT histogram bins per size"},
+    {.name = "binWidthNs", .type = NMP_S_U64, .offset = offsetof(nmp_scan_spec, hist_width_ns), .hi = 60e9,
+     .cli = "bin-width-us", .cli_scale = 1000, .help = "histogram bin width (0 = automatic per size)"},
+};
+
+/* Fills the default sizes when none were given (the list is owned by the spec). */
+static int scan_check(void *sp, char *err, size_t errlen) {
+    static const uint32_t def[] = {64, 128, 256, 512, 1024, 1472};
+    nmp_scan_spec *spec = sp;
+    if (spec->sizes != NULL) return 0;
+    uint32_t *v = malloc(sizeof(def));
+    if (v == NULL) {
+        nmp_seterr(err, errlen, "scan: out of memory");
+        return -ENOMEM;
+    }
+    memcpy(v, def, sizeof(def));
+    spec->sizes = v;
+    spec->nsizes = sizeof(def) / sizeof(def[0]);
+    return 0;
+}
+
+static int scan_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    nmp_scan_result *r = calloc(1, sizeof(*r));
+    uint64_t *hist = NULL;
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "scan: out of memory");
+        return -ENOMEM;
+    }
+    int rc = nmp_scan_run(sp, ctl, r, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    uint32_t n = r->npoints < NMP_SCAN_MAX_SIZES ? r->npoints : NMP_SCAN_MAX_SIZES;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "remoteAddress", r->remote_addr);
+    nmp_pack_f64(out, "slopeUsPerByte", r->slope_us_per_byte);
+    nmp_pack_f64(out, "interceptUs", r->intercept_us);
+    nmp_pack_f64(out, "r2", r->r2);
+    nmp_pack_bool(out, "fitOk", r->fit_ok);
+    nmp_pack_i64(out, "histogramBins", r->hist_bins);
+    const size_t st = sizeof(nmp_scan_point);
+    nmp_pack_col_i64(out, "points.size", r->points, n, st, offsetof(nmp_scan_point, size), NMP_C_U32);
+    nmp_pack_col_i64(out, "points.sent", r->points, n, st, offsetof(nmp_scan_point, sent), NMP_C_U32);
+    nmp_pack_col_i64(out, "points.received", r->points, n, st, offsetof(nmp_scan_point, received), NMP_C_U32);
+    nmp_pack_col_f64(out, "points.minRttMs", r->points, n, st, offsetof(nmp_scan_point, min_ns), 1e6);
+    nmp_pack_col_f64(out, "points.meanRttMs", r->points, n, st, offsetof(nmp_scan_point, mean_ns), 1e6);
+    nmp_pack_col_f64(out, "points.medianRttMs", r->points, n, st, offsetof(nmp_scan_point, median_ns), 1e6);
+    nmp_pack_col_f64(out, "points.maxRttMs", r->points, n, st, offsetof(nmp_scan_point, max_ns), 1e6);
+    nmp_pack_col_f64(out, "points.histogramStartNs", r->points, n, st, offsetof(nmp_scan_point, hist_lo_ns), 1);
+    nmp_pack_col_f64(out, "points.histogramBinWidthNs", r->points, n, st, offsetof(nmp_scan_point, hist_width_ns), 1);
+    nmp_pack_col_i64(out, "points.histogramUnder", r->points, n, st, offsetof(nmp_scan_point, hist_under), NMP_C_U64);
+    nmp_pack_col_i64(out, "points.histogramOver", r->points, n, st, offsetof(nmp_scan_point, hist_over), NMP_C_U64);
+    /* point i's bins at i * histogramBins (zeros for a point without a histogram) */
+    size_t nb = (size_t)n * r->hist_bins;
+    hist = calloc(nb ? nb : 1, sizeof(*hist));
+    if (hist == NULL) {
+        nmp_seterr(err, errlen, "scan: out of memory");
+        rc = -ENOMEM;
+        goto end;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (r->points[i].hist) memcpy(hist + (size_t)i * r->hist_bins, r->points[i].hist, r->hist_bins * sizeof(*hist));
+    nmp_pack_i64s(out, "points.histogram", (const int64_t *)hist, nb);
+end:
+    free(hist);
+    nmp_scan_result_free(r);
+    free(r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_scan = {
+    .name = "scan",
+    .summary = "latency versus frame size (--sizes 64,512,1472), with a line fit",
+    .fields = scan_fields,
+    .nfields = sizeof(scan_fields) / sizeof(scan_fields[0]),
+    .spec_size = sizeof(nmp_scan_spec),
+    .check = scan_check,
+    .run = scan_kind_run,
+};

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 
 #include "nmp_client.h"
+#include "nmp_kind.h"
 
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
 #define PROGRESS_NS 100000000ull    /* progress callback period */
@@ -419,8 +420,8 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                          spec->ttl, err, errlen);
     if (rc == -ECANCELED) {
-        /* cancelled before the responder answered SESSION (review: JVM crash
-         * on cancel): nothing was sent; keep the allocated arrays in their
+        /* cancelled before the responder answered SESSION: nothing was sent;
+         * the result stays well formed: keep the allocated arrays in their
          * "not sent" state and analyse zero records so every figure is set */
         res->start_wall = res->end_wall = nmp_wall_now();
         rc = nmp_stream_analyze(res, t->send_mono, NULL, 0, spec->size, strchr(spec->host, ':') != NULL,
@@ -514,3 +515,158 @@ end:
     free(t);
     return rc;
 }
+
+/* ---- the "stream" kind: spec table and packed result (nmp_kind.h) ---- */
+
+/* Defaults are the CLI's (the engine has none for count, size, interval, timeout). */
+static const nmp_spec_field stream_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(nmp_stream_spec, host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_stream_spec, port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, count), .lo = 1, .hi = 10000000,
+     .def = 1000, .cli = "count", .cli_short = 'c', .help = "frames to send"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, size), .lo = NMP_FRAME_HDR,
+     .hi = NMP_FRAME_MAX, .def = 1472, .cli = "size", .cli_short = 's', .help = "UDP payload bytes per frame"},
+    {.name = "intervalNs", .type = NMP_S_U64, .offset = offsetof(nmp_stream_spec, interval_ns), .hi = 60e9,
+     .def = 100000, .cli = "interval-us", .cli_short = 'i', .cli_scale = 1000,
+     .help = "spacing between frames in microseconds (0 = back to back)"},
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(nmp_stream_spec, timeout_ns), .hi = 60e9,
+     .def = 500e6, .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6,
+     .help = "wait after the last frame before fetching the receiver's records"},
+    {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_stream_spec, ttl), .hi = 255, .cli = "ttl",
+     .help = "outgoing TTL / hop limit (0 = system default)"},
+    {.name = "bins", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, hist_bins), .lo = 1, .hi = NMP_HIST_MAX,
+     .def = 50, .cli = "bins", .help = "inter-arrival histogram bins"},
+    {.name = "binWidthNs", .type = NMP_S_U64, .offset = offsetof(nmp_stream_spec, hist_width_ns), .hi = 60e9,
+     .cli = "bin-width-us", .cli_scale = 1000, .help = "histogram bin width (0 = automatic)"},
+    /* not on the CLI: trains of back-to-back frames, interval apart (the capacity test's pattern) */
+    {.name = "trainLen", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, train_len), .hi = NMP_TRAIN_MAX,
+     .help = "frames per back-to-back train (0 or 1 = evenly spaced)"},
+};
+
+/* Packs the per-frame columns and the histogram; when the engine kept no
+ * arrays (a cancel it did not foresee) they get their "not sent" values. */
+static int stream_pack_arrays(nmp_pack *out, const nmp_stream_result *r, uint32_t bins, int rc, char *err,
+                              size_t errlen) {
+    size_t n = r->requested;
+    if (r->seq && r->send_wall && r->arrival_wall && r->owd_ns && r->bytes && r->hist) {
+        nmp_pack_i64s(out, "histogram", (const int64_t *)r->hist, r->hist_bins);
+        nmp_pack_i32s(out, "frames.seq", r->seq, n);
+        nmp_pack_i64s(out, "frames.sendEpochNanos", r->send_wall, n);
+        nmp_pack_i64s(out, "frames.arrivalEpochNanos", r->arrival_wall, n);
+        nmp_pack_i64s(out, "frames.owdNanos", r->owd_ns, n);
+        nmp_pack_i32s(out, "frames.bytes", r->bytes, n);
+        return 0;
+    }
+    if (rc != -ECANCELED) {
+        nmp_seterr(err, errlen, "stream: the engine returned no per-frame results");
+        return -EFAULT;
+    }
+    size_t m = n > bins ? n : bins;
+    int32_t *i32 = malloc((m ? m : 1) * sizeof(*i32));
+    int64_t *i64 = calloc(m ? m : 1, sizeof(*i64));
+    if (i32 == NULL || i64 == NULL) {
+        free(i32);
+        free(i64);
+        nmp_seterr(err, errlen, "stream: out of memory");
+        return -ENOMEM;
+    }
+    nmp_pack_i64s(out, "histogram", i64, bins);
+    for (size_t i = 0; i < n; i++) i32[i] = (int32_t)i;
+    nmp_pack_i32s(out, "frames.seq", i32, n);
+    nmp_pack_i64s(out, "frames.sendEpochNanos", i64, n);
+    nmp_pack_i64s(out, "frames.arrivalEpochNanos", i64, n);
+    for (size_t i = 0; i < n; i++) i32[i] = 0, i64[i] = -1;
+    nmp_pack_i64s(out, "frames.owdNanos", i64, n);
+    nmp_pack_i32s(out, "frames.bytes", i32, n);
+    free(i32);
+    free(i64);
+    return 0;
+}
+
+static int stream_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    const nmp_stream_spec *spec = sp;
+    nmp_stream_result r;
+    memset(&r, 0, sizeof(r));
+    int rc = nmp_stream_run(spec, ctl, &r, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "localAddress", r.local_addr);
+    nmp_pack_str(out, "remoteAddress", r.remote_addr);
+    nmp_pack_i64(out, "remotePort", r.remote_port);
+    nmp_pack_i64(out, "requested", r.requested);
+    nmp_pack_i64(out, "sent", r.sent);
+    nmp_pack_i64(out, "received", r.received);
+    nmp_pack_i64(out, "lost", r.lost);
+    nmp_pack_i64(out, "duplicates", r.duplicates);
+    nmp_pack_i64(out, "reordered", r.reordered);
+    nmp_pack_i64(out, "maxReorderExtent", r.reorder_max_extent);
+    nmp_pack_i64(out, "wireOverheadBytes", r.wire_overhead);
+    nmp_pack_i64(out, "firstLossSeq", r.first_loss_seq);
+    nmp_pack_i64(out, "lossIntervals", r.loss_intervals);
+    nmp_pack_i64(out, "ipdvPairs", r.ipdv_pairs);
+    nmp_pack_i64(out, "senderInterrupts", (int64_t)r.sender_interrupts);
+    nmp_pack_i64(out, "receiverInterrupts", (int64_t)r.receiver_interrupts);
+    nmp_pack_i64(out, "receiverUdpIn", (int64_t)r.receiver_udp_in);
+    nmp_pack_i64(out, "receiverSocketDrops", (int64_t)r.receiver_rcvbuf_drops);
+    nmp_pack_i64(out, "networkLost", r.network_lost);
+    nmp_pack_i64(out, "invalid", (int64_t)r.invalid);
+    nmp_pack_i64(out, "recordsOver", (int64_t)r.records_over);
+    nmp_pack_i64(out, "firstSendEpochNanos", r.first_send_wall);
+    nmp_pack_i64(out, "lastSendEpochNanos", r.last_send_wall);
+    nmp_pack_i64(out, "firstArrivalEpochNanos", r.first_arrival_wall);
+    nmp_pack_i64(out, "lastArrivalEpochNanos", r.last_arrival_wall);
+    nmp_pack_f64(out, "lossPercent", r.loss_percent);
+    nmp_pack_f64(out, "sendSpacingNs", r.send_spacing_ns);
+    nmp_pack_f64(out, "sendUserMbps", r.send_user_mbps);
+    nmp_pack_f64(out, "sendWireMbps", r.send_wire_mbps);
+    nmp_pack_f64(out, "recvUserMbps", r.recv_user_mbps);
+    nmp_pack_f64(out, "recvWireMbps", r.recv_wire_mbps);
+    nmp_pack_f64(out, "reorderRatio", r.reorder_ratio);
+    nmp_pack_f64(out, "n1ReorderRatio", r.n_reorder_ratio[0]);
+    nmp_pack_f64(out, "n2ReorderRatio", r.n_reorder_ratio[1]);
+    nmp_pack_f64(out, "n3ReorderRatio", r.n_reorder_ratio[2]);
+    nmp_pack_f64(out, "minOwdMs", r.owd_min_ns / 1e6);
+    nmp_pack_f64(out, "medianOwdMs", r.owd_median_ns / 1e6);
+    nmp_pack_f64(out, "meanOwdMs", r.owd_mean_ns / 1e6);
+    nmp_pack_f64(out, "p95OwdMs", r.owd_p95_ns / 1e6);
+    nmp_pack_f64(out, "p99OwdMs", r.owd_p99_ns / 1e6);
+    nmp_pack_f64(out, "maxOwdMs", r.owd_max_ns / 1e6);
+    nmp_pack_f64(out, "jitterMs", r.jitter_ns / 1e6);
+    nmp_pack_f64(out, "meanAbsIpdvMs", r.ipdv_mean_abs_ns / 1e6);
+    nmp_pack_f64(out, "minInterArrivalNs", r.iat_min_ns);
+    nmp_pack_f64(out, "meanInterArrivalNs", r.iat_mean_ns);
+    nmp_pack_f64(out, "maxInterArrivalNs", r.iat_max_ns);
+    nmp_pack_f64(out, "lossIntervalMean", r.loss_interval_mean);
+    nmp_pack_f64(out, "lossExpRate", r.loss_exp_rate);
+    nmp_pack_f64(out, "lossExpKsDistance", r.loss_exp_ks_d);
+    nmp_pack_f64(out, "rateBeforeLossMbps", r.rate_before_loss_mbps);
+    nmp_pack_f64(out, "rateAfterLossMbps", r.rate_after_loss_mbps);
+    nmp_pack_f64(out, "bufferEstimateFrames", r.buffer_est_frames);
+    nmp_pack_f64(out, "bufferEstimateBytes", r.buffer_est_bytes);
+    nmp_pack_f64(out, "queueDelayAtLossMs", r.queue_delay_at_loss_ns / 1e6);
+    nmp_pack_f64(out, "bufferEstimateByDelayBytes", r.buffer_est_delay_bytes);
+    nmp_pack_f64(out, "senderCpuPercent", r.sender_cpu_percent);
+    nmp_pack_f64(out, "receiverCpuPercent", r.receiver_cpu_percent);
+    nmp_pack_f64(out, "histogramStartNs", r.hist_lo_ns);
+    nmp_pack_f64(out, "histogramBinWidthNs", r.hist_width_ns);
+    nmp_pack_i64(out, "histogramUnder", (int64_t)r.hist_under);
+    nmp_pack_i64(out, "histogramOver", (int64_t)r.hist_over);
+    nmp_pack_i64(out, "startEpochNanos", r.start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r.end_wall);
+    int prc = stream_pack_arrays(out, &r, spec->hist_bins ? spec->hist_bins : 50, rc, err, errlen);
+    if (prc < 0) rc = prc;
+end:
+    nmp_stream_result_free(&r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_stream = {
+    .name = "stream",
+    .summary = "one-way UDP stream: rates, loss, reordering, one-way delay, host load",
+    .fields = stream_fields,
+    .nfields = sizeof(stream_fields) / sizeof(stream_fields[0]),
+    .spec_size = sizeof(nmp_stream_spec),
+    .run = stream_kind_run,
+};

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nmp_client.h"
+#include "nmp_kind.h"
 
 #define PROGRESS_NS 100000000ull       /* progress callbacks at most this often */
 #define STAGE_BYTES (256 * 1024)       /* bulk mode: bytes staged per send() round */
@@ -477,8 +478,8 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     rc = nmp_client_open_ctl(&t->cl, spec.host, spec.port, spec.connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                              err, errlen);
     if (rc == -ECANCELED) {
-        /* cancelled before the responder answered SESSION (review: JVM crash
-         * on cancel): nothing was sent; the result keeps its empty series */
+        /* cancelled before the responder answered SESSION: nothing was sent;
+         * the result keeps its empty series (readers never see a dangling array) */
         res->start_wall = res->end_wall = nmp_wall_now();
         res->send_mbps = res->recv_mbps = NAN;
         for (uint32_t i = 0; i < spec.streams; i++) res->per[i].send_mbps = res->per[i].recv_mbps = NAN;
@@ -554,3 +555,170 @@ end:
     free(t);
     return rc;
 }
+
+/* ---- the "tcp" kind: spec table and packed result (nmp_kind.h) ---- */
+
+/* The kind's spec: the engine's plus the CLI's --cbr-us, which sets both the
+ * period and the constant-bit-rate mode (tcp_check folds it in). */
+typedef struct tcp_kind_spec {
+    nmp_tcp_spec t;                  /* what nmp_tcp_run gets */
+    uint64_t cbr_ns;                 /* nonzero: constant bit rate with this period (overrides intervalNs) */
+} tcp_kind_spec;
+
+/* Defaults are the CLI's: one stream of 128 KiB messages for 10 s, 100 ms samples. */
+static const nmp_spec_field tcp_fields[] = {
+    {.name = "host", .type = NMP_S_STR, .offset = offsetof(tcp_kind_spec, t.host), .hi = 255, .required = 1,
+     .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
+    {.name = "port", .type = NMP_S_INT, .offset = offsetof(tcp_kind_spec, t.port), .lo = 1, .hi = 65535,
+     .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "streams", .type = NMP_S_U32, .offset = offsetof(tcp_kind_spec, t.streams), .lo = 1,
+     .hi = NMP_TCP_MAX_STREAMS, .def = 1, .cli = "streams", .cli_short = 'P', .help = "parallel TCP connections"},
+    {.name = "size", .type = NMP_S_U32, .offset = offsetof(tcp_kind_spec, t.msg_size), .lo = NMP_TCP_MSG_HDR,
+     .hi = NMP_TCP_MSG_MAX, .def = 131072, .cli = "size", .cli_short = 's', .help = "message size, bytes"},
+    {.name = "intervalNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.interval_ns), .hi = 60e9,
+     .cli = "interval-us", .cli_short = 'i', .cli_scale = 1000,
+     .help = "spacing between a stream's messages in microseconds (0 = back to back)"},
+    {.name = "cbr", .type = NMP_S_BOOL, .offset = offsetof(tcp_kind_spec, t.cbr), .hi = 1,
+     .help = "constant bit rate: intervalNs is the period (needs intervalNs > 0)"},
+    {.name = "cbrNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, cbr_ns), .hi = 60e9, .cli = "cbr-us",
+     .cli_scale = 1000, .help = "constant bit rate period in microseconds (sets intervalNs and cbr)"},
+    {.name = "window", .type = NMP_S_U32, .offset = offsetof(tcp_kind_spec, t.window), .hi = NMP_TCP_WINDOW_MAX,
+     .cli = "window", .cli_short = 'w', .help = "socket buffers, bytes (0 = autotuning, else >= 2048)"},
+    {.name = "durationNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.duration_ns), .lo = 1e6,
+     .hi = 3600e9, .def = 10e9, .cli = "duration-s", .cli_short = 'd', .cli_scale = 1e9, .help = "sending time"},
+    {.name = "bytes", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.bytes), .hi = 1e18, .cli = "bytes",
+     .help = "stop after this many bytes over all streams (0 = no limit)"},
+    {.name = "sampleNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.sample_ns), .lo = 1e6, .hi = 60e9,
+     .def = 100e6, .cli = "sample-ms", .cli_scale = 1e6, .help = "time-series bin and TCP_INFO interval"},
+    /* 0 is the engine's 5 s */
+    {.name = "timeoutNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.timeout_ns), .hi = 60e9,
+     .def = 5e9, .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6,
+     .help = "wait for acknowledgement and the receiver's results"},
+};
+
+static int tcp_check(void *sp, char *err, size_t errlen) {
+    tcp_kind_spec *s = sp;
+    if (s->cbr_ns > 0) {
+        s->t.interval_ns = s->cbr_ns;
+        s->t.cbr = 1;
+    }
+    if (s->t.cbr && s->t.interval_ns == 0) {
+        nmp_seterr(err, errlen, "tcp: constant bit rate needs a period (intervalNs > 0)");
+        return -EINVAL;
+    }
+    if (s->t.window != 0 && s->t.window < 2048) {
+        nmp_seterr(err, errlen, "tcp: window %u is outside 0 or 2048..%u", s->t.window, NMP_TCP_WINDOW_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Packs the TCP_INFO samples as columns "tcpInfo.<key>". */
+static void tcp_pack_samples(nmp_pack *out, const nmp_tcp_result *r, uint32_t n) {
+    const nmp_tcp_info_sample *s = r->samples;
+    const size_t st = sizeof(*s);
+    nmp_pack_col_i64(out, "tcpInfo.tNs", s, n, st, offsetof(nmp_tcp_info_sample, t_ns), NMP_C_U64);
+    nmp_pack_col_i64(out, "tcpInfo.stream", s, n, st, offsetof(nmp_tcp_info_sample, stream), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.cwnd", s, n, st, offsetof(nmp_tcp_info_sample, cwnd), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.mss", s, n, st, offsetof(nmp_tcp_info_sample, mss), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.srttUs", s, n, st, offsetof(nmp_tcp_info_sample, srtt_us), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.rttvarUs", s, n, st, offsetof(nmp_tcp_info_sample, rttvar_us), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.retransmits", s, n, st, offsetof(nmp_tcp_info_sample, retransmits), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.totalRetrans", s, n, st, offsetof(nmp_tcp_info_sample, total_retrans), NMP_C_U32);
+    nmp_pack_col_i64(out, "tcpInfo.pacingRateBytesPerSecond", s, n, st, offsetof(nmp_tcp_info_sample, pacing_rate),
+                     NMP_C_U64);
+    nmp_pack_col_i64(out, "tcpInfo.deliveryRateBytesPerSecond", s, n, st,
+                     offsetof(nmp_tcp_info_sample, delivery_rate), NMP_C_U64);
+    nmp_pack_col_i64(out, "tcpInfo.bytesAcked", s, n, st, offsetof(nmp_tcp_info_sample, bytes_acked), NMP_C_U64);
+    /* the CLI's bit rates: bytes/s * 8 as unsigned arithmetic, as it always printed them */
+    int64_t *bps = malloc((n ? n : 1) * 2 * sizeof(*bps));
+    if (bps == NULL) {
+        if (out->failed == 0) out->failed = -ENOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        bps[i] = (int64_t)(s[i].pacing_rate * 8);
+        bps[n + i] = (int64_t)(s[i].delivery_rate * 8);
+    }
+    nmp_pack_i64s(out, "tcpInfo.pacingRateBps", bps, n);
+    nmp_pack_i64s(out, "tcpInfo.deliveryRateBps", bps + n, n);
+    free(bps);
+}
+
+static int tcp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
+    const tcp_kind_spec *spec = sp;
+    nmp_tcp_result r;
+    memset(&r, 0, sizeof(r));
+    int rc = nmp_tcp_run(&spec->t, ctl, &r, err, errlen);
+    if (rc < 0 && rc != -ECANCELED) goto end;
+    /* only what the engine holds: a series when allocated, samples and messages when their arrays exist */
+    uint32_t ns = r.streams < NMP_TCP_MAX_STREAMS ? r.streams : NMP_TCP_MAX_STREAMS;
+    uint32_t nbins = r.series != NULL ? r.bins : 0;
+    uint32_t nsamples = r.samples != NULL ? r.nsamples : 0;
+    uint32_t nmsgs =
+        r.msg_stream && r.msg_seq && r.msg_sched_wall && r.msg_arrival_wall && r.msg_late_ns ? r.nmsgs : 0;
+    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+    nmp_pack_str(out, "localAddress", r.local_addr);
+    nmp_pack_str(out, "remoteAddress", r.remote_addr);
+    nmp_pack_i64(out, "remotePort", r.remote_port);
+    nmp_pack_i64(out, "streams", ns);
+    nmp_pack_i64(out, "messageSize", r.msg_size);
+    nmp_pack_i64(out, "bytesSent", (int64_t)r.bytes_sent);
+    nmp_pack_i64(out, "bytesReceived", (int64_t)r.bytes_received);
+    nmp_pack_i64(out, "totalRetransmits", r.total_retrans);
+    nmp_pack_i64(out, "refusedConnections", r.refused);
+    nmp_pack_f64(out, "senderSeconds", r.sender_seconds);
+    nmp_pack_f64(out, "receiverSeconds", r.receiver_seconds);
+    nmp_pack_f64(out, "sendMbps", r.send_mbps);
+    nmp_pack_f64(out, "throughputMbps", r.recv_mbps);
+    nmp_pack_f64(out, "latenessMinMs", r.late_min_ns / 1e6);
+    nmp_pack_f64(out, "latenessMedianMs", r.late_median_ns / 1e6);
+    nmp_pack_f64(out, "latenessP99Ms", r.late_p99_ns / 1e6);
+    nmp_pack_f64(out, "latenessMaxMs", r.late_max_ns / 1e6);
+    nmp_pack_i64(out, "cbrMessages", nmsgs);
+    nmp_pack_i64(out, "recordsOver", (int64_t)r.records_over);
+    nmp_pack_i64(out, "startEpochNanos", r.start_wall);
+    nmp_pack_i64(out, "endEpochNanos", r.end_wall);
+    const size_t st = sizeof(nmp_tcp_stream_result);
+    nmp_pack_col_i64(out, "perStream.bytesSent", r.per, ns, st, offsetof(nmp_tcp_stream_result, bytes_sent), NMP_C_U64);
+    nmp_pack_col_i64(out, "perStream.bytesReceived", r.per, ns, st, offsetof(nmp_tcp_stream_result, bytes_received),
+                     NMP_C_U64);
+    nmp_pack_col_i64(out, "perStream.messagesSent", r.per, ns, st, offsetof(nmp_tcp_stream_result, messages_sent),
+                     NMP_C_U64);
+    nmp_pack_col_i64(out, "perStream.messagesReceived", r.per, ns, st,
+                     offsetof(nmp_tcp_stream_result, messages_received), NMP_C_U64);
+    nmp_pack_col_f64(out, "perStream.sendMbps", r.per, ns, st, offsetof(nmp_tcp_stream_result, send_mbps), 1);
+    nmp_pack_col_f64(out, "perStream.throughputMbps", r.per, ns, st, offsetof(nmp_tcp_stream_result, recv_mbps), 1);
+    nmp_pack_col_i64(out, "perStream.retransmits", r.per, ns, st, offsetof(nmp_tcp_stream_result, total_retrans),
+                     NMP_C_U32);
+    nmp_pack_col_i64(out, "perStream.srttUs", r.per, ns, st, offsetof(nmp_tcp_stream_result, final_srtt_us),
+                     NMP_C_U32);
+    nmp_pack_col_i64(out, "perStream.firstArrivalEpochNanos", r.per, ns, st,
+                     offsetof(nmp_tcp_stream_result, first_arrival_wall), NMP_C_I64);
+    nmp_pack_col_i64(out, "perStream.lastArrivalEpochNanos", r.per, ns, st,
+                     offsetof(nmp_tcp_stream_result, last_arrival_wall), NMP_C_I64);
+    /* receiver series: stream s, bin b at s * bins + b */
+    nmp_pack_i64(out, "bins", nbins);
+    nmp_pack_i64(out, "binNanos", (int64_t)r.bin_ns);
+    nmp_pack_i64(out, "seriesStartEpochNanos", r.series_start_wall);
+    nmp_pack_i64s(out, "seriesBytes", (const int64_t *)r.series, (size_t)ns * nbins);
+    tcp_pack_samples(out, &r, nsamples);
+    nmp_pack_col_i64(out, "messages.stream", r.msg_stream, nmsgs, sizeof(uint32_t), 0, NMP_C_U32);
+    nmp_pack_col_i64(out, "messages.seq", r.msg_seq, nmsgs, sizeof(uint32_t), 0, NMP_C_U32);
+    nmp_pack_i64s(out, "messages.scheduledEpochNanos", r.msg_sched_wall, nmsgs);
+    nmp_pack_i64s(out, "messages.arrivalEpochNanos", r.msg_arrival_wall, nmsgs);
+    nmp_pack_i64s(out, "messages.latenessNs", r.msg_late_ns, nmsgs);
+end:
+    nmp_tcp_result_free(&r);
+    return rc;
+}
+
+const nmp_kind nmp_kind_tcp = {
+    .name = "tcp",
+    .summary = "TCP throughput (memory to memory) to an nmprobe-responder",
+    .fields = tcp_fields,
+    .nfields = sizeof(tcp_fields) / sizeof(tcp_fields[0]),
+    .spec_size = sizeof(tcp_kind_spec),
+    .check = tcp_check,
+    .run = tcp_kind_run,
+};

@@ -75,4 +75,37 @@ public record AvailableBandwidthResult(
   public AvailableBandwidthResult {
     steps = List.copyOf(steps);
   }
+
+  /** Reads the engine's packed "avail" result. */
+  static AvailableBandwidthResult fromNative(NativeRecord r) {
+    int n = r.rows("steps.offeredMbps", "steps.sentMbps", "steps.receivedMbps",
+        "steps.lossPercent", "steps.owdMinMs", "steps.owdMedianMs", "steps.owdIncreaseMs",
+        "steps.owdSlopeMsPerS", "steps.framesSent", "steps.framesReceived", "steps.delay",
+        "steps.rate", "steps.loss", "steps.senderLimited", "steps.refine");
+    double[] offered = r.doubles("steps.offeredMbps");
+    double[] sent = r.doubles("steps.sentMbps");
+    double[] received = r.doubles("steps.receivedMbps");
+    double[] loss = r.doubles("steps.lossPercent");
+    double[] owdMin = r.doubles("steps.owdMinMs");
+    double[] owdMedian = r.doubles("steps.owdMedianMs");
+    double[] owdIncrease = r.doubles("steps.owdIncreaseMs");
+    double[] owdSlope = r.doubles("steps.owdSlopeMsPerS");
+    int[] framesSent = r.ints("steps.framesSent");
+    int[] framesReceived = r.ints("steps.framesReceived");
+    int[] delay = r.ints("steps.delay");
+    int[] rate = r.ints("steps.rate");
+    int[] lossFlag = r.ints("steps.loss");
+    int[] sender = r.ints("steps.senderLimited");
+    int[] refine = r.ints("steps.refine");
+    List<Step> steps = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      steps.add(new Step(offered[i], sent[i], received[i], loss[i], owdMin[i], owdMedian[i],
+          owdIncrease[i], owdSlope[i], framesSent[i], framesReceived[i], delay[i] != 0,
+          rate[i] != 0, lossFlag[i] != 0, sender[i] != 0, refine[i] != 0));
+    }
+    return new AvailableBandwidthResult(steps, r.f64("estimateMbps"), r.f64("estimateWireMbps"),
+        r.f64("lowerMbps"), r.f64("upperMbps"), r.bool("bracketed"), r.i32("packetSize"),
+        r.i32("wireOverheadBytes"), r.i64("startEpochNanos"), r.i64("endEpochNanos"),
+        r.str("localAddress"), r.str("remoteAddress"), r.i32("remotePort"), r.bool("cancelled"));
+  }
 }

@@ -40,7 +40,7 @@ public record AvailableBandwidthSpec(
     double rateTolerance,
     long delayThresholdNanos,
     long timeoutNanos,
-    int ttl) {
+    int ttl) implements ProbeSpec<AvailableBandwidthResult> {
 
   public static final int MAX_STEPS = 64;
 
@@ -112,5 +112,24 @@ public record AvailableBandwidthSpec(
       throw new IllegalArgumentException(
           field + " must be in " + min + ".." + max + ", was " + value);
     }
+  }
+
+  @Override
+  public String kind() {
+    return "avail";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("port", port).i64("size", packetSize).f64("minMbps", minMbps)
+        .f64("maxMbps", maxMbps).f64("stepMbps", stepMbps).i64("refine", refine)
+        .i64("stepNs", stepNanos).i64("pauseNs", pauseNanos).f64("lossPercent", lossPercent)
+        .f64("rateTolerance", rateTolerance).i64("delayThresholdNs", delayThresholdNanos)
+        .i64("timeoutNs", timeoutNanos).i64("ttl", ttl);
+  }
+
+  @Override
+  public AvailableBandwidthResult read(NativeRecord result) {
+    return AvailableBandwidthResult.fromNative(result);
   }
 }

@@ -72,9 +72,15 @@ public record CapacityResult(
     SENDER_LIMITED,
     NOT_SENT;
 
-    static TrainStatus of(int code) {
-      TrainStatus[] all = values();
-      return code >= 0 && code < all.length ? all[code] : NOT_SENT;
+    /** From the engine's name ("used", "loss", "reordered", "sender-limited", "not-sent"). */
+    static TrainStatus named(String name) {
+      return switch (name) {
+        case "used" -> USED;
+        case "loss" -> LOSS;
+        case "reordered" -> REORDERED;
+        case "sender-limited" -> SENDER_LIMITED;
+        default -> NOT_SENT;
+      };
     }
   }
 
@@ -97,5 +103,28 @@ public record CapacityResult(
   @Override
   public int[] trainReceived() {
     return trainReceived.clone();
+  }
+
+  /** Reads the engine's packed "capacity" result. */
+  static CapacityResult fromNative(NativeRecord r) {
+    int n = r.rows("perTrain.userMbps", "perTrain.received", "perTrain.status");
+    String[] names = r.strings("perTrain.status");
+    TrainStatus[] status = new TrainStatus[n];
+    for (int i = 0; i < n; i++) {
+      status[i] = TrainStatus.named(names[i]);
+    }
+    return new CapacityResult(
+        new Estimate(r.f64("userMbps"), r.f64("frameMbps"), r.f64("wireMbps")),
+        new Spread(r.f64("p10Mbps"), r.f64("p25Mbps"), r.f64("p75Mbps"), r.f64("p90Mbps"),
+            r.f64("iqrMbps")),
+        r.f64("headUserMbps"),
+        new Trains(r.i32("trains"), r.i32("trainsSent"), r.i32("trainsUsed"),
+            r.i32("discardedLoss"), r.i32("discardedReordered"), r.i32("discardedSenderLimited"),
+            r.i32("trainLength"), r.i32("packetSize"), r.i32("skip"), r.i64("gapNanos"),
+            r.f64("pilotSpanMs"), r.i32("framesSent"), r.i32("framesReceived"),
+            r.i32("frameOverheadBytes"), r.i32("wireOverheadBytes")),
+        r.doubles("perTrain.userMbps"), status, r.ints("perTrain.received"),
+        r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
+        r.str("remoteAddress"), r.i32("remotePort"), r.bool("cancelled"));
   }
 }

@@ -30,7 +30,7 @@ public record CapacitySpec(
     int skip,
     long gapNanos,
     long timeoutNanos,
-    int ttl) {
+    int ttl) implements ProbeSpec<CapacityResult> {
 
   public static final int MAX_TRAINS = 1000;
   public static final int MAX_TRAIN_LENGTH = 10_000;
@@ -81,5 +81,22 @@ public record CapacitySpec(
   public CapacitySpec withTimeoutNanos(long newTimeout) {
     return new CapacitySpec(host, port, trains, trainLength, packetSize, skip, gapNanos,
         newTimeout, ttl);
+  }
+
+  @Override
+  public String kind() {
+    return "capacity";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("port", port).i64("trains", trains).i64("trainLen", trainLength)
+        .i64("size", packetSize).i64("skip", skip).i64("gapNs", gapNanos)
+        .i64("timeoutNs", timeoutNanos).i64("ttl", ttl);
+  }
+
+  @Override
+  public CapacityResult read(NativeRecord result) {
+    return CapacityResult.fromNative(result);
   }
 }

@@ -30,4 +30,10 @@ public record ClockState(
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(state, "state");
   }
+
+  /** Reads the engine's packed "clock" result. */
+  static ClockState fromNative(NativeRecord r) {
+    return new ClockState(r.str("source"), r.bool("synchronised"), r.i64("maxErrorUs"),
+        r.i64("estErrorUs"), r.i32("status"), r.str("state"));
+  }
 }

@@ -115,9 +115,76 @@ public record HopCapacityResult(
     REORDERED,
     NOT_SENT;
 
-    static TrainStatus of(long code) {
-      TrainStatus[] all = values();
-      return code >= 0 && code < all.length ? all[(int) code] : NOT_SENT;
+    /** From the engine's name ("used", "sender-limited", "missing", "reordered", "not-sent"). */
+    static TrainStatus named(String name) {
+      return switch (name) {
+        case "used" -> USED;
+        case "sender-limited" -> SENDER_LIMITED;
+        case "missing" -> MISSING;
+        case "reordered" -> REORDERED;
+        default -> NOT_SENT;
+      };
     }
+  }
+
+  /** Reads the engine's packed "hopcap" result (train i of hop t at t * trains + i). */
+  static HopCapacityResult fromNative(NativeRecord r) {
+    String[] cols = {"hops.ttl", "hops.address", "hops.destination", "hops.otherAddresses",
+        "hops.frameMbps", "hops.userMbps", "hops.wireMbps", "hops.modeFrameMbps", "hops.p10Mbps",
+        "hops.p25Mbps", "hops.p75Mbps", "hops.p90Mbps", "hops.iqrMbps", "hops.headFrameMbps",
+        "hops.lowerBound", "hops.endsOnly", "hops.trainsSent", "hops.trainsUsed", "hops.missing",
+        "hops.reordered", "hops.senderLimited", "hops.probesSent", "hops.replies",
+        "hops.kernelStamped", "hops.trainsUserStamped"};
+    int n = r.rows(cols);
+    int trains = r.i32("trains");
+    double[] mbps = r.doubles("hops.perTrain.frameMbps");
+    String[] st = r.strings("hops.perTrain.status");
+    if (trains < 0 || mbps.length != (long) n * trains || st.length != mbps.length) {
+      throw NativeRecord.malformed("engine result hops.perTrain has " + mbps.length + " rates and "
+          + st.length + " statuses, not " + n + " hops * " + trains + " trains");
+    }
+    int[] ttl = r.ints("hops.ttl");
+    String[] addr = r.strings("hops.address");
+    int[] dest = r.ints("hops.destination");
+    int[] other = r.ints("hops.otherAddresses");
+    double[] user = r.doubles("hops.userMbps");
+    double[] frame = r.doubles("hops.frameMbps");
+    double[] wire = r.doubles("hops.wireMbps");
+    double[] mode = r.doubles("hops.modeFrameMbps");
+    double[] p10 = r.doubles("hops.p10Mbps");
+    double[] p25 = r.doubles("hops.p25Mbps");
+    double[] p75 = r.doubles("hops.p75Mbps");
+    double[] p90 = r.doubles("hops.p90Mbps");
+    double[] iqr = r.doubles("hops.iqrMbps");
+    double[] head = r.doubles("hops.headFrameMbps");
+    int[] lower = r.ints("hops.lowerBound");
+    int[] ends = r.ints("hops.endsOnly");
+    int[] sent = r.ints("hops.trainsSent");
+    int[] used = r.ints("hops.trainsUsed");
+    int[] missing = r.ints("hops.missing");
+    int[] reordered = r.ints("hops.reordered");
+    int[] senderLimited = r.ints("hops.senderLimited");
+    int[] probes = r.ints("hops.probesSent");
+    int[] replies = r.ints("hops.replies");
+    int[] kernel = r.ints("hops.kernelStamped");
+    int[] userStamped = r.ints("hops.trainsUserStamped");
+    List<HopEstimate> hops = new java.util.ArrayList<>(n);
+    for (int t = 0; t < n; t++) {
+      List<Double> rates = new java.util.ArrayList<>(trains);
+      List<TrainStatus> status = new java.util.ArrayList<>(trains);
+      for (int i = 0; i < trains; i++) {
+        rates.add(mbps[t * trains + i]);
+        status.add(TrainStatus.named(st[t * trains + i]));
+      }
+      hops.add(new HopEstimate(ttl[t], addr[t].isEmpty() ? Optional.empty() : Optional.of(addr[t]),
+          dest[t] != 0, other[t], new Estimate(user[t], frame[t], wire[t]), mode[t],
+          new Spread(p10[t], p25[t], p75[t], p90[t], iqr[t]), head[t], lower[t] != 0,
+          ends[t] != 0, new Trains(sent[t], used[t], missing[t], reordered[t], senderLimited[t]),
+          new Answers(probes[t], replies[t], kernel[t], userStamped[t]), rates, status));
+    }
+    return new HopCapacityResult(hops, r.bool("discovered"), r.bool("reached"),
+        r.i32("hopCount"), r.str("destination"), trains, r.i32("trainLength"), r.i32("skip"),
+        r.i32("packetSize"), r.i32("frameOverheadBytes"), r.i32("wireOverheadBytes"),
+        r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.bool("cancelled"));
   }
 }

@@ -35,7 +35,7 @@ public record HopCapacitySpec(
     int packetSize,
     long gapNanos,
     long waitNanos,
-    int firstPort) {
+    int firstPort) implements ProbeSpec<HopCapacityResult> {
 
   public static final int MAX_HOPS = 64;
   public static final int MAX_TRAINS = 1000;
@@ -115,5 +115,22 @@ public record HopCapacitySpec(
 
   private static int rows(int hops, int maxTtl) {
     return hops > 0 ? hops : maxTtl;
+  }
+
+  @Override
+  public String kind() {
+    return "hopcap";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("hops", hops).i64("maxTtl", maxTtl).i64("trains", trains)
+        .i64("trainLen", trainLength).i64("skip", skip).i64("size", packetSize)
+        .i64("gapNs", gapNanos).i64("waitMs", waitNanos / 1_000_000L).i64("port", firstPort);
+  }
+
+  @Override
+  public HopCapacityResult read(NativeRecord result) {
+    return HopCapacityResult.fromNative(result);
   }
 }

@@ -55,4 +55,34 @@ public record HopListResult(
   public List<String> addresses() {
     return hops.stream().map(h -> h.address().orElse("")).toList();
   }
+
+  /** Reads the engine's packed "hops" result (probe k of hop t at t * probesPerHop + k). */
+  static HopListResult fromNative(NativeRecord r) {
+    int n = r.rows("hops.ttl", "hops.address", "hops.name", "hops.answered", "hops.icmpType",
+        "hops.icmpCode", "hops.destination", "hops.otherAddresses", "hops.unreachable");
+    int np = r.i32("probesPerHop");
+    double[] rtt = r.doubles("hops.rttMs");
+    if (np < 0 || rtt.length != (long) n * np) {
+      throw NativeRecord.malformed("engine result hops.rttMs has " + rtt.length + " values, not "
+          + n + " hops * " + np + " probes");
+    }
+    int[] ttl = r.ints("hops.ttl");
+    String[] addr = r.strings("hops.address");
+    String[] name = r.strings("hops.name");
+    int[] answered = r.ints("hops.answered");
+    int[] type = r.ints("hops.icmpType");
+    int[] code = r.ints("hops.icmpCode");
+    int[] dest = r.ints("hops.destination");
+    int[] other = r.ints("hops.otherAddresses");
+    int[] unreachable = r.ints("hops.unreachable");
+    List<Hop> hops = new java.util.ArrayList<>(n);
+    for (int t = 0; t < n; t++) {
+      hops.add(new Hop(ttl[t], addr[t].isEmpty() ? Optional.empty() : Optional.of(addr[t]),
+          name[t].isEmpty() ? Optional.empty() : Optional.of(name[t]),
+          java.util.Arrays.copyOfRange(rtt, t * np, (t + 1) * np), answered[t], other[t], type[t],
+          code[t], dest[t] != 0, unreachable[t] != 0));
+    }
+    return new HopListResult(hops, r.bool("reached"), r.i32("hopCount"), r.str("destination"),
+        r.f64("elapsedMs"), r.bool("cancelled"));
+  }
 }

@@ -25,7 +25,7 @@ public record HopListSpec(
     int packetSize,
     int parallel,
     boolean resolveNames,
-    long resolveTimeoutNanos) {
+    long resolveTimeoutNanos) implements ProbeSpec<HopListResult> {
 
   public HopListSpec {
     new RoundTripSpec(host, 1, 1, RoundTripSpec.MIN_SIZE, 0, 0, 0);
@@ -61,5 +61,23 @@ public record HopListSpec(
   public HopListSpec withResolveNames(boolean resolve) {
     return new HopListSpec(host, maxTtl, probesPerHop, waitNanos, firstPort, packetSize, parallel,
         resolve, resolveTimeoutNanos);
+  }
+
+  @Override
+  public String kind() {
+    return "hops";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("maxTtl", maxTtl).i64("probes", probesPerHop)
+        .i64("waitMs", waitNanos / 1_000_000L).i64("port", firstPort).i64("size", packetSize)
+        .i64("parallel", parallel).bool("resolve", resolveNames)
+        .i64("resolveTimeoutMs", resolveTimeoutNanos / 1_000_000L);
+  }
+
+  @Override
+  public HopListResult read(NativeRecord result) {
+    return HopListResult.fromNative(result);
   }
 }

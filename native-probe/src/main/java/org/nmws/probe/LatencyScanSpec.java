@@ -25,7 +25,7 @@ public record LatencyScanSpec(
     long intervalNanos,
     long timeoutNanos,
     int ttl,
-    int histogramBins) {
+    int histogramBins) implements ProbeSpec<LatencyScanResult> {
 
   public static final int MAX_SIZES = 64;
 
@@ -87,5 +87,22 @@ public record LatencyScanSpec(
   public String toString() {
     return "LatencyScanSpec[host=" + host + ", port=" + port + ", sizes=" + Arrays.toString(sizes)
         + ", countPerSize=" + countPerSize + ", intervalNanos=" + intervalNanos + "]";
+  }
+
+  @Override
+  public String kind() {
+    return "scan";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("port", port).i32s("sizes", sizes).i64("count", countPerSize)
+        .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
+        .i64("bins", histogramBins);
+  }
+
+  @Override
+  public LatencyScanResult read(NativeRecord result) {
+    return LatencyScanResult.fromNative(result);
   }
 }

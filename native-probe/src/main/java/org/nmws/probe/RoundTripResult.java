@@ -88,4 +88,16 @@ public record RoundTripResult(
         outOfOrder, minRttMs, meanRttMs, medianRttMs, maxRttMs, minIpdMs, meanIpdMs, maxIpdMs,
         iqrIpdMs, cancelled ? " cancelled" : "");
   }
+
+  /** Reads the engine's packed "rr" result. */
+  static RoundTripResult fromNative(NativeRecord r) {
+    return new RoundTripResult(r.f64("minRttMs"), r.f64("meanRttMs"), r.f64("medianRttMs"),
+        r.f64("maxRttMs"), r.f64("minIpdMs"), r.f64("meanIpdMs"), r.f64("maxIpdMs"),
+        r.f64("iqrIpdMs"), r.f64("lossPercent"), r.i32("requested"), r.i32("sent"),
+        r.i32("received"), r.i32("lost"), r.i32("duplicates"), r.i32("outOfOrder"),
+        r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
+        r.str("remoteAddress"), r.i32("remotePort"), r.ints("frames.seq"),
+        r.longs("frames.sendEpochNanos"), r.longs("frames.rttNanos"), r.ints("frames.bytes"),
+        r.ints("frames.ttl"), r.bool("cancelled"));
+  }
 }

@@ -13,7 +13,8 @@ package org.nmws.probe;
  * @param ttl outgoing IP TTL / hop limit, 1..255, or 0 for the system default
  */
 public record RoundTripSpec(
-    String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl) {
+    String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl)
+    implements ProbeSpec<RoundTripResult> {
 
   public static final int DEFAULT_PORT = 8700;
   public static final int MAX_COUNT = 1_000_000;
@@ -69,5 +70,21 @@ public record RoundTripSpec(
       throw new IllegalArgumentException(
           field + " must be in " + min + ".." + max + ", was " + value);
     }
+  }
+
+  @Override
+  public String kind() {
+    return "rr";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
+        .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl);
+  }
+
+  @Override
+  public RoundTripResult read(NativeRecord result) {
+    return RoundTripResult.fromNative(result);
   }
 }

@@ -1,32 +1,5 @@
 package org.nmws.probe;
 
-import static org.nmws.probe.Probe.TS_D_LATE_MAX_MS;
-import static org.nmws.probe.Probe.TS_D_LATE_MEDIAN_MS;
-import static org.nmws.probe.Probe.TS_D_LATE_MIN_MS;
-import static org.nmws.probe.Probe.TS_D_LATE_P99_MS;
-import static org.nmws.probe.Probe.TS_D_RECEIVER_S;
-import static org.nmws.probe.Probe.TS_D_RECV_MBPS;
-import static org.nmws.probe.Probe.TS_D_SENDER_S;
-import static org.nmws.probe.Probe.TS_D_SEND_MBPS;
-import static org.nmws.probe.Probe.TS_L_BINS;
-import static org.nmws.probe.Probe.TS_L_BIN_NS;
-import static org.nmws.probe.Probe.TS_L_BYTES_RECEIVED;
-import static org.nmws.probe.Probe.TS_L_BYTES_SENT;
-import static org.nmws.probe.Probe.TS_L_CANCELLED;
-import static org.nmws.probe.Probe.TS_L_END_EPOCH;
-import static org.nmws.probe.Probe.TS_L_MSG_SIZE;
-import static org.nmws.probe.Probe.TS_L_RECORDS_OVER;
-import static org.nmws.probe.Probe.TS_L_REFUSED;
-import static org.nmws.probe.Probe.TS_L_REMOTE_PORT;
-import static org.nmws.probe.Probe.TS_L_RETRANS;
-import static org.nmws.probe.Probe.TS_L_SERIES_START;
-import static org.nmws.probe.Probe.TS_L_START_EPOCH;
-import static org.nmws.probe.Probe.TS_L_STREAMS;
-import static org.nmws.probe.Probe.TS_M;
-import static org.nmws.probe.Probe.TS_PD;
-import static org.nmws.probe.Probe.TS_PL;
-import static org.nmws.probe.Probe.TS_S;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -165,68 +138,58 @@ public record TcpStreamResult(
     }
   }
 
-  static TcpStreamResult fromNative(long[] l, double[] d, long[] pl, double[] pd, long[] series,
-      long[] samples, long[] messages, String[] addrs) {
-    int n = (int) l[TS_L_STREAMS];
-    List<PerStream> per = new ArrayList<>();
+  /**
+   * Reads the engine's packed "tcp" result: tables "perStream.*", "tcpInfo.*" and "messages.*",
+   * and the receiver series "seriesBytes" (stream s, bin b at s * bins + b).
+   */
+  static TcpStreamResult fromNative(NativeRecord r) {
+    int n = r.rows("perStream.bytesSent", "perStream.bytesReceived", "perStream.messagesSent",
+        "perStream.messagesReceived", "perStream.sendMbps", "perStream.throughputMbps",
+        "perStream.firstArrivalEpochNanos", "perStream.lastArrivalEpochNanos",
+        "perStream.retransmits", "perStream.srttUs");
+    long[] bs = r.longs("perStream.bytesSent");
+    long[] br = r.longs("perStream.bytesReceived");
+    long[] ms = r.longs("perStream.messagesSent");
+    long[] mr = r.longs("perStream.messagesReceived");
+    double[] sm = r.doubles("perStream.sendMbps");
+    double[] tm = r.doubles("perStream.throughputMbps");
+    long[] fa = r.longs("perStream.firstArrivalEpochNanos");
+    long[] la = r.longs("perStream.lastArrivalEpochNanos");
+    int[] rt = r.ints("perStream.retransmits");
+    int[] srtt = r.ints("perStream.srttUs");
+    List<PerStream> per = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      int a = i * TS_PL;
-      int b = i * TS_PD;
-      per.add(new PerStream(pl[a + Probe.TS_PL_BYTES_SENT], pl[a + Probe.TS_PL_BYTES_RECEIVED],
-          pl[a + Probe.TS_PL_MSGS_SENT], pl[a + Probe.TS_PL_MSGS_RECEIVED],
-          pd[b + Probe.TS_PD_SEND_MBPS], pd[b + Probe.TS_PD_RECV_MBPS],
-          pl[a + Probe.TS_PL_FIRST_ARRIVAL], pl[a + Probe.TS_PL_LAST_ARRIVAL],
-          (int) pl[a + Probe.TS_PL_RETRANS], (int) pl[a + Probe.TS_PL_SRTT_US]));
+      per.add(new PerStream(bs[i], br[i], ms[i], mr[i], sm[i], tm[i], fa[i], la[i], rt[i],
+          srtt[i]));
     }
-    int ns = samples.length / TS_S;
-    long[] t = new long[ns];
-    int[] st = new int[ns];
-    int[] cwnd = new int[ns];
-    int[] mss = new int[ns];
-    int[] srtt = new int[ns];
-    int[] rttvar = new int[ns];
-    int[] rtx = new int[ns];
-    int[] total = new int[ns];
-    long[] pacing = new long[ns];
-    long[] delivery = new long[ns];
-    long[] acked = new long[ns];
-    for (int i = 0; i < ns; i++) {
-      int o = i * TS_S;
-      t[i] = samples[o + Probe.TS_S_T_NS];
-      st[i] = (int) samples[o + Probe.TS_S_STREAM];
-      cwnd[i] = (int) samples[o + Probe.TS_S_CWND];
-      mss[i] = (int) samples[o + Probe.TS_S_MSS];
-      srtt[i] = (int) samples[o + Probe.TS_S_SRTT_US];
-      rttvar[i] = (int) samples[o + Probe.TS_S_RTTVAR_US];
-      rtx[i] = (int) samples[o + Probe.TS_S_RETRANSMITS];
-      total[i] = (int) samples[o + Probe.TS_S_TOTAL_RETRANS];
-      pacing[i] = samples[o + Probe.TS_S_PACING];
-      delivery[i] = samples[o + Probe.TS_S_DELIVERY];
-      acked[i] = samples[o + Probe.TS_S_ACKED];
+    int bins = r.i32("bins");
+    long[] series = r.longs("seriesBytes");
+    if (bins < 0 || series.length != (long) n * bins) {
+      throw NativeRecord.malformed("engine result seriesBytes has " + series.length
+          + " bins, not " + n + " streams * " + bins);
     }
-    int nm = messages.length / TS_M;
-    int[] ms = new int[nm];
-    int[] mq = new int[nm];
-    long[] sched = new long[nm];
-    long[] arr = new long[nm];
-    long[] late = new long[nm];
-    for (int i = 0; i < nm; i++) {
-      int o = i * TS_M;
-      ms[i] = (int) messages[o + Probe.TS_M_STREAM];
-      mq[i] = (int) messages[o + Probe.TS_M_SEQ];
-      sched[i] = messages[o + Probe.TS_M_SCHED];
-      arr[i] = messages[o + Probe.TS_M_ARRIVAL];
-      late[i] = messages[o + Probe.TS_M_LATE];
-    }
-    return new TcpStreamResult(n, (int) l[TS_L_MSG_SIZE], l[TS_L_BYTES_SENT],
-        l[TS_L_BYTES_RECEIVED], d[TS_D_SENDER_S], d[TS_D_RECEIVER_S], d[TS_D_SEND_MBPS],
-        d[TS_D_RECV_MBPS], (int) l[TS_L_RETRANS], per,
-        new TimeSeries(l[TS_L_SERIES_START], l[TS_L_BIN_NS], (int) l[TS_L_BINS], series),
-        new TcpInfoSamples(t, st, cwnd, mss, srtt, rttvar, rtx, total, pacing, delivery, acked),
-        new Lateness(d[TS_D_LATE_MIN_MS], d[TS_D_LATE_MEDIAN_MS], d[TS_D_LATE_P99_MS],
-            d[TS_D_LATE_MAX_MS], ms, mq, sched, arr, late, l[TS_L_RECORDS_OVER]),
-        (int) l[TS_L_REFUSED], l[TS_L_START_EPOCH], l[TS_L_END_EPOCH], addrs[0], addrs[1],
-        (int) l[TS_L_REMOTE_PORT], l[TS_L_CANCELLED] != 0);
+    r.rows("tcpInfo.tNs", "tcpInfo.stream", "tcpInfo.cwnd", "tcpInfo.mss", "tcpInfo.srttUs",
+        "tcpInfo.rttvarUs", "tcpInfo.retransmits", "tcpInfo.totalRetrans",
+        "tcpInfo.pacingRateBytesPerSecond", "tcpInfo.deliveryRateBytesPerSecond",
+        "tcpInfo.bytesAcked");
+    r.rows("messages.stream", "messages.seq", "messages.scheduledEpochNanos",
+        "messages.arrivalEpochNanos", "messages.latenessNs");
+    return new TcpStreamResult(n, r.i32("messageSize"), r.i64("bytesSent"),
+        r.i64("bytesReceived"), r.f64("senderSeconds"), r.f64("receiverSeconds"),
+        r.f64("sendMbps"), r.f64("throughputMbps"), r.i32("totalRetransmits"), per,
+        new TimeSeries(r.i64("seriesStartEpochNanos"), r.i64("binNanos"), bins, series),
+        new TcpInfoSamples(r.longs("tcpInfo.tNs"), r.ints("tcpInfo.stream"),
+            r.ints("tcpInfo.cwnd"), r.ints("tcpInfo.mss"), r.ints("tcpInfo.srttUs"),
+            r.ints("tcpInfo.rttvarUs"), r.ints("tcpInfo.retransmits"),
+            r.ints("tcpInfo.totalRetrans"), r.longs("tcpInfo.pacingRateBytesPerSecond"),
+            r.longs("tcpInfo.deliveryRateBytesPerSecond"), r.longs("tcpInfo.bytesAcked")),
+        new Lateness(r.f64("latenessMinMs"), r.f64("latenessMedianMs"), r.f64("latenessP99Ms"),
+            r.f64("latenessMaxMs"), r.ints("messages.stream"), r.ints("messages.seq"),
+            r.longs("messages.scheduledEpochNanos"), r.longs("messages.arrivalEpochNanos"),
+            r.longs("messages.latenessNs"), r.i64("recordsOver")),
+        r.i32("refusedConnections"), r.i64("startEpochNanos"), r.i64("endEpochNanos"),
+        r.str("localAddress"), r.str("remoteAddress"), r.i32("remotePort"),
+        r.bool("cancelled"));
   }
 
   @Override

@@ -33,11 +33,12 @@ public record TcpStreamSpec(
     long durationNanos,
     long byteLimit,
     long sampleIntervalNanos,
-    long timeoutNanos) {
+    long timeoutNanos) implements ProbeSpec<TcpStreamResult> {
 
   public static final int MAX_STREAMS = 16;
   public static final int MAX_MESSAGE = 1 << 20;
   public static final int MAX_WINDOW = 256 << 20;
+  private static final long MAX_BYTE_LIMIT = 1_000_000_000_000_000_000L;
 
   public TcpStreamSpec {
     new RoundTripSpec(host, port, 1, RoundTripSpec.MIN_SIZE, 0, 0, 0);
@@ -109,5 +110,24 @@ public record TcpStreamSpec(
   public TcpStreamSpec withTimeoutNanos(long newTimeout) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
         windowBytes, durationNanos, byteLimit, sampleIntervalNanos, newTimeout);
+  }
+
+  @Override
+  public String kind() {
+    return "tcp";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    // a byte limit beyond 1e18 (years at any rate) is no limit: the engine takes 0..1e18
+    out.str("host", host).i64("port", port).i64("streams", streams).i64("size", messageSize)
+        .i64("intervalNs", intervalNanos).bool("cbr", constantBitRate).i64("window", windowBytes)
+        .i64("durationNs", durationNanos).i64("bytes", byteLimit > MAX_BYTE_LIMIT ? 0 : byteLimit)
+        .i64("sampleNs", sampleIntervalNanos).i64("timeoutNs", timeoutNanos);
+  }
+
+  @Override
+  public TcpStreamResult read(NativeRecord result) {
+    return TcpStreamResult.fromNative(result);
   }
 }

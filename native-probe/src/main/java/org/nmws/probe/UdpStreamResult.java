@@ -187,4 +187,37 @@ public record UdpStreamResult(
         receiver.wireMbps(), delay.minMs(), delay.medianMs(), delay.p99Ms(), delay.jitterMs(),
         hosts.receiverSocketDrops(), cancelled ? " cancelled" : "");
   }
+
+  /** Reads the engine's packed "stream" result. */
+  static UdpStreamResult fromNative(NativeRecord r) {
+    return new UdpStreamResult(r.i32("requested"), r.i32("sent"), r.i32("received"),
+        r.i32("lost"), r.i32("duplicates"), r.f64("lossPercent"),
+        new Sender(r.i64("firstSendEpochNanos"), r.i64("lastSendEpochNanos"),
+            r.f64("sendSpacingNs"), r.f64("sendUserMbps"), r.f64("sendWireMbps")),
+        new Receiver(r.i64("firstArrivalEpochNanos"), r.i64("lastArrivalEpochNanos"),
+            r.f64("recvUserMbps"), r.f64("recvWireMbps"), r.i32("wireOverheadBytes")),
+        new Reordering(r.i32("reordered"), r.f64("reorderRatio"), r.i32("maxReorderExtent"),
+            new double[] {r.f64("n1ReorderRatio"), r.f64("n2ReorderRatio"),
+                r.f64("n3ReorderRatio")}),
+        new OneWayDelay(r.f64("minOwdMs"), r.f64("medianOwdMs"), r.f64("meanOwdMs"),
+            r.f64("p95OwdMs"), r.f64("p99OwdMs"), r.f64("maxOwdMs"), r.f64("jitterMs"),
+            r.f64("meanAbsIpdvMs"), r.i32("ipdvPairs")),
+        new Histogram(r.f64("histogramStartNs"), r.f64("histogramBinWidthNs"),
+            r.longs("histogram"), r.i64("histogramUnder"), r.i64("histogramOver"),
+            r.f64("minInterArrivalNs"), r.f64("meanInterArrivalNs"), r.f64("maxInterArrivalNs")),
+        new LossPattern(r.i32("lossIntervals"), r.f64("lossIntervalMean"), r.f64("lossExpRate"),
+            r.f64("lossExpKsDistance")),
+        new LossOnset(r.i64("firstLossSeq"), r.f64("rateBeforeLossMbps"),
+            r.f64("rateAfterLossMbps"), r.f64("bufferEstimateFrames"),
+            r.f64("bufferEstimateBytes"), r.f64("queueDelayAtLossMs"),
+            r.f64("bufferEstimateByDelayBytes")),
+        new Hosts(r.f64("senderCpuPercent"), r.f64("receiverCpuPercent"),
+            r.i64("senderInterrupts"), r.i64("receiverInterrupts"), r.i64("receiverUdpIn"),
+            r.i64("receiverSocketDrops"), r.i32("networkLost"), r.i64("invalid"),
+            r.i64("recordsOver")),
+        r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
+        r.str("remoteAddress"), r.i32("remotePort"), r.ints("frames.seq"),
+        r.longs("frames.sendEpochNanos"), r.longs("frames.arrivalEpochNanos"),
+        r.longs("frames.owdNanos"), r.ints("frames.bytes"), r.bool("cancelled"));
+  }
 }

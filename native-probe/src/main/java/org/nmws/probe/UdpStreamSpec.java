@@ -25,7 +25,7 @@ public record UdpStreamSpec(
     long timeoutNanos,
     int ttl,
     int histogramBins,
-    long histogramBinWidthNanos) {
+    long histogramBinWidthNanos) implements ProbeSpec<UdpStreamResult> {
 
   public UdpStreamSpec {
     new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl);
@@ -72,5 +72,22 @@ public record UdpStreamSpec(
   public UdpStreamSpec withHistogram(int bins, long binWidthNanos) {
     return new UdpStreamSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, bins,
         binWidthNanos);
+  }
+
+  @Override
+  public String kind() {
+    return "stream";
+  }
+
+  @Override
+  public void writeTo(NativeSpecWriter out) {
+    out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
+        .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
+        .i64("bins", histogramBins).i64("binWidthNs", histogramBinWidthNanos);
+  }
+
+  @Override
+  public UdpStreamResult read(NativeRecord result) {
+    return UdpStreamResult.fromNative(result);
   }
 }
