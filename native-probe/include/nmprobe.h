@@ -385,6 +385,9 @@ typedef struct nmp_responder_cfg {
     uint32_t idle_timeout_ms;        /* session ends after this much silence */
     int verbose;                     /* 0 quiet, 1 sessions, 2 debug */
     int quiet;                       /* nonzero: log nothing but errors */
+    int stamp_port;                  /* STAMP / TWAMP-Light reflector UDP port, 0 = ephemeral, -1 = none */
+    int stamp_stateful;              /* the reflector numbers its reflections per session */
+    uint32_t stamp_max_pps;          /* reflections per second at most */
 } nmp_responder_cfg;
 
 void nmp_responder_cfg_default(nmp_responder_cfg *c);
@@ -393,6 +396,8 @@ void nmp_responder_cfg_default(nmp_responder_cfg *c);
 int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *err, size_t errlen);
 /* The control port actually bound (useful with port 0). */
 int nmp_responder_port(const nmp_responder *r);
+/* The STAMP reflector's UDP port, or -1 when it has none. */
+int nmp_responder_stamp_port(const nmp_responder *r);
 /* Serves until nmp_responder_stop is called (from a signal handler or
  * another thread: it only writes to a pipe). Returns 0 after stop. */
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen);

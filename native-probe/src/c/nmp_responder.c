@@ -30,6 +30,7 @@
 
 #include "nmp_net.h"
 #include "nmp_tcpsink.h"
+#include "nmp_stamp.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
@@ -98,6 +99,7 @@ struct nmp_responder {
     int stop_pipe[2];               /* nmp_responder_stop writes here */
     pending_conn pend[MAX_PENDING]; /* connections before their request */
     session s;                      /* the active session, if any */
+    nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
     uint8_t buf[NMP_FRAME_MAX + 64];/* datagram buffer */
     uint8_t mbuf[MMSG_BATCH][MMSG_HDR]; /* stream datagram headers */
     char mcbuf[MMSG_BATCH][128];    /* their control messages */
@@ -131,6 +133,8 @@ void nmp_responder_cfg_default(nmp_responder_cfg *c) {
     c->idle_timeout_ms = 10000;
     c->verbose = 0;
     c->quiet = 0;
+    c->stamp_port = -1;
+    c->stamp_max_pps = 10000;
 }
 
 int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *err, size_t errlen) {
@@ -178,6 +182,13 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
     socklen_t sl = sizeof(ss);
     getsockname(r->lfd, (struct sockaddr *)&ss, &sl);
     r->port = nmp_addr_port((struct sockaddr *)&ss);
+    if (cfg->stamp_port >= 0) {
+        /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
+        nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
+                                      .port = cfg->stamp_port, .stateful = cfg->stamp_stateful,
+                                      .max_pps = cfg->stamp_max_pps};
+        if ((rc = nmp_stamp_reflector_open(&sc, &r->stamp, err, errlen)) < 0) goto error;
+    }
     freeaddrinfo(ai);
     *out = r;
     return 0;
@@ -188,6 +199,8 @@ error:
 }
 
 int nmp_responder_port(const nmp_responder *r) { return r->port; }
+
+int nmp_responder_stamp_port(const nmp_responder *r) { return r->stamp ? nmp_stamp_reflector_port(r->stamp) : -1; }
 
 void nmp_responder_stop(nmp_responder *r) {
     char c = 1;
@@ -719,7 +732,7 @@ static void check_timers(nmp_responder *r) {
 }
 
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
-    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
+    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_STAMP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
     struct pollfd p[P_KIND + KIND_MAX_FDS];
     char bs[64];
     snprintf(bs, sizeof(bs), "%s", r->bind_addr);
@@ -727,11 +740,17 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
          bs, r->port, r->cfg.limits.max_frames, r->cfg.limits.max_size, r->cfg.limits.max_rate_mbps,
          r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
          r->cfg.idle_timeout_ms);
+    if (r->stamp)
+        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s)",
+             nmp_stamp_reflector_port(r->stamp), r->cfg.stamp_stateful ? "stateful" : "stateless",
+             r->cfg.stamp_max_pps);
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
         p[P_LISTEN] = (struct pollfd){.fd = r->lfd, .events = POLLIN};
         p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1, .events = POLLIN};
         p[P_UDP] = (struct pollfd){.fd = r->s.active ? r->s.udp : -1, .events = POLLIN};
+        /* the reflector is stateless towards sessions: it answers alongside any test */
+        p[P_STAMP] = (struct pollfd){.fd = r->stamp ? nmp_stamp_reflector_fd(r->stamp) : -1, .events = POLLIN};
         for (int i = 0; i < MAX_PENDING; i++) p[P_PEND + i] = (struct pollfd){.fd = r->pend[i].fd, .events = POLLIN};
         int nk = r->s.active && r->s.ops->pollfds ? r->s.ops->pollfds(r, p + P_KIND, KIND_MAX_FDS) : 0;
         int n = poll(p, (nfds_t)(P_KIND + nk), 100);
@@ -743,6 +762,7 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         if (n > 0) {
             if (p[P_STOP].revents) break;
             if (p[P_UDP].revents) session_udp_readable(r);
+            if (p[P_STAMP].revents) nmp_stamp_reflector_drain(r->stamp);
             if (nk > 0 && r->s.active && r->s.ops->ready) r->s.ops->ready(r, p + P_KIND, nk);
             if (p[P_CTL].revents && r->s.active) session_ctl_readable(r);
             for (int i = 0; i < MAX_PENDING; i++)
@@ -761,6 +781,7 @@ void nmp_responder_close(nmp_responder *r) {
     session_close(r, "responder closing");
     for (int i = 0; i < MAX_PENDING; i++) nmp_net_close(&r->pend[i].fd);
     nmp_net_close(&r->lfd);
+    nmp_stamp_reflector_close(r->stamp);
     nmp_net_close(&r->stop_pipe[0]);
     nmp_net_close(&r->stop_pipe[1]);
     free(r);

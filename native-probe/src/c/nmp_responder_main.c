@@ -10,6 +10,7 @@
 
 #include "nmprobe.h"
 #include "nmp_opt.h"
+#include "nmp_stamp.h"
 
 static nmp_responder *the_responder; /* for the signal handler only */
 
@@ -28,11 +29,15 @@ static void usage(FILE *f) {
             "      --max-size BYTES     refuse frames larger than this (default and maximum %d)\n"
             "      --max-duration SEC   refuse sessions longer than SEC seconds (default 120)\n"
             "      --idle-timeout SEC   end a silent session after SEC seconds (default 10)\n"
+            "      --stamp-port PORT    also reflect STAMP / TWAMP-Light test packets on this UDP port\n"
+            "                           (%d is the standard one; default: no reflector)\n"
+            "      --stamp-stateful     number reflections per session (shows loss on the way there)\n"
+            "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
             "  -v, --verbose            log more (repeat for debug)\n"
             "  -q, --quiet              log errors only\n"
             "  -V, --version            print the version\n"
             "  -h, --help               this help\n",
-            NMP_DEFAULT_PORT, NMP_FRAME_MAX);
+            NMP_DEFAULT_PORT, NMP_FRAME_MAX, NMP_STAMP_PORT);
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out) {
@@ -46,7 +51,9 @@ int main(int argc, char **argv) {
         {"max-size", required_argument, NULL, 's'}, {"max-duration", required_argument, NULL, 'd'},
         {"idle-timeout", required_argument, NULL, 'i'}, {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
+        {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
     double v;
@@ -78,6 +85,15 @@ int main(int argc, char **argv) {
         case 'i':
             if (parse_num("--idle-timeout", optarg, 0.1, 3600, &v) < 0) return 2;
             cfg.idle_timeout_ms = (uint32_t)(v * 1000);
+            break;
+        case 'S':
+            if (parse_num("--stamp-port", optarg, 0, 65535, &v) < 0) return 2;
+            cfg.stamp_port = (int)v;
+            break;
+        case 'T': cfg.stamp_stateful = 1; break;
+        case 'P':
+            if (parse_num("--stamp-max-pps", optarg, 1, 10000000, &v) < 0) return 2;
+            cfg.stamp_max_pps = (uint32_t)v;
             break;
         case 'v': cfg.verbose++; break;
         case 'q': cfg.quiet = 1; break;

@@ -18,10 +18,12 @@ import java.util.regex.Pattern;
 final class ResponderProcess implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("listening on \\S+ port (\\d+)");
+  private static final Pattern STAMP = Pattern.compile("TWAMP-Light reflector on UDP port (\\d+)");
 
   private final Process process;
   private final StringBuffer log = new StringBuffer();
   private final int port;
+  private final CompletableFuture<Integer> stampPort = new CompletableFuture<>();
 
   ResponderProcess(String... extraArgs) throws IOException, InterruptedException {
     Path bin =
@@ -51,6 +53,10 @@ final class ResponderProcess implements AutoCloseable {
                   if (m.find()) {
                     portFound.complete(Integer.parseInt(m.group(1)));
                   }
+                  Matcher st = STAMP.matcher(line);
+                  if (st.find()) {
+                    stampPort.complete(Integer.parseInt(st.group(1)));
+                  }
                 }
               } catch (IOException e) {
                 portFound.completeExceptionally(e);
@@ -70,6 +76,11 @@ final class ResponderProcess implements AutoCloseable {
 
   int port() {
     return port;
+  }
+
+  /** The STAMP reflector's UDP port, when started with {@code --stamp-port}. */
+  int stampPort() throws Exception {
+    return stampPort.get(10, TimeUnit.SECONDS);
   }
 
   String log() {

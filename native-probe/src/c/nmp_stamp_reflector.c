@@ -1,0 +1,217 @@
+/* nmp_stamp_reflector.c -- a STAMP (RFC 8762) / TWAMP-Light session-reflector,
+ * unauthenticated mode, stateless or stateful, for nmprobe-responder.
+ *
+ * A reflector answers anyone who sends to it, so it is built not to be a
+ * tool against third parties: a reflection is never larger than the packet
+ * it answers (no amplification), the whole reflector answers at most
+ * max_pps packets a second, and packets too short to be test packets are
+ * dropped. Receive times are the kernel's stamps (SO_TIMESTAMPNS); the
+ * error estimate comes from adjtimex and is refreshed every 10 s. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "nmp_net.h"
+#include "nmp_stamp.h"
+
+#define BATCH 64                     /* datagrams handled per drain */
+#define SESSIONS 1024                /* stateful sessions kept (oldest replaced) */
+#define ERROR_REFRESH_NS 10000000000ull
+
+/* A stateful session: the next sequence number per sender and SSID. */
+typedef struct stamp_session {
+    struct sockaddr_storage peer;    /* sender address and port */
+    uint16_t ssid;                   /* the sender's SSID */
+    uint32_t next_seq;               /* reflector sequence number to use next */
+    nmp_monotime_ns last;            /* last packet, for replacement */
+    int used;                        /* slot holds a session */
+} stamp_session;
+
+struct nmp_stamp_reflector {
+    int fd;                          /* UDP socket */
+    int port;                        /* bound port */
+    int stateful;                    /* number reflections per session */
+    uint32_t max_pps;                /* rate cap, 0 = none */
+    double tokens;                   /* token bucket for max_pps */
+    nmp_monotime_ns tokens_at;       /* when tokens were last refilled */
+    uint16_t error_ntp, error_ptp;   /* this host's error estimate in each format */
+    nmp_monotime_ns error_at;        /* when the estimate was read */
+    uint64_t reflected, dropped;     /* counters */
+    stamp_session *sessions;         /* SESSIONS slots when stateful, else NULL */
+    uint8_t buf[NMP_STAMP_MAX_LEN + 64]; /* one datagram */
+};
+
+int nmp_stamp_reflector_open(const nmp_stamp_reflector_cfg *cfg, nmp_stamp_reflector **out, char *err,
+                             size_t errlen) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE | AI_NUMERICHOST};
+    struct addrinfo *ai = NULL;
+    char port[8];
+    int one = 1, zero = 0, rc;
+    nmp_stamp_reflector *r = calloc(1, sizeof(*r));
+    *out = NULL;
+    if (r == NULL) {
+        nmp_seterr(err, errlen, "stamp reflector: out of memory");
+        return -ENOMEM;
+    }
+    r->fd = -1;
+    snprintf(port, sizeof(port), "%d", cfg->port);
+    int g = getaddrinfo(cfg->bind_addr ? cfg->bind_addr : "::", port, &hints, &ai);
+    if (g != 0) {
+        nmp_seterr(err, errlen, "stamp reflector: bind address %s: %s", cfg->bind_addr ? cfg->bind_addr : "::",
+                   gai_strerror(g));
+        rc = -EINVAL;
+        goto error;
+    }
+    if ((rc = nmp_net_udp_open(ai->ai_family, 255, &r->fd, err, errlen)) < 0) goto error;
+    if (ai->ai_family == AF_INET6) {
+        /* "::" answers IPv4 too, as v4-mapped addresses: their TTL in and out is IPv4's */
+        int ttl = 255;
+        setsockopt(r->fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+        setsockopt(r->fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof(one));
+        setsockopt(r->fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+    }
+    if (setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0 ||
+        bind(r->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "stamp reflector: bind port %d: %s", cfg->port, strerror(errno));
+        goto error;
+    }
+    struct sockaddr_storage local;
+    socklen_t ll = sizeof(local);
+    if (getsockname(r->fd, (struct sockaddr *)&local, &ll) == 0) r->port = nmp_addr_port((struct sockaddr *)&local);
+    if (cfg->stateful && (r->sessions = calloc(SESSIONS, sizeof(*r->sessions))) == NULL) {
+        nmp_seterr(err, errlen, "stamp reflector: out of memory");
+        rc = -ENOMEM;
+        goto error;
+    }
+    r->stateful = cfg->stateful;
+    r->max_pps = cfg->max_pps;
+    r->tokens = cfg->max_pps;
+    r->tokens_at = nmp_mono_now();
+    freeaddrinfo(ai);
+    *out = r;
+    return 0;
+error:
+    if (ai) freeaddrinfo(ai);
+    nmp_stamp_reflector_close(r);
+    return rc;
+}
+
+int nmp_stamp_reflector_fd(const nmp_stamp_reflector *r) { return r->fd; }
+int nmp_stamp_reflector_port(const nmp_stamp_reflector *r) { return r->port; }
+
+void nmp_stamp_reflector_counts(const nmp_stamp_reflector *r, uint64_t *reflected, uint64_t *dropped) {
+    *reflected = r->reflected;
+    *dropped = r->dropped;
+}
+
+void nmp_stamp_reflector_close(nmp_stamp_reflector *r) {
+    if (r == NULL) return;
+    nmp_net_close(&r->fd);
+    free(r->sessions);
+    free(r);
+}
+
+/* One token per reflection; refilled at max_pps, at most a second's worth held. */
+static int take_token(nmp_stamp_reflector *r, nmp_monotime_ns now) {
+    if (r->max_pps == 0) return 1;
+    r->tokens += (double)(now - r->tokens_at) * r->max_pps / 1e9;
+    if (r->tokens > r->max_pps) r->tokens = r->max_pps;
+    r->tokens_at = now;
+    if (r->tokens < 1) return 0;
+    r->tokens -= 1;
+    return 1;
+}
+
+/* The reflector's own sequence number for a packet of peer/ssid (stateful mode). */
+static uint32_t session_seq(nmp_stamp_reflector *r, const struct sockaddr_storage *peer, uint16_t ssid,
+                            nmp_monotime_ns now) {
+    stamp_session *oldest = &r->sessions[0];
+    for (int i = 0; i < SESSIONS; i++) {
+        stamp_session *s = &r->sessions[i];
+        if (s->used && s->ssid == ssid && nmp_net_same_ip((const struct sockaddr *)&s->peer, (const struct sockaddr *)peer) &&
+            nmp_addr_port((const struct sockaddr *)&s->peer) == nmp_addr_port((const struct sockaddr *)peer)) {
+            s->last = now;
+            return s->next_seq++;
+        }
+        if (!s->used || s->last < oldest->last) oldest = s;
+        if (!s->used) break;
+    }
+    memset(oldest, 0, sizeof(*oldest));
+    oldest->used = 1;
+    oldest->peer = *peer;
+    oldest->ssid = ssid;
+    oldest->last = now;
+    oldest->next_seq = 1;
+    return 0;
+}
+
+static nmp_walltime_ns arrival(struct msghdr *msg) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            return (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    return nmp_wall_now();
+}
+
+int nmp_stamp_reflector_drain(nmp_stamp_reflector *r) {
+    int answered = 0;
+    nmp_monotime_ns now = nmp_mono_now();
+    if (r->error_at == 0 || now - r->error_at > ERROR_REFRESH_NS) {
+        r->error_ntp = nmp_stamp_local_error(NMP_STAMP_NTP);
+        r->error_ptp = (uint16_t)(r->error_ntp | 0x4000); /* the same estimate, Z set */
+        r->error_at = now;
+    }
+    for (int i = 0; i < BATCH; i++) {
+        struct sockaddr_storage peer;
+        char cbuf[256];
+        struct iovec iov = {.iov_base = r->buf, .iov_len = sizeof(r->buf)};
+        struct msghdr msg = {.msg_name = &peer, .msg_namelen = sizeof(peer), .msg_iov = &iov, .msg_iovlen = 1,
+                             .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+        ssize_t n = recvmsg(r->fd, &msg, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        nmp_walltime_ns t2 = arrival(&msg);
+        nmp_stamp_sender_pkt in;
+        if ((msg.msg_flags & MSG_TRUNC) || nmp_stamp_sender_decode(r->buf, (size_t)n, &in) < 0 ||
+            nmp_addr_port((struct sockaddr *)&peer) == 0 || !take_token(r, nmp_mono_now())) {
+            r->dropped++;
+            continue;
+        }
+        /* timestamps in the format the sender used, so either kind of sender reads them */
+        nmp_stamp_tsfmt fmt = (in.error & 0x4000) ? NMP_STAMP_PTP : NMP_STAMP_NTP;
+        int ttl = nmp_net_cmsg_ttl(&msg);
+        nmp_stamp_reflector_pkt out = {
+            .seq = r->stateful ? session_seq(r, &peer, in.ssid, now) : in.seq,
+            .error = fmt == NMP_STAMP_PTP ? r->error_ptp : r->error_ntp,
+            .ssid = in.ssid,
+            .rx_ts = nmp_stamp_ts_from_wall(t2, fmt),
+            .sender_seq = in.seq,
+            .sender_ts = in.ts,
+            .sender_error = in.error,
+            .sender_ttl = (uint8_t)(ttl < 0 ? 0 : ttl > 255 ? 255 : ttl),
+        };
+        /* the reflection has the length of the test packet (RFC 8762 4.3): padding stays
+         * zero, which also keeps whatever the sender put there from being echoed */
+        memset(r->buf + NMP_STAMP_LEN, 0, (size_t)n - NMP_STAMP_LEN);
+        out.ts = nmp_stamp_ts_from_wall(nmp_wall_now(), fmt);
+        nmp_stamp_reflector_encode(r->buf, &out);
+        ssize_t w;
+        do w = sendto(r->fd, r->buf, (size_t)n, 0, (struct sockaddr *)&peer, msg.msg_namelen);
+        while (w < 0 && errno == EINTR);
+        if (w == n) {
+            r->reflected++;
+            answered++;
+        } else {
+            r->dropped++;
+        }
+    }
+    return answered;
+}
