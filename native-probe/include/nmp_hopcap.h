@@ -57,7 +57,8 @@
 #ifndef NMP_HOPCAP_H
 #define NMP_HOPCAP_H
 
-#include "nmprobe.h"
+#include "nmp_capacity.h"
+#include "nmp_clock.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "nmp_pack.h"
-#include "nmprobe.h"
+#include "nmp_base.h"
 
 /* How a spec field is stored in the kind's spec struct. */
 typedef enum nmp_spec_type {

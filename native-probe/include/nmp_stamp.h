@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nmprobe.h"
+#include "nmp_clock.h"
 
 #define NMP_STAMP_PORT 862           /* IANA's STAMP / TWAMP-Test port */
 #define NMP_STAMP_LEN 44             /* unauthenticated test packet without padding */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_avail.h"
 #include "nmprobe.h"
 
 #define DEFAULT_SIZE 1472
@@ -97,12 +98,10 @@ static int check_spec(const nmp_avail_spec *s, char *err, size_t errlen) {
     return 0;
 }
 
-static int cancelled(const nmp_control *ctl) { return ctl && ctl->cancel && *ctl->cancel; }
-
 /* Sleeps ns, waking every 20 ms to look at the cancel flag. */
 static void pause_ns(uint64_t ns, const nmp_control *ctl) {
     nmp_monotime_ns until = nmp_mono_now() + ns;
-    while (!cancelled(ctl)) {
+    while (!nmp_control_cancelled(ctl)) {
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= until) break;
         nmp_monotime_ns step = now + 20000000ull;
@@ -212,16 +211,16 @@ int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_
     int congested = 0;
     for (uint32_t i = 0; i < coarse && !congested; i++) {
         if (i > 0) pause_ns(spec->pause_ns ? spec->pause_ns : DEFAULT_PAUSE_NS, ctl);
-        if (cancelled(ctl)) break;
+        if (nmp_control_cancelled(ctl)) break;
         rc = run_step(spec, ctl, res, lo + i * step, 0, err, errlen);
         if (rc < 0) goto end;
         congested = res->steps[res->nsteps - 1].flags & (NMP_AVAIL_DELAY | NMP_AVAIL_RATE | NMP_AVAIL_LOSS);
         if (ctl && ctl->progress) ctl->progress(ctl->progress_ctx, res->nsteps, planned);
     }
     bracket(res);
-    for (uint32_t r = 0; r < spec->refine && res->bracketed && !cancelled(ctl); r++) {
+    for (uint32_t r = 0; r < spec->refine && res->bracketed && !nmp_control_cancelled(ctl); r++) {
         pause_ns(spec->pause_ns ? spec->pause_ns : DEFAULT_PAUSE_NS, ctl);
-        if (cancelled(ctl)) break;
+        if (nmp_control_cancelled(ctl)) break;
         rc = run_step(spec, ctl, res, (res->lower_mbps + res->upper_mbps) / 2, 1, err, errlen);
         if (rc < 0) goto end;
         bracket(res);
@@ -230,7 +229,7 @@ int nmp_avail_run(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avail_
 end:
     bracket(res);
     res->end_wall = nmp_wall_now();
-    if (rc == 0 && cancelled(ctl)) rc = -ECANCELED;
+    if (rc == 0 && nmp_control_cancelled(ctl)) rc = -ECANCELED;
     if (rc == -ECANCELED)
         nmp_seterr(err, errlen, "avail %s:%d: cancelled after %u steps", spec->host, spec->port, res->nsteps);
     return rc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_capacity.h"
 #include "nmp_kind.h"
 #include "nmprobe.h"
 

@@ -12,6 +12,7 @@
 
 #include "nmp_cli_hopcap.h"
 #include "nmp_opt.h"
+#include "nmp_wire.h"
 #include "nmprobe.h"
 
 static volatile int32_t cancel_flag; /* set by SIGINT / SIGTERM */

@@ -230,3 +230,28 @@ error:
     free(b);
     return rc;
 }
+
+int nmp_client_send_frame(nmp_client *c, uint8_t type, uint32_t seq, uint32_t total, uint8_t *buf, size_t size,
+                          nmp_monotime_ns *mono, nmp_walltime_ns *wall, char *err, size_t errlen) {
+    nmp_frame_hdr h = {.type = type, .cookie = c->cookie, .seq = seq, .total = total};
+    for (int tries = 0;; tries++) {
+        h.send_wall = nmp_wall_now();
+        nmp_frame_encode(buf, &h);
+        nmp_monotime_ns now = nmp_mono_now();
+        ssize_t n = send(c->udp, buf, size, 0);
+        if (n == (ssize_t)size) {
+            *mono = now;
+            *wall = h.send_wall;
+            return 0;
+        }
+        if (n < 0 && (errno == EINTR || errno == ECONNREFUSED) && tries < 3) continue;
+        if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && tries < 100000 && !(c->cancel && *c->cancel)) {
+            struct pollfd p = {.fd = c->udp, .events = POLLOUT};
+            poll(&p, 1, 1);
+            continue;
+        }
+        int rc = n < 0 ? -errno : -EMSGSIZE;
+        nmp_seterr(err, errlen, "udp send to %s:%d: %s", c->host, c->udp_port, strerror(-rc));
+        return rc;
+    }
+}

@@ -44,6 +44,14 @@ int nmp_client_results(nmp_client *c, uint32_t max_records, nmp_ctl_msg *hdr, ui
  * the caller checks the payload's layout. */
 int nmp_client_results_raw(nmp_client *c, uint64_t max_bytes, nmp_ctl_msg *hdr, uint8_t **blob, size_t *bloblen,
                            char *err, size_t errlen);
+/* Sends test frame 'seq' of 'total' (type NMP_FRAME_*) of 'size' bytes from
+ * buf (its header is written here) on the session's UDP socket, stamping
+ * the wall clock into the frame just before the send. A full socket buffer
+ * is waited out (polling for POLLOUT, watching the cancel flag); a refused
+ * send (an ICMP error from an earlier frame) is retried. On success stores
+ * the send times in *mono and *wall. Returns 0 or -errno with err set. */
+int nmp_client_send_frame(nmp_client *c, uint8_t type, uint32_t seq, uint32_t total, uint8_t *buf, size_t size,
+                          nmp_monotime_ns *mono, nmp_walltime_ns *wall, char *err, size_t errlen);
 /* Closes both sockets; safe to call twice. */
 void nmp_client_close(nmp_client *c);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nmp_wire.h"
 #include "nmprobe.h"
 
 static const struct {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nmp_wire.h"
 #include "nmprobe.h"
 
 static void put32(uint8_t *p, uint32_t v) {

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
 #include "nmp_hopcap.h"
 #include "nmp_kind.h"
 #include "nmp_net.h"
@@ -281,8 +282,6 @@ static void read_answers(hc_run *r, train_buf *tb, nmp_hopcap_hop *h) {
     }
 }
 
-static int cancelled(const nmp_control *ctl) { return ctl && ctl->cancel && *ctl->cancel; }
-
 /* Sends the frames of one train back to back, with TTL ttl (ends only: just
  * the two ends; the others PASS_TTL). Returns 0 or -errno. */
 static int send_train(hc_run *r, train_buf *tb, int ttl, char *err, size_t errlen) {
@@ -343,7 +342,7 @@ static int collect(hc_run *r, train_buf *tb, nmp_hopcap_hop *h, uint64_t wait_ns
         if (!tb->ends && tb->answers > 0 && (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS < dl)
             dl = (nmp_monotime_ns)tb->last_answer_ns + SETTLE_NS;
         if (now >= dl) return 0;
-        if (cancelled(ctl)) return -ECANCELED;
+        if (nmp_control_cancelled(ctl)) return -ECANCELED;
         uint64_t left_ms = (dl - now) / 1000000ull + 1;
         struct pollfd p = {.fd = r->fd, .events = POLLIN};
         if (poll(&p, 1, (int)(left_ms < 10 ? left_ms : 10)) < 0 && errno != EINTR) {
@@ -358,7 +357,7 @@ static int collect(hc_run *r, train_buf *tb, nmp_hopcap_hop *h, uint64_t wait_ns
 static int pause_between(hc_run *r, uint64_t gap_ns, const nmp_control *ctl) {
     nmp_monotime_ns end = nmp_mono_now() + gap_ns;
     for (;;) {
-        if (cancelled(ctl)) return -ECANCELED;
+        if (nmp_control_cancelled(ctl)) return -ECANCELED;
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= end) return 0;
         uint64_t left = end - now;
@@ -461,7 +460,7 @@ static int run_hop(hc_run *r, nmp_hopcap_result *res, nmp_hopcap_hop *h, train_b
     int rc = 0;
     tb->skip = res->skip;
     while (t < trains && rc == 0) {
-        if (cancelled(ctl)) {
+        if (nmp_control_cancelled(ctl)) {
             rc = -ECANCELED;
             break;
         }

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
+#include "nmp_hops.h"
 #include "nmp_kind.h"
 #include "nmp_net.h"
 

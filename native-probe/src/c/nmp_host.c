@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nmp_host.h"
 #include "nmprobe.h"
 
 int nmp_host_parse_stat(const char *text, nmp_host_counters *c) {

@@ -1,6 +1,7 @@
 /* nmp_kind.c -- the table of measurement kinds and the spec decoding that
  * every way in (JNI, CLI) shares: defaults, range checks and ownership of a
  * spec's strings and lists are done here once, from each kind's field table. */
+#include "nmprobe.h"
 #include "nmp_kind.h"
 
 #include <errno.h>

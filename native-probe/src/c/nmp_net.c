@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
 #include "nmp_net.h"
 
 void nmp_net_close(int *fd) {

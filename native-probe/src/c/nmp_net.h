@@ -5,7 +5,7 @@
 
 #include <sys/socket.h>
 
-#include "nmprobe.h"
+#include "nmp_wire.h"
 
 #define NMP_SOCKBUF (4 * 1024 * 1024) /* SO_RCVBUF / SO_SNDBUF for test sockets */
 

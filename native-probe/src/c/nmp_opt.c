@@ -1,4 +1,5 @@
 /* nmp_opt.c -- command-line option values (see nmp_opt.h). */
+#include "nmprobe.h"
 #include "nmp_opt.h"
 
 #include <errno.h>

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
+#include "nmp_responder.h"
 #include "nmp_net.h"
 #include "nmp_tcpsink.h"
 #include "nmp_stamp.h"

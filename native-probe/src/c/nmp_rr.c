@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "nmprobe.h"
+#include "nmp_rr.h"
 #include "nmp_client.h"
 #include "nmp_kind.h"
 
@@ -33,8 +35,6 @@ typedef struct rr_run {
     nmp_monotime_ns next_progress;  /* when progress may be reported next */
     uint8_t buf[NMP_FRAME_MAX + 64];/* send and receive buffer */
 } rr_run;
-
-static int cancelled(const rr_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
 
 static void progress(rr_run *t, int force) {
     nmp_monotime_ns now = nmp_mono_now();
@@ -81,7 +81,7 @@ static void wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_al
     for (;;) {
         drain_replies(t);
         progress(t, 0);
-        if (cancelled(t) || (stop_when_all && t->res->received >= t->res->sent)) return;
+        if (nmp_control_cancelled(t->ctl) || (stop_when_all && t->res->received >= t->res->sent)) return;
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= deadline) return;
         uint64_t rem = deadline - now;
@@ -96,28 +96,14 @@ static void wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_al
 
 /* Sends frame seq. Returns 0 or -errno for a fatal send error. */
 static int send_frame(rr_run *t, uint32_t seq, char *err, size_t errlen) {
-    nmp_frame_hdr h = {.type = NMP_FRAME_RR_REQ, .cookie = t->cl.cookie, .seq = seq, .total = t->res->requested};
-    for (int tries = 0;; tries++) {
-        h.send_wall = nmp_wall_now();
-        nmp_frame_encode(t->buf, &h);
-        nmp_monotime_ns now = nmp_mono_now();
-        ssize_t n = send(t->cl.udp, t->buf, t->spec->size, 0);
-        if (n == (ssize_t)t->spec->size) {
-            t->mono_send[seq] = now;
-            t->res->send_wall[seq] = h.send_wall;
-            t->res->sent++;
-            return 0;
-        }
-        if (n < 0 && (errno == EINTR || errno == ECONNREFUSED) && tries < 3) continue;
-        if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && tries < 1000) {
-            struct pollfd p = {.fd = t->cl.udp, .events = POLLOUT};
-            poll(&p, 1, 1);
-            continue;
-        }
-        int rc = n < 0 ? -errno : -EMSGSIZE;
-        nmp_seterr(err, errlen, "udp send to %s:%d: %s", t->spec->host, t->cl.udp_port, strerror(-rc));
-        return rc;
+    nmp_walltime_ns wall;
+    int rc = nmp_client_send_frame(&t->cl, NMP_FRAME_RR_REQ, seq, t->res->requested, t->buf, t->spec->size, &t->mono_send[seq],
+                                   &wall, err, errlen);
+    if (rc == 0) {
+        t->res->send_wall[seq] = wall;
+        t->res->sent++;
     }
+    return rc;
 }
 
 /* Fills the summary fields of res from the per-frame arrays. */
@@ -245,10 +231,10 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     res->start_wall = nmp_wall_now();
     nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS; /* so that frame 0 is paced like the rest */
     uint32_t k0 = 0;
-    for (uint32_t i = 0; i < n && !cancelled(t); i++) {
+    for (uint32_t i = 0; i < n && !nmp_control_cancelled(t->ctl); i++) {
         nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i - k0) * spec->interval_ns;
         wait_receiving(t, due, 0);
-        if (cancelled(t)) break;
+        if (nmp_control_cancelled(t->ctl)) break;
         if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
         /* As the stream sender does: a frame that left late moves the schedule, so a stall
          * becomes one longer gap rather than a burst of catch-up frames whose RTTs would
@@ -258,13 +244,13 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
             k0 = i;
         }
     }
-    if (!cancelled(t)) {
+    if (!nmp_control_cancelled(t->ctl)) {
         nmp_monotime_ns last = res->sent ? t->mono_send[res->sent - 1] : nmp_mono_now();
         wait_receiving(t, last + spec->timeout_ns, 1);
     }
     res->end_wall = nmp_wall_now();
     progress(t, 1);
-    rc = cancelled(t) ? -ECANCELED : 0;
+    rc = nmp_control_cancelled(t->ctl) ? -ECANCELED : 0;
     if (rc == -ECANCELED) nmp_seterr(err, errlen, "rr %s:%d: cancelled after %u of %u frames", spec->host,
                                      spec->port, res->sent, n);
     char e2[NMP_ERRLEN];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_scan.h"
 #include "nmp_kind.h"
 #include "nmprobe.h"
 

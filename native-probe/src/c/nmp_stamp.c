@@ -8,6 +8,7 @@
  * does not reflect it. Reflections are stamped by the kernel on arrival
  * (SO_TIMESTAMPNS), so a reply read late still gets its arrival time. */
 #define _GNU_SOURCE
+#include "nmprobe.h"
 #include "nmp_stamp.h"
 
 #include <errno.h>
@@ -153,8 +154,6 @@ typedef struct stamp_run {
     uint8_t buf[NMP_STAMP_MAX_LEN + 64]; /* send and receive buffer */
 } stamp_run;
 
-static int cancelled(const stamp_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
-
 static void progress(stamp_run *t, int force) {
     nmp_monotime_ns now = nmp_mono_now();
     if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
@@ -272,7 +271,7 @@ static void wait_replies(stamp_run *t, nmp_monotime_ns until, int early) {
     for (;;) {
         drain(t);
         nmp_monotime_ns now = nmp_mono_now();
-        if (now >= until || cancelled(t) || (early && t->res->received >= t->res->sent)) return;
+        if (now >= until || nmp_control_cancelled(t->ctl) || (early && t->res->received >= t->res->sent)) return;
         uint64_t left = until - now;
         int ms = left > 20000000ull ? 20 : (int)(left / 1000000) + 1; /* wake often enough to see a cancel */
         struct pollfd p = {.fd = t->fd, .events = POLLIN};
@@ -369,12 +368,12 @@ int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_
     res->start_wall = nmp_wall_now();
 
     /* Agreement: the first packet alone, until it is reflected. */
-    for (int try = 0; try < AGREE_TRIES && res->received == 0 && !cancelled(t); try++) {
+    for (int try = 0; try < AGREE_TRIES && res->received == 0 && !nmp_control_cancelled(t->ctl); try++) {
         send_one(t, 0); /* a retry replaces T1: a late reflection of an earlier try is not counted */
         res->sent = res->send_wall[0] != 0;
         wait_replies(t, nmp_mono_now() + spec->agree_ns, 1);
     }
-    if (res->received == 0 && !cancelled(t)) {
+    if (res->received == 0 && !nmp_control_cancelled(t->ctl)) {
         nmp_seterr(err, errlen,
                    "stamp %s port %d: no STAMP or TWAMP reflector answered the first test packet in %d tries of "
                    "%llu ms; nothing more was sent",
@@ -383,7 +382,7 @@ int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_
         goto end;
     }
     nmp_monotime_ns next = nmp_mono_now() + spec->interval_ns;
-    for (uint32_t seq = 1; seq < spec->count && !cancelled(t); seq++) {
+    for (uint32_t seq = 1; seq < spec->count && !nmp_control_cancelled(t->ctl); seq++) {
         /* read reflections while waiting, so their arrival is stamped when it happens */
         if (spec->interval_ns > SPIN_NS) wait_replies(t, next - SPIN_NS, 0);
         nmp_sleep_until(next, SPIN_NS);
@@ -394,9 +393,9 @@ int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_
         nmp_monotime_ns now = nmp_mono_now();
         if (now > next + spec->interval_ns) next = now; /* fell behind: do not burst to catch up */
     }
-    if (!cancelled(t)) wait_replies(t, nmp_mono_now() + spec->timeout_ns, 1);
+    if (!nmp_control_cancelled(t->ctl)) wait_replies(t, nmp_mono_now() + spec->timeout_ns, 1);
     progress(t, 1);
-    rc = cancelled(t) ? -ECANCELED : 0;
+    rc = nmp_control_cancelled(t->ctl) ? -ECANCELED : 0;
     if (rc == -ECANCELED) nmp_seterr(err, errlen, "stamp %s port %d: cancelled", spec->host, spec->port);
 end:
     if (t) nmp_net_close(&t->fd);

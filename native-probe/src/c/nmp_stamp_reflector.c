@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "nmprobe.h"
 #include "nmp_net.h"
 #include "nmp_stamp.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmp_stats.h"
 #include "nmprobe.h"
 
 static int cmp_double(const void *a, const void *b) {

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "nmprobe.h"
+#include "nmp_stream.h"
 #include "nmp_client.h"
 #include "nmp_kind.h"
 
@@ -310,8 +312,6 @@ typedef struct stream_run {
     uint8_t buf[NMP_FRAME_MAX];     /* frame buffer */
 } stream_run;
 
-static int cancelled(const stream_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
-
 static void progress(stream_run *t, int force) {
     nmp_monotime_ns now = nmp_mono_now();
     if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
@@ -322,28 +322,14 @@ static void progress(stream_run *t, int force) {
 /* Sends frame seq, waiting for socket space when the kernel pushes back.
  * Returns 0 or -errno. */
 static int send_frame(stream_run *t, uint32_t seq, char *err, size_t errlen) {
-    nmp_frame_hdr h = {.type = NMP_FRAME_STREAM, .cookie = t->cl.cookie, .seq = seq, .total = t->res->requested};
-    for (int tries = 0;; tries++) {
-        h.send_wall = nmp_wall_now();
-        nmp_frame_encode(t->buf, &h);
-        nmp_monotime_ns now = nmp_mono_now();
-        ssize_t n = send(t->cl.udp, t->buf, t->spec->size, 0);
-        if (n == (ssize_t)t->spec->size) {
-            t->send_mono[seq] = now;
-            t->res->send_wall[seq] = h.send_wall;
-            t->res->sent++;
-            return 0;
-        }
-        if (n < 0 && (errno == EINTR || errno == ECONNREFUSED) && tries < 3) continue;
-        if (n < 0 && (errno == EAGAIN || errno == ENOBUFS) && tries < 100000 && !cancelled(t)) {
-            struct pollfd p = {.fd = t->cl.udp, .events = POLLOUT};
-            poll(&p, 1, 1);
-            continue;
-        }
-        int rc = n < 0 ? -errno : -EMSGSIZE;
-        nmp_seterr(err, errlen, "udp send to %s:%d: %s", t->spec->host, t->cl.udp_port, strerror(-rc));
-        return rc;
+    nmp_walltime_ns wall;
+    int rc = nmp_client_send_frame(&t->cl, NMP_FRAME_STREAM, seq, t->res->requested, t->buf, t->spec->size, &t->send_mono[seq],
+                                   &wall, err, errlen);
+    if (rc == 0) {
+        t->res->send_wall[seq] = wall;
+        t->res->sent++;
     }
+    return rc;
 }
 
 static uint64_t get_or0(const nmp_ctl_msg *m, const char *key) {
@@ -458,7 +444,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
      * times either way. */
     nmp_monotime_ns t0 = nmp_mono_now() + SPIN_NS;
     uint32_t k0 = 0;
-    for (uint32_t i = 0; i < n && !cancelled(t); i++) {
+    for (uint32_t i = 0; i < n && !nmp_control_cancelled(t->ctl); i++) {
         int paced = i % train == 0 && (spec->interval_ns > 0 || i == 0);
         nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i / train - k0) * spec->interval_ns;
         if (paced) nmp_sleep_until(due, SPIN_NS);
@@ -472,12 +458,12 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     if (nmp_host_sample(&ha, e2, sizeof(e2)) < 0) ha.valid = 0;
     /* let frames in flight arrive, checking for cancel */
     nmp_monotime_ns until = nmp_mono_now() + spec->timeout_ns;
-    while (!cancelled(t) && nmp_mono_now() < until) {
+    while (!nmp_control_cancelled(t->ctl) && nmp_mono_now() < until) {
         nmp_monotime_ns now = nmp_mono_now(), step = now + 20000000ull;
         nmp_sleep_until(step < until ? step : until, 0);
     }
     progress(t, 1);
-    int was_cancelled = cancelled(t);
+    int was_cancelled = nmp_control_cancelled(t->ctl);
     nmp_ctl_msg data;
     uint32_t max_records = n + n / 8 + 16;
     if ((rc = nmp_client_results(&t->cl, max_records, &data, &blob, &bloblen, err, errlen)) < 0) goto error;

@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
+#include "nmp_tcp.h"
 #include "nmp_client.h"
 #include "nmp_kind.h"
 
@@ -54,8 +56,6 @@ typedef struct tcp_run {
     uint64_t staged_total;             /* bytes staged over all streams (byte limit) */
     nmp_monotime_ns next_progress;     /* next progress report */
 } tcp_run;
-
-static int cancelled(const tcp_run *t) { return t->ctl && t->ctl->cancel && *t->ctl->cancel; }
 
 static void progress(tcp_run *t, nmp_monotime_ns now, int force) {
     if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
@@ -246,7 +246,7 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
     int stopping = 0, rc;
     for (;;) {
         nmp_monotime_ns now = nmp_mono_now();
-        if (!stopping && (now >= end || cancelled(t))) {
+        if (!stopping && (now >= end || nmp_control_cancelled(t->ctl))) {
             stopping = 1;
             for (uint32_t i = 0; i < ns; i++) { /* finish the message being written, drop the rest */
                 tx_stream *x = &t->tx[i];
@@ -510,7 +510,7 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     for (uint32_t i = 0; i < spec.streams; i++) t->tx[i].next_due = t->t0;
     sample_info(t, t->t0);
     if ((rc = send_loop(t, err, errlen)) < 0) goto error;
-    int was_cancelled = cancelled(t);
+    int was_cancelled = nmp_control_cancelled(t->ctl);
     nmp_monotime_ns acked = wait_acked(t, nmp_mono_now() + spec.timeout_ns);
     sample_info(t, nmp_mono_now());
     progress(t, nmp_mono_now(), 1);

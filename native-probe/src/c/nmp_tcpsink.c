@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
 #include "nmp_net.h"
 #include "nmp_tcpsink.h"
 

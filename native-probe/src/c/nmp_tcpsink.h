@@ -8,7 +8,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include "nmprobe.h"
+#include "nmp_wire.h"
 
 typedef struct nmp_tcpsink nmp_tcpsink;
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "nmprobe.h"
 #include "nmp_kind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nmprobe.h"
 #include "nmp_kind.h"
 #include "nmp_test.h"
 

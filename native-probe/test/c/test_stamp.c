@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nmprobe.h"
 #include "nmp_stamp.h"
 #include "nmp_test.h"
 

@@ -10,6 +10,7 @@
 
 #include "nmp_test.h"
 #include "nmp_test_responder.h"
+#include "nmp_wire.h"
 #include "nmprobe.h"
 
 #define T0 1000000000LL

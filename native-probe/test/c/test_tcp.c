@@ -16,6 +16,7 @@
 
 #include "nmp_test.h"
 #include "nmp_test_responder.h"
+#include "nmp_wire.h"
 #include "nmprobe.h"
 
 

@@ -1,0 +1,56 @@
+/* nmp_clock.h -- monotonic and wall-clock time, pacing, and the host clock's
+ * synchronisation state (adjtimex). */
+#ifndef NMP_CLOCK_H
+#define NMP_CLOCK_H
+
+#include "nmp_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- clock */
+
+typedef uint64_t nmp_monotime_ns;    /* CLOCK_MONOTONIC, ns; only differences mean anything */
+typedef int64_t nmp_walltime_ns;     /* CLOCK_REALTIME, ns since the Unix epoch */
+
+nmp_monotime_ns nmp_mono_now(void);
+nmp_walltime_ns nmp_wall_now(void);
+/* Converts a timespec of the monotonic clock to nmp_monotime_ns. */
+nmp_monotime_ns nmp_mono_from_timespec(long sec, long nsec);
+/* Sleeps (clock_nanosleep, TIMER_ABSTIME) until 'deadline' minus 'spin_ns',
+ * then busy-waits until 'deadline'. Returns at or just after the deadline;
+ * returns immediately when the deadline has passed. EINTR is retried. */
+void nmp_sleep_until(nmp_monotime_ns deadline, uint64_t spin_ns);
+
+/* ---------------------------------------------------------- clock state
+ *
+ * The state of this host's system clock, for the observation environment
+ * of a measurement (one-way delays are only as good as the clocks):
+ * the kernel clock source and what adjtimex(2) says about NTP discipline.
+ * Read-only: adjtimex is called with modes = 0 and changes nothing. */
+
+typedef struct nmp_clock_state {
+    char source[32];                 /* current_clocksource, e.g. "tsc"; "" if unreadable */
+    int synchronised;                /* 1 when !(status & STA_UNSYNC) and adjtimex != TIME_ERROR */
+    int adjtimex_rc;                 /* adjtimex return: TIME_OK, TIME_INS, ..., TIME_ERROR */
+    int status;                      /* timex.status bits (STA_*) */
+    int64_t max_error_us;            /* timex.maxerror: maximum error, us */
+    int64_t est_error_us;            /* timex.esterror: estimated error, us */
+    int64_t offset_ns;               /* timex.offset (ns when STA_NANO, else us * 1000) */
+    char state[24];                  /* "ok", "unsynchronised", "leap-insert", "leap-delete",
+                                        "leap-in-progress", "leap-occurred" */
+} nmp_clock_state;
+
+/* Samples the clock state into *out. The clock source file is optional
+ * (source "" when absent); adjtimex failing returns -errno. */
+int nmp_clock_state_read(nmp_clock_state *out, char *err, size_t errlen);
+/* Derives synchronised and state from an adjtimex return code and status
+ * bits (pure; for tests). */
+void nmp_clock_state_classify(int adjtimex_rc, int status, int *synchronised, char *state, size_t statelen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NMP_CLOCK_H */
