@@ -35,6 +35,12 @@ if ! python3 -c 'import zeep' 2>/dev/null; then
     || python3 -m pip install -q --break-system-packages zeep
 fi
 
+# scapy's STAMP layer (2.6 and later; Debian 12 packages 2.5) decodes nmws's STAMP packets in
+# the native-probe ctest stamp_packets_decoded_by_scapy, which fails, never skips, without it.
+if ! python3 -c 'import scapy.contrib.stamp' 2>/dev/null; then
+  python3 -m pip install -q 'scapy>=2.6' || python3 -m pip install -q --break-system-packages 'scapy>=2.6'
+fi
+
 # The archive tests need a real PostgreSQL: start a private cluster unless one was handed in.
 # A missing server makes those tests fail, never skip (nmws.test.postgres=skip is for local runs only).
 if [ -z "${NMWS_TEST_PG_URL:-}" ]; then
