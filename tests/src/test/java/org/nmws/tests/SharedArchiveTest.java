@@ -22,11 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
-import org.nmws.service.measure.Characteristic.ProbeTest;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * Many measurement points, one archive: two real service instances on different ports and

@@ -1,6 +1,6 @@
 package org.nmws.service.api;
 
-import org.nmws.service.nmwg.Times;
+import org.nmws.service.observation.Times;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Observation;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Observation;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;

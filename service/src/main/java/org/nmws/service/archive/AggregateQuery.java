@@ -2,7 +2,7 @@ package org.nmws.service.archive;
 
 import java.time.Duration;
 import java.time.Instant;
-import org.nmws.service.measure.Characteristic;
+import org.nmws.service.observation.Characteristic;
 
 /**
  * One figure of one path's observations, consolidated into time buckets (an NMWG select

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.nmws.service.measure.Observation;
+import org.nmws.service.observation.Observation;
 
 /** Where observations are kept. Every implementation passes the same contract tests. */
 public interface Archive {

@@ -1,6 +1,6 @@
 package org.nmws.service.archive;
 
-import org.nmws.service.nmwg.Times;
+import org.nmws.service.observation.Times;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;

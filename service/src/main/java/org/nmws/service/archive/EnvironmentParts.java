@@ -2,10 +2,10 @@ package org.nmws.service.archive;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Environment.Clock;
-import org.nmws.service.measure.Environment.Host;
-import org.nmws.service.measure.Environment.Load;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Environment.Clock;
+import org.nmws.service.observation.Environment.Host;
+import org.nmws.service.observation.Environment.Load;
 
 /**
  * An environment split for storage. The description (hosts, kernel, NIC, clock source and

@@ -3,7 +3,7 @@ package org.nmws.service.archive;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.nmws.service.measure.Observation.Frame;
+import org.nmws.service.observation.Observation.Frame;
 
 /**
  * Packs probe frames into compact chunks for the frame_chunk table. A row per frame costs

@@ -1,6 +1,6 @@
 package org.nmws.service.archive;
 
-import org.nmws.service.nmwg.Times;
+import org.nmws.service.observation.Times;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.transaction.support.TransactionTemplate;

@@ -16,11 +16,11 @@ import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 import javax.xml.stream.XMLStreamWriter;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * Moves an archive between nmws instances as an NMWG {@code nmwg:store} document: one

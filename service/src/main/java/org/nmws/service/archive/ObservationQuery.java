@@ -2,7 +2,7 @@ package org.nmws.service.archive;
 
 import java.time.Instant;
 import java.util.Map;
-import org.nmws.service.measure.Characteristic;
+import org.nmws.service.observation.Characteristic;
 
 /**
  * A query over stored observations: one test kind on a path, in a time window.

@@ -2,8 +2,8 @@ package org.nmws.service.archive;
 
 import java.time.Instant;
 import java.util.Map;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * One series the archive holds: every observation of one test on one path with the same

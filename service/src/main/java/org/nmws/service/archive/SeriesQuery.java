@@ -1,7 +1,7 @@
 package org.nmws.service.archive;
 
 import java.util.Map;
-import org.nmws.service.measure.Characteristic;
+import org.nmws.service.observation.Characteristic;
 
 /**
  * A filter over the series the archive holds (a MetadataKeyRequest or DataInfoRequest).

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
-import org.nmws.service.measure.Observation.Frame;
+import org.nmws.service.observation.Observation.Frame;
 
 /**
  * Moves frames stored one row each (schema V1) into packed chunks (V2) and drops the old

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Optional;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Observation;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Observation;
 
 /**
  * Answers middleware's question "what does moving N bytes from here to each of these

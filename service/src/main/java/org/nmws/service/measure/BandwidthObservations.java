@@ -1,5 +1,10 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Environment;
+
 import org.nmws.probe.Probe;
 import org.nmws.probe.ProbeException;
 

@@ -1,5 +1,7 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Environment;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

@@ -1,5 +1,7 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Params;
+
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,5 +1,10 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

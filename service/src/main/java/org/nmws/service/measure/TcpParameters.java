@@ -1,5 +1,8 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Params;
+
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

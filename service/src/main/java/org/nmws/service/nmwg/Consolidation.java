@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.nmws.service.measure.Observation;
+import org.nmws.service.observation.Observation;
 
 /**
  * Aggregates stored observations' summary figures over time buckets, as a select filter's

@@ -27,10 +27,10 @@ import org.nmws.schema.nmwg.SubjectType;
 import org.nmws.schema.topology.EndPointPair;
 import org.nmws.schema.topology.EndPointType;
 import org.nmws.service.archive.Series;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 import org.w3c.dom.Document;
 
 /**

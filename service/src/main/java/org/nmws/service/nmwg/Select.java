@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Times;
+
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -34,14 +36,14 @@ record Select(Instant from, Instant to, Consolidation.Function function, long re
         for (RequestMessage.Param p : params) {
             String op = p.operator() == null ? "" : p.operator().trim().toLowerCase(Locale.ROOT);
             switch (p.name()) {
-                case "startTime" -> from = Times.parseNmwg("startTime", p.value());
-                case "endTime" -> to = Times.parseNmwg("endTime", p.value());
+                case "startTime" -> from = parseTime("startTime", p.value());
+                case "endTime" -> to = parseTime("endTime", p.value());
                 case "time" -> {
                     switch (op) {
-                        case "gte", "gt" -> from = Times.parseNmwg("time " + op, p.value());
-                        case "lte", "lt" -> to = Times.parseNmwg("time " + op, p.value());
+                        case "gte", "gt" -> from = parseTime("time " + op, p.value());
+                        case "lte", "lt" -> to = parseTime("time " + op, p.value());
                         case "eq", "" -> {
-                            from = Times.parseNmwg("time", p.value());
+                            from = parseTime("time", p.value());
                             to = from;
                         }
                         default -> throw new NmwgException(ErrorCodes.PARAMETER, "select parameter time has operator '"
@@ -78,5 +80,14 @@ record Select(Instant from, Instant to, Consolidation.Function function, long re
             throw new NmwgException(ErrorCodes.PARAMETER, "select resolution is " + r + ": must be 1.." + MAX_RESOLUTION + " s");
         }
         return r;
+    }
+
+    /** A bad time is an error.common.parameter result. */
+    private static java.time.Instant parseTime(String name, String text) throws NmwgException {
+        try {
+            return Times.parse(name, text);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage());
+        }
     }
 }

@@ -10,9 +10,9 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.nmws.service.archive.Series;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * The maKey of a stored series. It carries the series' identity (test, subject and exact

@@ -1,7 +1,7 @@
 package org.nmws.service.nmwg;
 
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.PathSubject;
 import org.w3c.dom.Element;
 
 /**
@@ -16,8 +16,8 @@ final class SubjectReader {
      * The subject a test needs: an interface for passive utilization (ifName, or ifAddress
      * of one of this host's interfaces; kept as a path whose dst is the interface), else a path.
      */
-    static PathSubject forTest(Element subject, org.nmws.service.measure.Characteristic.ProbeTest test) throws NmwgException {
-        if (test != org.nmws.service.measure.Characteristic.ProbeTest.UTILIZATION) {
+    static PathSubject forTest(Element subject, org.nmws.service.observation.Characteristic.ProbeTest test) throws NmwgException {
+        if (test != org.nmws.service.observation.Characteristic.ProbeTest.UTILIZATION) {
             return path(subject);
         }
         Element nif = find(subject, "interface");

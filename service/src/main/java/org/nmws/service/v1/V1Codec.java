@@ -3,7 +3,7 @@ package org.nmws.service.v1;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.nmws.service.measure.Endpoint;
+import org.nmws.service.observation.Endpoint;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 

@@ -1,14 +1,14 @@
 package org.nmws.service.v1;
 
-import org.nmws.service.nmwg.Times;
+import org.nmws.service.observation.Times;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.PathSubject;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 

@@ -3,7 +3,7 @@ package org.nmws.service.v1;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * One request of a v1 networkMeasurementRequest (or of an XML-RPC NetworkMeasurementRequest,

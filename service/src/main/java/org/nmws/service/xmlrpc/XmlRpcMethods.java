@@ -1,14 +1,14 @@
 package org.nmws.service.xmlrpc;
 
-import org.nmws.service.nmwg.Times;
+import org.nmws.service.observation.Times;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.PathSubject;
 import org.nmws.service.transport.Dialects;
 import org.nmws.service.v1.V1Fault;
 import org.nmws.service.v1.V1Outcome;

@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import org.nmws.service.measure.Characteristic.ProbeTest;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.Observation.Frame;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.Observation.Frame;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**

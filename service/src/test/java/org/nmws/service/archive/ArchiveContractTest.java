@@ -22,12 +22,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.nmws.schema.NmwgSchemas;
-import org.nmws.service.measure.Characteristic.ProbeTest;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.Observation.Frame;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.Observation.Frame;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * The archive contract: every backend (SQLite, PostgreSQL) runs these same tests on a real

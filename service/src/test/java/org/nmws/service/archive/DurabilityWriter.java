@@ -3,7 +3,7 @@ package org.nmws.service.archive;
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Instant;
 import java.util.Map;
-import org.nmws.service.measure.Observation;
+import org.nmws.service.observation.Observation;
 
 /**
  * The child process of the durability test: saves observations as fast as it can through

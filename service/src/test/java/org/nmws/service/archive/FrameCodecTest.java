@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.nmws.service.measure.Observation.Frame;
+import org.nmws.service.observation.Observation.Frame;
 
 class FrameCodecTest {
 

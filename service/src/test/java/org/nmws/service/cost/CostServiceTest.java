@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.nmws.service.archive.JdbcArchive;
 import org.nmws.service.archive.TestArchives;
-import org.nmws.service.measure.Characteristic.ProbeTest;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 class CostServiceTest {
     static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");

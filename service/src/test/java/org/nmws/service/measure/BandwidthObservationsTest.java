@@ -1,5 +1,9 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 

@@ -1,5 +1,7 @@
 package org.nmws.service.measure;
 
+import org.nmws.service.observation.Endpoint;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

@@ -18,15 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.JdbcArchive;
 import org.nmws.service.archive.TestArchives;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.RunningTests;
 import org.nmws.service.measure.TestAdmission;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 class MessageHandlerTest {
     private static final String NS = "xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "

@@ -17,15 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.JdbcArchive;
 import org.nmws.service.archive.TestArchives;
-import org.nmws.service.measure.Characteristic;
-import org.nmws.service.measure.Endpoint;
-import org.nmws.service.measure.Environment;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.RunningTests;
 import org.nmws.service.measure.TestAdmission;
-import org.nmws.service.measure.Observation;
-import org.nmws.service.measure.PathSubject;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 import org.w3c.dom.Element;
 
 /** MetadataKeyRequest, DataInfoRequest, SetupDataRequest by key, and select consolidation (issue 5). */

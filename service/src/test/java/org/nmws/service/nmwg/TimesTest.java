@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Times;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

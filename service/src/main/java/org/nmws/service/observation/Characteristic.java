@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.observation;
 
 import java.util.List;
 import java.util.Locale;
@@ -87,7 +87,7 @@ public enum Characteristic {
      * and capacity with perHop=true is measured hop by hop (Trace-Rate's way).
      */
     public ProbeTest testFor(java.util.Map<String, String> parameters) {
-        if (test == ProbeTest.ROUND_TRIP && parameters.containsKey(ScanParameters.SIZES)) {
+        if (test == ProbeTest.ROUND_TRIP && parameters.containsKey("packetSizes")) {
             return ProbeTest.LATENCY_SCAN;
         }
         if (this == PATH_BANDWIDTH_ACHIEVABLE_TCP && "UDP".equalsIgnoreCase(parameters.getOrDefault("protocol", "").trim())) {

@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.observation;
 
 /**
  * The subject of a path measurement: src to dst. A null src means "from this host",

@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.observation;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,14 +1,14 @@
-package org.nmws.service.measure;
+package org.nmws.service.observation;
 
 import java.util.Locale;
 import java.util.Map;
 
 /** Strict parsing of NMWG parameter values: a bad value is refused with its name and range, never clamped. */
-final class Params {
+public final class Params {
     private Params() {
     }
 
-    static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
+    public static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
         String v = p.get(name);
         if (v == null || v.isBlank()) {
             return dflt;
@@ -25,7 +25,7 @@ final class Params {
         return (int) n;
     }
 
-    static double decimal(Map<String, String> p, String name, double dflt, double min, double max) {
+    public static double decimal(Map<String, String> p, String name, double dflt, double min, double max) {
         String v = p.get(name);
         if (v == null || v.isBlank()) {
             return dflt;
@@ -43,7 +43,7 @@ final class Params {
     }
 
     /** true/false (or 1/0, any case); anything else is refused rather than read as false. */
-    static boolean bool(Map<String, String> p, String name) {
+    public static boolean bool(Map<String, String> p, String name) {
         String v = p.get(name);
         if (v == null || v.isBlank()) {
             return false;
@@ -59,7 +59,7 @@ final class Params {
      * Refuses a test longer than the service's limit; how refers to how its length was
      * reckoned ("count 10 x interval 0.100 s + timeout 1.000 s"), so the client sees why.
      */
-    static void withinDuration(double seconds, java.time.Duration max, String how, Object... args) {
+    public static void withinDuration(double seconds, java.time.Duration max, String how, Object... args) {
         if (seconds > max.toSeconds()) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, how, args)
                     + String.format(Locale.ROOT, " = %.1f s exceeds this service's limit of %d s", seconds, max.toSeconds()));
@@ -67,7 +67,7 @@ final class Params {
     }
 
     /** A decimal without trailing zeros: 0.5, 2, 0.0001. */
-    static String plain(double v) {
+    public static String plain(double v) {
         String s = String.format(Locale.ROOT, "%.9f", v).replaceAll("0+$", "");
         return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
     }

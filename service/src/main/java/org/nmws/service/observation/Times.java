@@ -1,4 +1,4 @@
-package org.nmws.service.nmwg;
+package org.nmws.service.observation;
 
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -45,14 +45,5 @@ public final class Times {
             throw new IllegalArgumentException("time parameter '" + name + "' is '" + t + "': outside " + MIN + " .. " + MAX);
         }
         return i;
-    }
-
-    /** The same for the NMWG handler: a bad time is an error.common.parameter result. */
-    static Instant parseNmwg(String name, String text) throws NmwgException {
-        try {
-            return parse(name, text);
-        } catch (IllegalArgumentException e) {
-            throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage());
-        }
     }
 }
