@@ -21,7 +21,7 @@ public final class RunningTests {
     }
 
     /** A test being run: its control and its progress counters. */
-    static final class Entry {
+    public static final class Entry {
         final String id = UUID.randomUUID().toString().substring(0, 8);
         final String characteristic;
         final String dst;
@@ -29,6 +29,22 @@ public final class RunningTests {
         final AtomicInteger done = new AtomicInteger();
         final AtomicInteger total = new AtomicInteger();
         final ProbeControl control;
+
+        /** The id clients list and cancel the test by. */
+        public String id() {
+            return id;
+        }
+
+        /** Whether someone cancelled the test (or it overran). */
+        public boolean cancelled() {
+            return control.isCancelled();
+        }
+
+        /** Reports progress: done of total steps. */
+        public void progress(int stepsDone, int stepsTotal) {
+            done.set(stepsDone);
+            total.set(stepsTotal);
+        }
 
         Entry(String characteristic, String dst) {
             this.characteristic = characteristic;

@@ -42,8 +42,11 @@ public class MessageHandler {
     private final MeasurementService measurements;
     private final Archive archive;
     private final NmwsProperties props;
+    private final DataForms forms;
 
-    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props) {
+    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
+                          DataForms forms) {
+        this.forms = forms;
         this.xml = xml;
         this.measurements = measurements;
         this.archive = archive;
@@ -101,7 +104,7 @@ public class MessageHandler {
     }
 
     private NmwgWriter echo(RequestMessage msg) {
-        NmwgWriter w = new NmwgWriter("EchoResponse", msg.id());
+        NmwgWriter w = new NmwgWriter("EchoResponse", msg.id(), forms);
         String ref = msg.metadata().isEmpty() ? null : msg.metadata().get(0).id();
         w.status(ref, ErrorCodes.SUCCESS_ECHO, "The echo request has passed.");
         return w;
@@ -122,7 +125,7 @@ public class MessageHandler {
                     + " tests; this service runs at most " + props.limits().maxMeasurementsPerMessage()
                     + " per message: send the rest in further messages");
         }
-        NmwgWriter w = new NmwgWriter(replyType, msg.id());
+        NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms);
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
@@ -325,7 +328,8 @@ public class MessageHandler {
         }
         if (select.consolidates()) {
             w.consolidated(metadataId, eventType, subject, maKey, select,
-                    Consolidation.buckets(found, select.function(), select.resolutionSeconds()));
+                    Consolidation.buckets(found, select.function(), select.resolutionSeconds()),
+                    measurements.kind(found.get(0).test())::unit);
             return;
         }
         w.stored(metadataId, eventType, found, raw);
@@ -409,8 +413,8 @@ public class MessageHandler {
         return sb.toString();
     }
 
-    private static NmwgWriter errorMessage(String messageIdRef, String replyType, NmwgException e) {
-        NmwgWriter w = new NmwgWriter(replyType, messageIdRef);
+    private NmwgWriter errorMessage(String messageIdRef, String replyType, NmwgException e) {
+        NmwgWriter w = new NmwgWriter(replyType, messageIdRef, forms);
         w.status(null, e.code(), e.getMessage());
         return w;
     }

@@ -15,7 +15,8 @@ class NmwgConfig {
     }
 
     @Bean
-    MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props) {
-        return new MessageHandler(xml, measurements, archive, props);
+    MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
+                                  DataForms forms) {
+        return new MessageHandler(xml, measurements, archive, props, forms);
     }
 }

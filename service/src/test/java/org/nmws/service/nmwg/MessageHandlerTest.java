@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.kind.Kinds;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,14 +40,22 @@ class MessageHandlerTest {
     JdbcArchive archive;
     MessageHandler handler;
 
+    private final java.util.concurrent.ScheduledExecutorService watchdog =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopWatchdog() {
+        watchdog.shutdownNow();
+    }
+
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
                 new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0));
         archive = TestArchives.sqlite(dir);
         MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
-                new TestAdmission(List.of(), 0, System::nanoTime));
-        handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props);
+                new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog);
+        handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props, Kinds.dataForms());
     }
 
     private Responses post(String xml) {

@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.kind.Kinds;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +42,14 @@ class MetadataKeyAndSelectTest {
     JdbcArchive archive;
     MessageHandler handler;
 
+    private final java.util.concurrent.ScheduledExecutorService watchdog =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopWatchdog() {
+        watchdog.shutdownNow();
+    }
+
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
@@ -47,7 +57,8 @@ class MetadataKeyAndSelectTest {
         archive = TestArchives.sqlite(dir);
         handler = new MessageHandler(new SafeXml(65536, 32),
                 new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
-                new TestAdmission(List.of(), 0, System::nanoTime)), archive, props);
+                new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog), archive, props,
+                Kinds.dataForms());
         // Two series to 10.9.0.1 (count 5 and count 10) and one to 10.9.0.2.
         archive.save(obs(T0, "10.9.0.1", "5", 1.0));
         archive.save(obs(T0.plusSeconds(10), "10.9.0.1", "5", 2.0));

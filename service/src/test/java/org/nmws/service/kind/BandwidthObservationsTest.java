@@ -1,4 +1,6 @@
-package org.nmws.service.measure;
+package org.nmws.service.kind;
+
+import org.nmws.service.measure.HostEnvironment;
 
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Observation;

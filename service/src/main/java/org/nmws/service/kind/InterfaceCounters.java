@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.kind;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,7 @@
-package org.nmws.service.measure;
+package org.nmws.service.kind;
+
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;

@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.kind;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package org.nmws.service.measure;
+package org.nmws.service.kind;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Params;

@@ -1,0 +1,55 @@
+package org.nmws.service.kind;
+
+import java.util.Map;
+import org.nmws.probe.CapacityResult;
+import org.nmws.probe.CapacitySpec;
+import org.nmws.probe.Probe;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.nmwg.DataForm;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.observation.Unit;
+
+/** Path capacity by packet-train dispersion to a responder. */
+final class CapacityKind implements MeasurementKind<BandwidthParameters>, DataForm {
+    static final FigureUnits UNITS = new FigureUnits()
+            .of(Unit.MBIT_PER_SECOND, "capacityMbps", "capacityFrameMbps", "capacityWireMbps", "p10Mbps", "p25Mbps",
+                    "p75Mbps", "p90Mbps", "iqrMbps", "trainHeadMbps", "bottleneckFrameMbps")
+            .family(Unit.MBIT_PER_SECOND, "hop\\d+(CapacityFrameMbps|CapacityMbps|IqrMbps)");
+
+    @Override
+    public ProbeTest test() {
+        return ProbeTest.CAPACITY;
+    }
+
+    @Override
+    public BandwidthParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
+        return BandwidthParameters.capacity(nmwg, c.responderPort(), c.limits().maxCount());
+    }
+
+    @Override
+    public Observation run(BandwidthParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
+        String dst = subject.dst().host();
+        CapacityResult r = runner.probe(subject, control -> {
+            CapacityResult result = Probe.capacity(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
+                    p.packetSize(), 0, 0, 500_000_000L, 0), control);
+            return new TestRunner.Outcome<>(result, result.cancelled());
+        });
+        return BandwidthObservations.capacity(subject, p, r, runner.measurementPoint(), runner.host());
+    }
+
+    @Override
+    public Unit unit(String figure) {
+        return UNITS.unit(figure);
+    }
+
+    @Override
+    public void write(NmwgData out, Observation o, boolean raw) {
+        out.figures(o, this::unit);
+    }
+}

@@ -1,0 +1,52 @@
+package org.nmws.service.kind;
+
+import java.util.Map;
+import org.nmws.probe.HopCapacityResult;
+import org.nmws.probe.HopCapacitySpec;
+import org.nmws.probe.Probe;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.nmwg.DataForm;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.observation.Unit;
+
+/** Capacity hop by hop from the dispersion of ICMP answers to TTL-limited trains (Trace-Rate's way). */
+final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, DataForm {
+
+    @Override
+    public ProbeTest test() {
+        return ProbeTest.HOP_CAPACITY;
+    }
+
+    @Override
+    public HopCapacityParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
+        return HopCapacityParameters.parse(nmwg, c.limits().maxCount());
+    }
+
+    @Override
+    public Observation run(HopCapacityParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
+        String dst = subject.dst().host();
+        HopCapacityResult r = runner.probe(subject, control -> {
+            HopCapacitySpec d = HopCapacitySpec.defaults(dst);
+            HopCapacityResult result = Probe.hopCapacity(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),
+                    p.trainLength(), -1, p.packetSize(), d.gapNanos(), d.waitNanos(), d.firstPort()), control);
+            return new TestRunner.Outcome<>(result, result.cancelled());
+        });
+        return BandwidthObservations.perHop(subject, p, r, runner.measurementPoint(), runner.host());
+    }
+
+    @Override
+    public Unit unit(String figure) {
+        return CapacityKind.UNITS.unit(figure); // the same figures, per hop
+    }
+
+    @Override
+    public void write(NmwgData out, Observation o, boolean raw) {
+        out.figures(o, this::unit);
+    }
+}

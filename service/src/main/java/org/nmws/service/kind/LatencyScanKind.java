@@ -1,0 +1,62 @@
+package org.nmws.service.kind;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.nmws.probe.LatencyScanResult;
+import org.nmws.probe.LatencyScanSpec;
+import org.nmws.probe.Probe;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.nmwg.DataForm;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.observation.Unit;
+
+/** Round trips over a list of frame sizes, with the least-squares line of latency against size. */
+final class LatencyScanKind implements MeasurementKind<ScanParameters>, DataForm {
+    private static final int HISTOGRAM_BINS = 50;
+    private static final FigureUnits UNITS = new FigureUnits()
+            .of(Unit.MICROSECONDS_PER_BYTE, "slopeUsPerByte")
+            .of(Unit.MICROSECONDS, "interceptUs")
+            .of(Unit.RATIO, "fitR2Ratio")
+            .family(Unit.MILLISECONDS, "size\\d+(Min|Mean|Median|Max)RttMs");
+
+    @Override
+    public ProbeTest test() {
+        return ProbeTest.LATENCY_SCAN;
+    }
+
+    @Override
+    public ScanParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
+        return ScanParameters.parse(nmwg, c.responderPort(), c.limits().maxCount(), c.limits().maxDuration());
+    }
+
+    @Override
+    public Observation run(ScanParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
+        String dst = subject.dst().host();
+        AtomicReference<Instant> started = new AtomicReference<>();
+        LatencyScanResult r = runner.probe(subject, control -> {
+            started.set(Instant.now()); // the engine stamps no start for a scan: take it here, after the lock
+            LatencyScanResult result = Probe.latencyScan(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS),
+                    control);
+            return new TestRunner.Outcome<>(result, result.cancelled());
+        });
+        return ScanObservations.of(subject, p, r, runner.measurementPoint(), runner.host(), started.get(), Instant.now());
+    }
+
+    @Override
+    public Unit unit(String figure) {
+        return UNITS.unit(figure);
+    }
+
+    @Override
+    public void write(NmwgData out, Observation o, boolean raw) {
+        out.figures(o, this::unit);
+    }
+}

@@ -1,0 +1,122 @@
+package org.nmws.service.kind;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.Probe;
+import org.nmws.probe.RoundTripResult;
+import org.nmws.probe.RoundTripSpec;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.nmwg.DataForm;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.observation.Unit;
+
+/** Request-response round trips (UDPmon's latency test), answered as PingER summaries and ping datums. */
+final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataForm {
+    private static final FigureUnits UNITS = new FigureUnits()
+            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
+            .of(Unit.PERCENT, "lossPercent");
+
+    @Override
+    public ProbeTest test() {
+        return ProbeTest.ROUND_TRIP;
+    }
+
+    @Override
+    public RoundTripParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
+        return RoundTripParameters.parse(nmwg, c.responderPort(), c.limits().maxCount(), c.limits().maxDuration());
+    }
+
+    @Override
+    public boolean raw(RoundTripParameters p) {
+        return p.raw();
+    }
+
+    @Override
+    public Observation run(RoundTripParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
+        String dst = subject.dst().host();
+        RoundTripResult r = runner.probe(subject, control -> {
+            RoundTripResult result = Probe.roundTrip(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl()), control);
+            return new TestRunner.Outcome<>(result, result.cancelled());
+        });
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("minRtt", r.minRttMs());
+        s.put("meanRtt", r.meanRttMs());
+        s.put("medianRtt", r.medianRttMs());
+        s.put("maxRtt", r.maxRttMs());
+        s.put("lossPercent", r.lossPercent());
+        s.put("sent", (double) r.sent());
+        s.put("received", (double) r.received());
+        s.put("duplicates", (double) r.duplicates());
+        s.put("outOfOrder", (double) r.outOfOrder());
+        s.put("minIpd", r.minIpdMs());
+        s.put("meanIpd", r.meanIpdMs());
+        s.put("maxIpd", r.maxIpdMs());
+        s.put("iqrIpd", r.iqrIpdMs());
+        s.values().removeIf(v -> v == null || v.isNaN());
+        int[] seq = r.seq(); // the accessors copy: take each array once
+        long[] sent = r.sendEpochNanos();
+        long[] rtt = r.rttNanos();
+        int[] bytes = r.bytes();
+        int[] ttl = r.ttl();
+        List<Observation.Frame> frames = new ArrayList<>(seq.length);
+        for (int i = 0; i < seq.length; i++) {
+            frames.add(new Observation.Frame(seq[i], sent[i], rtt[i], bytes[i], ttl[i]));
+        }
+        Environment env = new Environment(runner.host().describe("src", r.localAddress()),
+                Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
+        return new Observation(0, runner.measurementPoint(), ProbeTest.ROUND_TRIP, subject, r.localAddress(),
+                r.remoteAddress(), MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+    }
+
+    @Override
+    public Unit unit(String figure) {
+        return UNITS.unit(figure);
+    }
+
+    /** PingER summary datums, and one ping datum per frame when asked. */
+    @Override
+    public void write(NmwgData out, Observation o, boolean raw) {
+        String time = NmwgData.unixTime(o.start());
+        for (Map.Entry<String, Double> e : o.summary().entrySet()) {
+            org.nmws.schema.pinger.Datum d = new org.nmws.schema.pinger.Datum();
+            d.setName(e.getKey());
+            d.setValue(NmwgData.number(e.getValue()));
+            String units = unit(e.getKey()).label();
+            if (units != null) {
+                d.setValueUnits(units);
+            }
+            d.setTimeType("unix");
+            d.setTimeValue(time);
+            out.add(d);
+        }
+        if (raw) {
+            for (Observation.Frame f : o.frames()) {
+                org.nmws.schema.ping.Datum d = new org.nmws.schema.ping.Datum();
+                d.setSeqNum(f.seq());
+                if (!f.lost()) {
+                    d.setValue(f.valueNanos() / 1e6);
+                    d.setValueUnits("ms");
+                    if (f.ttl() >= 0) {
+                        d.setTtl(f.ttl());
+                    }
+                }
+                d.setNumBytes(f.bytes());
+                d.setTimeType("unix");
+                d.setTimeValue(NmwgData.unixTime(f.sendEpochNanos()));
+                out.add(d);
+            }
+        }
+    }
+}
