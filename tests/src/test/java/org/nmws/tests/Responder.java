@@ -27,13 +27,20 @@ final class Responder implements AutoCloseable {
 
     /** A responder bound to one address (an IPv4 or IPv6 literal). */
     static Responder start(String bindAddress) throws IOException, InterruptedException {
+        return start(bindAddress, List.of());
+    }
+
+    /** A responder bound to one address, with further options (--stamp-port N, ...). */
+    static Responder start(String bindAddress, List<String> options) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
         if (!Files.isExecutable(bin)) {
             throw new IllegalStateException("responder binary missing: " + bin.toAbsolutePath() + " (build native-probe first)");
         }
         int port = freePort();
         Path log = Files.createTempFile("nmprobe-responder", ".log");
-        Process p = new ProcessBuilder(List.of(bin.toString(), "-p", Integer.toString(port), "-b", bindAddress))
+        List<String> cmd = new java.util.ArrayList<>(List.of(bin.toString(), "-p", Integer.toString(port), "-b", bindAddress));
+        cmd.addAll(options);
+        Process p = new ProcessBuilder(cmd)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {

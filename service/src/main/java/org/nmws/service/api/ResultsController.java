@@ -72,7 +72,7 @@ class ResultsController {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", o.id());
         m.put("measurementPoint", o.measurementPoint());
-        m.put("test", o.test().name());
+        m.put("test", o.test().key());
         Map<String, Object> subject = new LinkedHashMap<>();
         if (o.subject().src() != null) {
             subject.put("src", o.subject().src());

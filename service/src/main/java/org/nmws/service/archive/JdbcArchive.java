@@ -68,7 +68,7 @@ public class JdbcArchive implements Archive {
                         src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment_id,
                         environment, summary, raw_frames, samples)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
-                    o.measurementPoint(), o.test().name(),
+                    o.measurementPoint(), o.test().key(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
                     o.subject().dst().host(), o.subject().dst().type(),
@@ -86,7 +86,7 @@ public class JdbcArchive implements Archive {
     @Override
     public List<Observation> find(ObservationQuery q) {
         StringBuilder sql = new StringBuilder(OBSERVATIONS + " WHERE test = ?");
-        List<Object> args = new ArrayList<>(List.of(q.test().name()));
+        List<Object> args = new ArrayList<>(List.of(q.test().key()));
         if (q.dst() != null) {
             sql.append(" AND (dst_host = ? OR dst_address = ?)");
             args.add(q.dst());
@@ -148,7 +148,7 @@ public class JdbcArchive implements Archive {
         List<Object> args = new ArrayList<>();
         if (q.test() != null) {
             sql.append(" AND test = ?");
-            args.add(q.test().name());
+            args.add(q.test().key());
         }
         if (q.src() != null) {
             sql.append(" AND (src_host = ? OR src_address = ?)");
@@ -173,7 +173,7 @@ public class JdbcArchive implements Archive {
             }
             String srcHost = rs.getString("src_host");
             Endpoint src = srcHost == null ? null : new Endpoint(srcHost, rs.getString("src_type"));
-            out.add(new Series(rs.getString("measurement_point"), Characteristic.ProbeTest.valueOf(rs.getString("test")),
+            out.add(new Series(rs.getString("measurement_point"), Characteristic.ProbeTest.ofKey(rs.getString("test")),
                     new PathSubject(src, new Endpoint(rs.getString("dst_host"), rs.getString("dst_type"))), params,
                     rs.getLong("n"), instant(rs.getLong("first_ns")), instant(rs.getLong("last_ns"))));
         }, args.toArray());
@@ -183,7 +183,7 @@ public class JdbcArchive implements Archive {
     @Override
     public List<TimeBucket> aggregate(AggregateQuery q) {
         StringBuilder where = new StringBuilder(" WHERE o.test = ? AND (o.dst_host = ? OR o.dst_address = ?)");
-        List<Object> args = new ArrayList<>(List.of(q.test().name(), q.dst(), q.dst()));
+        List<Object> args = new ArrayList<>(List.of(q.test().key(), q.dst(), q.dst()));
         if (q.src() != null) {
             where.append(" AND (o.src_host = ? OR o.src_address = ?)");
             args.add(q.src());
@@ -340,7 +340,7 @@ public class JdbcArchive implements Archive {
         Endpoint src = srcHost == null ? null : new Endpoint(srcHost, rs.getString("src_type"));
         Endpoint dst = new Endpoint(rs.getString("dst_host"), rs.getString("dst_type"));
         return new Observation(rs.getLong("id"), rs.getString("measurement_point"),
-                Characteristic.ProbeTest.valueOf(rs.getString("test")), new PathSubject(src, dst),
+                Characteristic.ProbeTest.ofKey(rs.getString("test")), new PathSubject(src, dst),
                 rs.getString("src_address"), rs.getString("dst_address"), rs.getString("tool"),
                 rs.getString("tool_version"), read(rs.getString("parameters"), STRING_MAP),
                 environment(rs),

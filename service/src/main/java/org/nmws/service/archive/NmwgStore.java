@@ -82,7 +82,7 @@ public final class NmwgStore {
         String id = Long.toString(o.id());
         w.writeStartElement(NMWG, "metadata");
         w.writeAttribute("id", "meta." + id);
-        w.writeAttribute(ARC, "test", o.test().name());
+        w.writeAttribute(ARC, "test", o.test().key());
         optional(w, ARC, "srcAddress", o.srcAddress());
         optional(w, ARC, "dstAddress", o.dstAddress());
         w.writeStartElement(NMWG, "subject");
@@ -297,7 +297,7 @@ public final class NmwgStore {
         Meta m = new Meta();
         m.id = r.getAttributeValue(null, "id");
         String test = r.getAttributeValue(ARC, "test");
-        m.test = test == null ? null : Characteristic.ProbeTest.valueOf(test);
+        m.test = test == null ? null : Characteristic.ProbeTest.ofKey(test);
         m.srcAddress = r.getAttributeValue(ARC, "srcAddress");
         m.dstAddress = r.getAttributeValue(ARC, "dstAddress");
         int depth = 1;

@@ -21,7 +21,8 @@ public final class Kinds {
             new CapacityKind(),
             new HopCapacityKind(),
             new AvailableBandwidthKind(),
-            new UtilizationKind());
+            new UtilizationKind(),
+            new StampKind());
 
     private Kinds() {
     }

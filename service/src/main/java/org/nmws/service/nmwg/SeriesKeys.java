@@ -41,7 +41,7 @@ final class SeriesKeys {
     static String encode(Series s) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeUTF(s.test().name());
+            out.writeUTF(s.test().key());
             out.writeUTF(s.subject().src() == null ? "" : s.subject().src().host());
             out.writeUTF(s.subject().src() == null ? "" : s.subject().src().type());
             out.writeUTF(s.subject().dst().host());
@@ -64,7 +64,7 @@ final class SeriesKeys {
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(
                 Base64.getUrlDecoder().decode(maKey.substring(PREFIX.length()))))) {
-            Characteristic.ProbeTest test = Characteristic.ProbeTest.valueOf(in.readUTF());
+            Characteristic.ProbeTest test = Characteristic.ProbeTest.ofKey(in.readUTF());
             String srcHost = in.readUTF();
             String srcType = in.readUTF();
             Endpoint dst = new Endpoint(in.readUTF(), in.readUTF());

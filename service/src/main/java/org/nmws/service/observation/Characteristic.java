@@ -60,7 +60,49 @@ public enum Characteristic {
             "traceroute");
 
     /** The probe test that yields a characteristic. */
-    public enum ProbeTest { ROUND_TRIP, LATENCY_SCAN, UDP_STREAM, TCP_STREAM, HOP_LIST, UTILIZATION, CAPACITY, HOP_CAPACITY, AVAILABLE }
+    public enum ProbeTest {
+        ROUND_TRIP("ROUND_TRIP"),
+        LATENCY_SCAN("LATENCY_SCAN"),
+        UDP_STREAM("UDP_STREAM"),
+        TCP_STREAM("TCP_STREAM"),
+        HOP_LIST("HOP_LIST"),
+        UTILIZATION("UTILIZATION"),
+        CAPACITY("CAPACITY"),
+        HOP_CAPACITY("HOP_CAPACITY"),
+        AVAILABLE("AVAILABLE"),
+        STAMP("STAMP");
+
+        private static final Map<String, ProbeTest> BY_KEY = new java.util.HashMap<>();
+
+        static {
+            for (ProbeTest t : values()) {
+                BY_KEY.put(t.key, t);
+            }
+        }
+
+        private final String key;
+
+        /**
+         * @param key the test's name in the archive, series keys and exports: fixed here, so
+         *     that renaming a constant never orphans stored results
+         */
+        ProbeTest(String key) {
+            this.key = key;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        /** The test stored under a key; IllegalArgumentException for a key no test has. */
+        public static ProbeTest ofKey(String key) {
+            ProbeTest t = BY_KEY.get(key);
+            if (t == null) {
+                throw new IllegalArgumentException("no test is stored as '" + key + "'");
+            }
+            return t;
+        }
+    }
 
     private final String dottedName;
     private final ProbeTest test;
@@ -84,7 +126,8 @@ public enum Characteristic {
      * The test that answers a request for this characteristic with these parameters: a
      * round trip over a list of frame sizes (parameter packetSizes) is a latency scan, and
      * achievable bandwidth named by a bwctl/iperf eventType with protocol=UDP is a UDP stream,
-     * and capacity with perHop=true is measured hop by hop (Trace-Rate's way).
+     * and capacity with perHop=true is measured hop by hop (Trace-Rate's way), and delay or
+     * loss with protocol=STAMP (or TWAMP) is measured to a standard reflector.
      */
     public ProbeTest testFor(java.util.Map<String, String> parameters) {
         if (test == ProbeTest.ROUND_TRIP && parameters.containsKey("packetSizes")) {
@@ -96,6 +139,10 @@ public enum Characteristic {
         if (test == ProbeTest.CAPACITY && Params.bool(parameters, "perHop")) {
             return ProbeTest.HOP_CAPACITY;
         }
+        String protocol = parameters.getOrDefault("protocol", "").trim();
+        if (("STAMP".equalsIgnoreCase(protocol) || "TWAMP".equalsIgnoreCase(protocol)) && answeredBy(ProbeTest.STAMP).contains(this)) {
+            return ProbeTest.STAMP;
+        }
         return test;
     }
 
@@ -106,6 +153,10 @@ public enum Characteristic {
 
     /** The characteristics a test answers (a latency scan is a round trip over sizes). */
     public static java.util.List<Characteristic> answeredBy(ProbeTest t) {
+        if (t == ProbeTest.STAMP) { // round trip and both one-way directions
+            return List.of(PATH_DELAY_ROUNDTRIP, PATH_DELAY_JITTER_ROUNDTRIP, PATH_LOSS_ROUNDTRIP, PATH_DELAY_ONEWAY,
+                    PATH_DELAY_JITTER_ONEWAY, PATH_LOSS_ONEWAY);
+        }
         ProbeTest base = switch (t) {
             case LATENCY_SCAN -> ProbeTest.ROUND_TRIP;
             case HOP_CAPACITY -> ProbeTest.CAPACITY;

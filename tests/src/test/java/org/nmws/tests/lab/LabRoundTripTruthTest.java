@@ -24,6 +24,21 @@ class LabRoundTripTruthTest {
             double min = r.figure("minRtt");
             assertTrue(min >= 19.8, "minRtt " + min + " ms: two 10 ms delays cannot be beaten");
             assertTrue(median >= 19.8 && median <= 21.2, "medianRtt " + median + " ms, expected 19.8..21.2");
+
+            // The same path to B's standard STAMP reflector (UDP 862, no nmws session): the round
+            // trip equals rr's within 5 %, and each one-way delay is the delay line's 10 ms (both
+            // ends share a clock here, so its stated uncertainty only bounds the error).
+            Nmwg st = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
+                    "protocol", "STAMP", "port", "862", "count", "200", "interval", "0.005", "timeout", "2")));
+            assertEquals(200, st.figure("received"), 0.0, st.text());
+            double stampMedian = st.figure("medianRtt");
+            assertTrue(Math.abs(stampMedian - median) <= 0.05 * median,
+                    "STAMP medianRtt " + stampMedian + " ms against rr's " + median + " ms");
+            for (String dir : new String[] {"medianForwardMs", "medianBackwardMs"}) {
+                double owd = st.figure(dir);
+                assertTrue(owd >= 9.9 && owd <= 10.6, dir + " " + owd + " ms, expected 9.9..10.6");
+            }
+            assertTrue(st.figure("oneWayUncertaintyMs") > 0, st.text());
         }
     }
 

@@ -54,8 +54,9 @@ final class LabServices {
         if (!Files.isExecutable(responder)) {
             throw new IllegalStateException("build the responder first: " + responder.toAbsolutePath());
         }
+        // B also reflects STAMP on the standard port, as a router or another tool would
         Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
-                "-p", Integer.toString(RESPONDER_PORT)), "responder");
+                "-p", Integer.toString(RESPONDER_PORT), "--stamp-port", "862"), "responder");
         Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a", serviceArgs), "service");
         NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
         if (!r.isAlive()) {
@@ -91,10 +92,12 @@ final class LabServices {
                 + "<nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
     }
 
-    /** A MeasurementRequest from A to B for eventType with the given NMWG parameters. */
+    /** A MeasurementRequest from A to B for eventType with the given NMWG parameters (port: the responder's unless given). */
     static String measurementRequest(String dst, String eventType, String... nameValues) {
         StringBuilder params = new StringBuilder();
+        boolean portGiven = false;
         for (int i = 0; i < nameValues.length; i += 2) {
+            portGiven |= nameValues[i].equals("port");
             params.append("<nmwg:parameter name=\"").append(nameValues[i]).append("\">").append(nameValues[i + 1])
                     .append("</nmwg:parameter>");
         }
@@ -102,7 +105,7 @@ final class LabServices {
                 + " type=\"MeasurementRequest\" id=\"lab\"><nmwg:metadata id=\"m1\"><nmwg:subject id=\"s1\">"
                 + "<nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"" + dst + "\"/></nmwgt:endPointPair></nmwg:subject>"
                 + "<nmwg:eventType>" + eventType + "</nmwg:eventType><nmwg:parameters id=\"p1\">"
-                + "<nmwg:parameter name=\"port\">" + RESPONDER_PORT + "</nmwg:parameter>" + params
+                + (portGiven ? "" : "<nmwg:parameter name=\"port\">" + RESPONDER_PORT + "</nmwg:parameter>") + params
                 + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>";
     }
 }

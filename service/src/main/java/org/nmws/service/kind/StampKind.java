@@ -1,0 +1,169 @@
+package org.nmws.service.kind;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.nmws.probe.Probe;
+import org.nmws.probe.StampResult;
+import org.nmws.probe.StampSpec;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.nmwg.DataForm;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.Params;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.observation.Unit;
+
+/**
+ * Round trip and both one-way delays to a standard STAMP (RFC 8762) or TWAMP-Light reflector
+ * (routers, other tools, nmprobe-responder --stamp-port), asked for as delay or loss with
+ * protocol=STAMP. No nmws responder is needed at the far end; a host that reflects nothing
+ * gets three packets and the request an error. One-way figures come with their uncertainty,
+ * the sum of both ends' stated clock errors.
+ */
+final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm {
+    private static final FigureUnits UNITS = new FigureUnits()
+            .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
+                    "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
+                    "senderErrorMs", "reflectorErrorMs", "oneWayUncertaintyMs")
+            .of(Unit.PERCENT, "lossPercent");
+
+    /**
+     * The parameters by NMWG name: count, packetSize (44..9000 UDP payload bytes), interval and
+     * timeout (seconds), port (the reflector's UDP port, 862 by default), ssid (RFC 8972),
+     * timestamp (NTP or PTP), ttl and raw.
+     */
+    record Parameters(int count, int packetSize, double intervalSeconds, double timeoutSeconds, int port, int ssid,
+                      boolean ptp, int ttl, boolean raw) {
+
+        static Parameters parse(Map<String, String> p, int maxCount, Duration maxDuration) {
+            int count = Params.integer(p, "count", 10, 1, Math.min(maxCount, StampSpec.MAX_COUNT));
+            int size = Params.integer(p, "packetSize", StampSpec.MIN_SIZE, StampSpec.MIN_SIZE, StampSpec.MAX_SIZE);
+            double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
+            double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
+            int port = Params.integer(p, "port", StampSpec.DEFAULT_PORT, 1, 65535);
+            int ssid = Params.integer(p, "ssid", 1, 0, 65535);
+            String ts = p.getOrDefault("timestamp", "NTP").trim();
+            if (!ts.equalsIgnoreCase("NTP") && !ts.equalsIgnoreCase("PTP")) {
+                throw new IllegalArgumentException("parameter 'timestamp' is '" + ts + "': expected NTP or PTP");
+            }
+            int ttl = Params.integer(p, "ttl", 0, 0, 255);
+            Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.3f s + timeout %.3f s",
+                    count, interval, timeout);
+            return new Parameters(count, size, interval, timeout, port, ssid, ts.equalsIgnoreCase("PTP"), ttl,
+                    Params.bool(p, "raw"));
+        }
+
+        Map<String, String> asNmwg() {
+            Map<String, String> m = new LinkedHashMap<>();
+            m.put("count", Integer.toString(count));
+            m.put("packetSize", Integer.toString(packetSize));
+            m.put("interval", Params.plain(intervalSeconds));
+            m.put("timeout", Params.plain(timeoutSeconds));
+            m.put("port", Integer.toString(port));
+            m.put("ssid", Integer.toString(ssid));
+            m.put("timestamp", ptp ? "PTP" : "NTP");
+            m.put("ttl", Integer.toString(ttl));
+            m.put("protocol", "STAMP");
+            return m;
+        }
+    }
+
+    @Override
+    public ProbeTest test() {
+        return ProbeTest.STAMP;
+    }
+
+    @Override
+    public Parameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
+        return Parameters.parse(nmwg, c.limits().maxCount(), c.limits().maxDuration());
+    }
+
+    @Override
+    public boolean raw(Parameters p) {
+        return p.raw();
+    }
+
+    @Override
+    public Observation run(Parameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
+        String dst = subject.dst().host();
+        StampResult r = runner.probe(subject, control -> {
+            StampResult result = Probe.run(new StampSpec(dst, p.port(), p.count(), p.packetSize(),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ssid(), p.ptp(),
+                    p.ttl(), 1_000_000_000L), control);
+            return new TestRunner.Outcome<>(result, result.cancelled());
+        });
+        Map<String, Double> s = new LinkedHashMap<>();
+        s.put("minRtt", r.minRttMs());
+        s.put("medianRtt", r.medianRttMs());
+        s.put("meanRtt", r.meanRttMs());
+        s.put("p99Rtt", r.p99RttMs());
+        s.put("maxRtt", r.maxRttMs());
+        s.put("lossPercent", r.lossPercent());
+        s.put("sent", (double) r.sent());
+        s.put("received", (double) r.received());
+        s.put("duplicates", (double) r.duplicates());
+        s.put("forwardLost", (double) r.forwardLost());
+        s.put("minForwardMs", r.minForwardMs());
+        s.put("medianForwardMs", r.medianForwardMs());
+        s.put("maxForwardMs", r.maxForwardMs());
+        s.put("minBackwardMs", r.minBackwardMs());
+        s.put("medianBackwardMs", r.medianBackwardMs());
+        s.put("maxBackwardMs", r.maxBackwardMs());
+        s.put("senderErrorMs", r.senderErrorMs());
+        s.put("reflectorErrorMs", r.reflectorErrorMs());
+        s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
+        s.put("reflectorSynchronised", r.reflectorSynchronised() ? 1.0 : 0.0);
+        s.values().removeIf(v -> v == null || v.isNaN());
+        StampResult.Frames f = r.frames();
+        long[] send = f.sendEpochNanos();
+        long[] rtt = f.rttNanos();
+        int[] ttl = f.replyTtl();
+        List<Observation.Frame> frames = new ArrayList<>(f.size());
+        for (int i = 0; i < f.size(); i++) {
+            frames.add(new Observation.Frame(i, send[i], rtt[i] < 0 ? Observation.Frame.LOST : rtt[i], p.packetSize(),
+                    ttl[i]));
+        }
+        Environment env = new Environment(runner.host().describe("src", r.localAddress()),
+                Environment.Host.remote(dst, r.remoteAddress()));
+        return new Observation(0, runner.measurementPoint(), ProbeTest.STAMP, subject, r.localAddress(),
+                r.remoteAddress(), MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+    }
+
+    @Override
+    public Unit unit(String figure) {
+        return UNITS.unit(figure);
+    }
+
+    /** Figures with their units, and one ping datum per packet when asked. */
+    @Override
+    public void write(NmwgData out, Observation o, boolean raw) {
+        out.figures(o, this::unit);
+        if (raw) {
+            for (Observation.Frame fr : o.frames()) {
+                org.nmws.schema.ping.Datum d = new org.nmws.schema.ping.Datum();
+                d.setSeqNum(fr.seq());
+                if (!fr.lost()) {
+                    d.setValue(fr.valueNanos() / 1e6);
+                    d.setValueUnits("ms");
+                    if (fr.ttl() >= 0) {
+                        d.setTtl(fr.ttl());
+                    }
+                }
+                d.setNumBytes(fr.bytes());
+                d.setTimeType("unix");
+                d.setTimeValue(NmwgData.unixTime(fr.sendEpochNanos()));
+                out.add(d);
+            }
+        }
+    }
+}

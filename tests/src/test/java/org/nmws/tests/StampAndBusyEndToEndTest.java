@@ -1,0 +1,109 @@
+package org.nmws.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * Kinds added on top of the kinds table, and the engine's reason carried to the client, end
+ * to end through the real service, JNI and responder: a STAMP test to the responder's
+ * standard reflector, and a test to a busy responder answered error.mp.busy.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StampAndBusyEndToEndTest {
+    private static final String FIGURE = "http://nmws.org/ns/result/1.0/";
+    private Path dataDir;
+    private Responder responder;
+    private Service service;
+    private int stampPort;
+
+    @BeforeAll
+    void start() throws Exception {
+        dataDir = Files.createTempDirectory("nmws-stamp");
+        stampPort = Responder.freePort();
+        responder = Responder.start("127.0.0.1", List.of("--stamp-port", Integer.toString(stampPort)));
+        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (service != null) {
+            service.close();
+        }
+        if (responder != null) {
+            responder.close();
+        }
+    }
+
+    @Test
+    void aStampTestToTheResponderReflectorReturnsRoundTripAndBothOneWayDelays() throws Exception {
+        Element m = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 50,
+                "<nmwg:parameter name=\"protocol\">STAMP</nmwg:parameter>"
+                        + "<nmwg:parameter name=\"port\">" + stampPort + "</nmwg:parameter>")).body());
+        assertEquals("MeasurementResponse", m.getAttribute("type"));
+        double sent = figure(m, "sent");
+        double received = figure(m, "received");
+        assertEquals(50, sent, 0.0);
+        assertEquals(50, received, 0.0);
+        double rtt = figure(m, "medianRtt");
+        assertTrue(rtt > 0 && rtt < 10, "loopback STAMP round trip " + rtt + " ms");
+        // one clock at both ends: the one-way delays are small and add up to about the round trip
+        double fwd = figure(m, "medianForwardMs");
+        double bwd = figure(m, "medianBackwardMs");
+        assertTrue(fwd >= 0 && bwd >= 0 && fwd + bwd < 3 * rtt + 0.05, fwd + " + " + bwd + " vs " + rtt);
+        assertTrue(figure(m, "oneWayUncertaintyMs") > 0);
+        assertTrue(unitOf(m, "medianForwardMs").equals("ms"), "units come from the kind's table");
+    }
+
+    @Test
+    void aTestToABusyResponderIsErrorMpBusy() throws Exception {
+        // Another client holds the responder with an open session (a long, slow rr test).
+        try (Socket holder = new Socket()) {
+            holder.connect(new InetSocketAddress("127.0.0.1", responder.port), 2000);
+            OutputStream out = holder.getOutputStream();
+            out.write("NMP/1 SESSION kind=rr frames=1000 size=64 interval_ns=10000000 timeout_ms=1000\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] b = new byte[256];
+            int n = holder.getInputStream().read(b);
+            assertTrue(n > 0 && new String(b, 0, n, StandardCharsets.US_ASCII).startsWith("NMP/1 OK"),
+                    "the holder's session is open");
+            Element m = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 5,
+                    "")).body());
+            String eventType = m.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent();
+            assertEquals("error.mp.busy", eventType, "a busy responder is a busy error, not a failed measurement");
+        }
+    }
+
+    private static double figure(Element m, String name) {
+        return Double.parseDouble(figureElement(m, name).getAttribute("value"));
+    }
+
+    private static String unitOf(Element m, String name) {
+        return figureElement(m, name).getAttribute("units");
+    }
+
+    private static Element figureElement(Element m, String name) {
+        NodeList l = m.getElementsByTagNameNS(FIGURE, "figure");
+        for (int i = 0; i < l.getLength(); i++) {
+            Element e = (Element) l.item(i);
+            if (name.equals(e.getAttribute("name"))) {
+                return e;
+            }
+        }
+        throw new AssertionError("no figure " + name + " in the answer");
+    }
+}
