@@ -181,7 +181,9 @@ public final class NmwsClient {
     public static String toXml(Message m) {
         try {
             Document doc = dom();
-            JAXBContext.newInstance(Message.class).createMarshaller().marshal(m, doc);
+            // every type an answer may hold: the environment is bound to classes since the WSDL names it
+            JAXBContext.newInstance(Message.class, org.nmws.client.environment.ObjectFactory.class)
+                    .createMarshaller().marshal(m, doc);
             Map<String, String> used = new java.util.TreeMap<>();
             tidy(doc.getDocumentElement(), used);
             Element root = doc.getDocumentElement();

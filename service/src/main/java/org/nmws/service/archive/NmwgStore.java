@@ -1,5 +1,7 @@
 package org.nmws.service.archive;
 
+import org.nmws.service.observation.Namespaces;
+
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
@@ -33,13 +35,13 @@ import org.nmws.service.observation.PathSubject;
  * memory. The reader refuses DTDs and external entities, as every other parser in nmws does.
  */
 public final class NmwgStore {
-    static final String NMWG = "http://ggf.org/ns/nmwg/base/2.0/";
-    static final String TOPO = "http://ggf.org/ns/nmwg/topology/2.0/";
-    static final String PING = "http://ggf.org/ns/nmwg/tools/ping/2.0/";
-    static final String PINGER = "http://ggf.org/ns/nmwg/tools/pinger/2.0/";
-    static final String ENV = "http://nmws.org/ns/environment/1.0/";
-    static final String ARC = "http://nmws.org/ns/archive/1.0/";
-    static final String RESULT = "http://nmws.org/ns/result/1.0/";
+    static final String NMWG = Namespaces.BASE;
+    static final String TOPO = Namespaces.TOPOLOGY;
+    static final String PING = Namespaces.PING;
+    static final String PINGER = Namespaces.PINGER;
+    static final String ENV = Namespaces.ENVIRONMENT;
+    static final String ARC = Namespaces.ARCHIVE;
+    static final String RESULT = Namespaces.NMWS_RESULT;
     /** Values of one imported sample series held in memory before its observation is saved. */
     static final int MAX_SERIES_VALUES = 1_000_000;
 

@@ -13,6 +13,7 @@ import org.nmws.service.nmwg.DataForm;
 import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Namespaces;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -23,7 +24,7 @@ import org.nmws.service.observation.Unit;
  * interface. Answered as SNMP-MA nmwg:datums, one per interval and direction.
  */
 final class UtilizationKind implements MeasurementKind<UtilizationParameters>, DataForm {
-    private static final QName DIRECTION = new QName("http://nmws.org/ns/result/1.0/", "direction", "nmws");
+    private static final QName DIRECTION = new QName(Namespaces.NMWS_RESULT, "direction", "nmws");
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "outMbps", "inMbps", "maxOutMbps", "maxInMbps", "speedMbps")
             .of(Unit.PERCENT, "outUtilizationPercent", "inUtilizationPercent");

@@ -33,6 +33,19 @@ public final class ErrorCodes {
 
     public static final String SUCCESS_ECHO = "success.echo";
 
+    /** The code a failed test is answered with, in every dialect. */
+    public static String of(org.nmws.service.measure.MeasurementException.Kind kind) {
+        return switch (kind) {
+            case PARAMETER -> PARAMETER;
+            case SUBJECT -> SUBJECT;
+            case UNAVAILABLE -> MP_UNAVAILABLE;
+            case BUSY -> MP_BUSY;
+            case DENIED -> AUTHORIZATION;
+            case RATE_LIMITED -> MP_RATE_LIMITED;
+            case FAILED -> MP_MEASUREMENT;
+        };
+    }
+
     private ErrorCodes() {
     }
 }

@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -252,7 +254,7 @@ public class MessageHandler {
             MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
             w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
         } catch (MeasurementException e) {
-            throw new NmwgException(code(e.kind()), e.getMessage(), e);
+            throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
     }
 
@@ -384,22 +386,11 @@ public class MessageHandler {
         return out;
     }
 
-    private static String code(MeasurementException.Kind kind) {
-        return switch (kind) {
-            case PARAMETER -> ErrorCodes.PARAMETER;
-            case SUBJECT -> ErrorCodes.SUBJECT;
-            case UNAVAILABLE -> ErrorCodes.MP_UNAVAILABLE;
-            case BUSY -> ErrorCodes.MP_BUSY;
-            case DENIED -> ErrorCodes.AUTHORIZATION;
-            case RATE_LIMITED -> ErrorCodes.MP_RATE_LIMITED;
-            case FAILED -> ErrorCodes.MP_MEASUREMENT;
-        };
-    }
 
     /** A subject namespace that names a tool (not base, select or topology). */
     private static boolean isToolNamespace(String ns) {
-        return ns != null && !ns.equals(NmwgNamespaces.BASE) && !ns.equals(NmwgNamespaces.SELECT)
-                && !ns.equals(NmwgNamespaces.TOPOLOGY);
+        return ns != null && !ns.equals(Namespaces.BASE) && !ns.equals(Namespaces.SELECT)
+                && !ns.equals(Namespaces.TOPOLOGY);
     }
 
     private static String supported() {

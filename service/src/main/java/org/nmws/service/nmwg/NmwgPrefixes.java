@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import java.util.Map;
 import org.glassfish.jaxb.runtime.marshaller.NamespacePrefixMapper;
 
@@ -9,19 +11,19 @@ import org.glassfish.jaxb.runtime.marshaller.NamespacePrefixMapper;
  */
 final class NmwgPrefixes extends NamespacePrefixMapper {
     static final Map<String, String> PREFIXES = Map.ofEntries(
-            Map.entry(NmwgNamespaces.BASE, "nmwg"),
-            Map.entry(NmwgNamespaces.TOPOLOGY, "nmwgt"),
-            Map.entry(NmwgNamespaces.RESULT, "nmwgr"),
-            Map.entry(NmwgNamespaces.TIME, "nmtm"),
-            Map.entry(NmwgNamespaces.SELECT, "select"),
-            Map.entry(NmwgNamespaces.PING, "ping"),
-            Map.entry(NmwgNamespaces.PINGER, "pinger"),
-            Map.entry(NmwgNamespaces.ENVIRONMENT, "env"),
-            Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921/", "summary"),
-            Map.entry("http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914/", "owd"),
-            Map.entry("http://ggf.org/ns/nmwg/tools/iperf/2.0/", "iperf"),
-            Map.entry("http://ggf.org/ns/nmwg/tools/traceroute/2.0/", "traceroute"),
-            Map.entry("http://nmws.org/ns/result/1.0/", "nmws"));
+            Map.entry(Namespaces.BASE, "nmwg"),
+            Map.entry(Namespaces.TOPOLOGY, "nmwgt"),
+            Map.entry(Namespaces.RESULT, "nmwgr"),
+            Map.entry(Namespaces.TIME, "nmtm"),
+            Map.entry(Namespaces.SELECT, "select"),
+            Map.entry(Namespaces.PING, "ping"),
+            Map.entry(Namespaces.PINGER, "pinger"),
+            Map.entry(Namespaces.ENVIRONMENT, "env"),
+            Map.entry(Namespaces.OWAMP_SUMMARY, "summary"),
+            Map.entry(Namespaces.OWD, "owd"),
+            Map.entry(Namespaces.IPERF, "iperf"),
+            Map.entry(Namespaces.TRACEROUTE, "traceroute"),
+            Map.entry(Namespaces.NMWS_RESULT, "nmws"));
 
     @Override
     public String getPreferredPrefix(String namespaceUri, String suggestion, boolean requirePrefix) {

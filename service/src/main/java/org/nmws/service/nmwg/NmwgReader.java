@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import java.util.ArrayList;
 import java.util.List;
 import org.w3c.dom.Document;
@@ -18,9 +20,9 @@ public final class NmwgReader {
     }
 
     public RequestMessage read(Element root) throws NmwgException {
-        if (!"message".equals(root.getLocalName()) || !NmwgNamespaces.BASE.equals(root.getNamespaceURI())) {
+        if (!"message".equals(root.getLocalName()) || !Namespaces.BASE.equals(root.getNamespaceURI())) {
             throw new NmwgException(ErrorCodes.PARSE_ERROR, "expected an nmwg:message in namespace "
-                    + NmwgNamespaces.BASE + ", got {" + nullToEmpty(root.getNamespaceURI()) + "}"
+                    + Namespaces.BASE + ", got {" + nullToEmpty(root.getNamespaceURI()) + "}"
                     + root.getLocalName());
         }
         String type = root.getAttribute("type").trim();
@@ -30,7 +32,7 @@ public final class NmwgReader {
         List<RequestMessage.Metadata> metadata = new ArrayList<>();
         List<RequestMessage.Data> data = new ArrayList<>();
         for (Element child : children(root)) {
-            if (!NmwgNamespaces.BASE.equals(child.getNamespaceURI())) {
+            if (!Namespaces.BASE.equals(child.getNamespaceURI())) {
                 continue;
             }
             switch (child.getLocalName()) {
@@ -65,7 +67,7 @@ public final class NmwgReader {
                         eventTypes.add(et);
                     }
                 }
-                case "parameters" -> readParams(c, NmwgNamespaces.SELECT.equals(c.getNamespaceURI()) ? select : params);
+                case "parameters" -> readParams(c, Namespaces.SELECT.equals(c.getNamespaceURI()) ? select : params);
                 case "key" -> key = readKey(c);
                 case "time" -> readTime(c, select);
                 default -> { }

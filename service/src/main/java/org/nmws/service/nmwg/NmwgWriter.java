@@ -115,8 +115,7 @@ public final class NmwgWriter {
         }
         for (java.util.List<Observation> group : series.values()) {
             Observation latest = group.get(group.size() - 1);
-            String maKey = SeriesKeys.encode(new org.nmws.service.archive.Series(latest.measurementPoint(), latest.test(),
-                    latest.subject(), latest.parameters(), group.size(), group.get(0).start(), latest.start()));
+            String maKey = seriesKey(group);
             Data data = data(resultMetadata(metadataIdRef, eventType, latest, maKey).getId());
             for (Observation o : group) {
                 datums(data, o, raw);
@@ -127,6 +126,27 @@ public final class NmwgWriter {
     /** An observation's datums in the form its clients read: its kind's. */
     private void datums(Data data, Observation o, boolean raw) {
         forms.get(o.test()).write(new NmwgData(data), o, raw);
+    }
+
+    /** The maKey of a series of observations (same test, path and parameters), oldest first. */
+    public static String seriesKey(java.util.List<Observation> group) {
+        Observation latest = group.get(group.size() - 1);
+        return SeriesKeys.encode(new Series(latest.measurementPoint(), latest.test(), latest.subject(),
+                latest.parameters(), group.size(), group.get(0).start(), latest.start()));
+    }
+
+    /**
+     * An observation's env:environment as a DOM element, for dialects that carry it (v1):
+     * written by the same code as every NMWG answer.
+     */
+    public static org.w3c.dom.Element environmentElement(Observation o) {
+        try {
+            Document doc = BUILDER.get().newDocument();
+            marshaller().marshal(environment(o), doc);
+            return doc.getDocumentElement();
+        } catch (JAXBException e) {
+            throw new IllegalStateException("cannot write an environment: " + e.getMessage(), e);
+        }
     }
 
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */

@@ -1,5 +1,7 @@
 package org.nmws.service.transport;
 
+import org.nmws.service.observation.Namespaces;
+
 import jakarta.xml.ws.BindingType;
 import jakarta.xml.ws.Provider;
 import jakarta.xml.ws.Service;
@@ -18,7 +20,7 @@ import org.w3c.dom.Node;
  * a GGF v1 networkMeasurementRequest body is routed by its namespace to the v1 codec.
  */
 public final class SoapEndpoints {
-    static final String NAMESPACE = "http://nmws.org/ns/service/1.0/";
+    static final String NAMESPACE = Namespaces.SERVICE;
     static final String WSDL = "nmws/wsdl/nmws.wsdl";
 
     private SoapEndpoints() {

@@ -16,6 +16,8 @@ import org.springframework.context.annotation.Configuration;
 /** Publishes the SOAP endpoints under CXF's servlet (/services by default). */
 @Configuration(proxyBeanMethods = false)
 class TransportConfig {
+    /** The SOAPActions the WSDL declares: NMWG v2's, and the v1 operation's empty one. */
+    private static final java.util.Set<String> DECLARED_ACTIONS = java.util.Set.of("http://ggf.org/ns/nmwg/base/2.0/message/", "");
 
     @Bean
     Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1) {
@@ -40,19 +42,19 @@ class TransportConfig {
      * client taking the other port would get "/MeasurementService12". So every port's address
      * is rewritten from the request (scheme, host and port the client used; the path kept
      * from the address set here), or fixed to nmws.public-url when the service sits behind a
-     * proxy that changes them. An empty, absent or unknown SOAPAction falls to the operation
-     * with the empty action, and the body element decides the dialect (SoapEndpoints).
+     * proxy that changes them. An action the WSDL does not declare is dropped, so that request
+     * is routed by its body element like one with an empty or absent action.
      */
     private static Endpoint publish(EndpointImpl endpoint, String servletPath, String path, NmwsProperties props,
                                     String publicUrl) {
         Map<String, Object> properties = limits(props);
         properties.put("autoRewriteSoapAddressForAllServices", Boolean.TRUE);
-        properties.put("allowNonMatchingToDefaultSoapAction", Boolean.TRUE);
         endpoint.setProperties(properties);
         String absolute = (publicUrl.isBlank() ? "http://localhost" : publicUrl.replaceAll("/+$", "")) + servletPath + path;
         if (!publicUrl.isBlank()) {
             endpoint.setPublishedEndpointUrl(absolute);
         }
+        endpoint.getInInterceptors().add(new UnknownSoapActionInterceptor(DECLARED_ACTIONS));
         endpoint.publish(path);
         endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);
         return endpoint;

@@ -1,5 +1,7 @@
 package org.nmws.service.v1;
 
+import org.nmws.service.observation.Namespaces;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,7 +32,7 @@ public class V1Codec {
 
     public Document handle(Element root) {
         Document doc = V1Service.newDocument();
-        Element report = doc.createElementNS(V1Namespaces.V1, "networkMeasurementReport");
+        Element report = doc.createElementNS(Namespaces.V1, "networkMeasurementReport");
         report.setAttribute("version", VERSION);
         doc.appendChild(report);
         List<V1Reader.Decoded> decoded;
@@ -170,6 +172,6 @@ public class V1Codec {
     }
 
     private static Element el(Document doc, String name) {
-        return doc.createElementNS(V1Namespaces.V1, name);
+        return doc.createElementNS(Namespaces.V1, name);
     }
 }

@@ -1,7 +1,8 @@
 package org.nmws.service.v1;
 
 import org.nmws.service.NmwsProperties;
-import org.nmws.service.nmwg.MessageHandler;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.measure.MeasurementService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -9,8 +10,8 @@ import org.springframework.context.annotation.Configuration;
 class V1Config {
 
     @Bean
-    V1Service v1Service(MessageHandler handler, NmwsProperties props) {
-        return new V1Service(handler, props);
+    V1Service v1Service(MeasurementService measurements, Archive archive, NmwsProperties props) {
+        return new V1Service(measurements, archive, props);
     }
 
     @Bean

@@ -1,5 +1,7 @@
 package org.nmws.service.v1;
 
+import org.nmws.service.observation.Namespaces;
+
 import org.nmws.service.observation.Times;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,7 +30,7 @@ final class V1Reader {
     }
 
     static boolean isV1(Element root) {
-        return root != null && V1Namespaces.isV1(root.getNamespaceURI());
+        return root != null && Namespaces.isV1(root.getNamespaceURI());
     }
 
     List<Decoded> read(Element root) throws V1Fault {

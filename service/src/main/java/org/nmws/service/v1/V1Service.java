@@ -9,32 +9,36 @@ import java.util.Map;
 import java.util.Optional;
 import javax.xml.parsers.ParserConfigurationException;
 import org.nmws.service.NmwsProperties;
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Endpoint;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.nmwg.ErrorCodes;
-import org.nmws.service.nmwg.MessageHandler;
-import org.nmws.service.nmwg.NmwgNamespaces;
+import org.nmws.service.nmwg.NmwgData;
+import org.nmws.service.nmwg.NmwgWriter;
 import org.nmws.service.nmwg.SafeXml;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Observation;
 import org.w3c.dom.Document;
-import org.w3c.dom.Element;
 import org.w3c.dom.Node;
-import org.w3c.dom.NodeList;
 
 /**
- * Answers v1 requests (and the XML-RPC requests shaped like them) through the NMWG v2
- * core: each request becomes an NMWG SetupDataRequest and, when the archive has nothing
- * and the client allows it, a MeasurementRequest, handed to the one {@link MessageHandler};
- * the NMWG answer is read back into measurements or a v1 fault. The dialect is a codec:
- * no characteristic, policy or store is known here.
+ * Answers v1 requests (and the XML-RPC requests shaped like them) from the same core as
+ * NMWG v2: stored results from the archive, a new test from the measurement service, and
+ * their failures by kind as v1 faults. The dialect is a codec: no characteristic, policy or
+ * store is decided here.
  */
 public class V1Service {
-    private static final String NMWGT = NmwgNamespaces.TOPOLOGY;
+    private static final int MAX_STORED = 1000;
 
-    private final MessageHandler handler;
+    private final MeasurementService measurements;
+    private final Archive archive;
     private final double retryDelaySeconds;
 
-    public V1Service(MessageHandler handler, NmwsProperties props) {
-        this.handler = handler;
+    public V1Service(MeasurementService measurements, Archive archive, NmwsProperties props) {
+        this.measurements = measurements;
+        this.archive = archive;
         // A busy path is held by one test at most this long: the honest wait before retrying.
         this.retryDelaySeconds = props.limits().maxDuration().toSeconds();
     }
@@ -45,14 +49,15 @@ public class V1Service {
      */
     public V1Outcome execute(V1Request r) {
         try {
-            Optional<Characteristic> c = Characteristic.lookup(r.characteristic());
-            if (c.isEmpty() || !r.characteristic().contains(".")) {
+            Optional<Characteristic> found = Characteristic.lookup(r.characteristic());
+            if (found.isEmpty() || !r.characteristic().contains(".")) {
                 throw new V1Fault(V1Fault.Kind.Discovery, ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "characteristic '"
                         + r.characteristic() + "' is not measured here; known: " + known(), 0);
             }
+            Characteristic c = found.get();
             boolean windowAsked = r.from() != null || r.to() != null;
             if (windowAsked || !r.allowNewMeasurements()) {
-                List<V1Outcome.Measurement> stored = ask("SetupDataRequest", r);
+                List<V1Outcome.Measurement> stored = stored(c, r);
                 if (!stored.isEmpty()) {
                     int from = Math.max(0, stored.size() - r.maxResults());
                     return new V1Outcome(r, statistics(r, stored.subList(from, stored.size())), false, null);
@@ -64,10 +69,71 @@ public class V1Service {
                             + (r.allowNewMeasurements() ? "" : ", and allowNewMeasurements is false"), 0);
                 }
             }
-            return new V1Outcome(r, statistics(r, ask("MeasurementRequest", r)), true, null);
+            return new V1Outcome(r, statistics(r, List.of(measured(c, r))), true, null);
         } catch (V1Fault f) {
             return V1Outcome.failed(r, f);
         }
+    }
+
+    /** A new test, kept in the archive; its failure as a fault of its kind. */
+    private V1Outcome.Measurement measured(Characteristic c, V1Request r) throws V1Fault {
+        try {
+            Observation o = measurements.measure(c, r.subject(), r.parameters()).observation();
+            return measurement(o, Long.toString(o.id()));
+        } catch (MeasurementException e) {
+            throw fault(e.kind(), e.getMessage());
+        }
+    }
+
+    /**
+     * Stored results of the characteristic's test on the path, in the window: one per series
+     * (same test, path and parameters), the series' latest, with the series' maKey.
+     */
+    private List<V1Outcome.Measurement> stored(Characteristic c, V1Request r) throws V1Fault {
+        List<Observation> found;
+        try {
+            found = archive.find(new ObservationQuery(c.testFor(Map.of()), r.subject().dst().host(),
+                    r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false, MAX_STORED));
+        } catch (RuntimeException e) {
+            throw new V1Fault(V1Fault.Kind.System, ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage(), 0);
+        }
+        Map<List<Object>, List<Observation>> series = new LinkedHashMap<>();
+        for (Observation o : found) {
+            series.computeIfAbsent(List.of(o.test(), o.subject(), o.parameters()), k -> new ArrayList<>()).add(o);
+        }
+        List<V1Outcome.Measurement> out = new ArrayList<>();
+        for (List<Observation> group : series.values()) {
+            out.add(measurement(group.get(group.size() - 1), NmwgWriter.seriesKey(group)));
+        }
+        return out;
+    }
+
+    /** An observation as v1 reports it: its figures (with the units its kind declares) and environment. */
+    private V1Outcome.Measurement measurement(Observation o, String maKey) {
+        MeasurementKind<?> kind = measurements.kind(o.test());
+        Map<String, Double> stats = new LinkedHashMap<>();
+        Map<String, String> units = new LinkedHashMap<>();
+        for (Map.Entry<String, Double> e : o.summary().entrySet()) {
+            stats.put(e.getKey(), NmwgData.significant(e.getValue()));
+            String label = kind.unit(e.getKey()).label();
+            if (label != null) {
+                units.put(e.getKey(), label);
+            }
+        }
+        return new V1Outcome.Measurement(o.tool(), o.toolVersion(), o.start(), o.end(), o.parameters(), stats, units,
+                NmwgWriter.environmentElement(o), maKey);
+    }
+
+    /** A failure's kind as a v1 fault kind, with the NMWG code every other dialect answers. */
+    V1Fault fault(MeasurementException.Kind kind, String text) {
+        V1Fault.Kind v1 = switch (kind) {
+            case BUSY, RATE_LIMITED -> V1Fault.Kind.TryAgain;
+            case FAILED -> V1Fault.Kind.Communication;
+            case DENIED -> V1Fault.Kind.Authorisation;
+            case PARAMETER, SUBJECT -> V1Fault.Kind.Request;
+            case UNAVAILABLE -> V1Fault.Kind.System;
+        };
+        return new V1Fault(v1, ErrorCodes.of(kind), text, v1 == V1Fault.Kind.TryAgain ? retryDelaySeconds : 0);
     }
 
     /**
@@ -105,193 +171,6 @@ public class V1Service {
         return f.equals(a) || f.startsWith(a) && Character.isUpperCase(figure.charAt(asked.length()));
     }
 
-    /** Builds the NMWG v2 request, has the core answer it, reads the answer back. */
-    private List<V1Outcome.Measurement> ask(String type, V1Request r) throws V1Fault {
-        Document response = handler.handle(nmwgRequest(type, r));
-        return read(response.getDocumentElement(), r);
-    }
-
-    Element nmwgRequest(String type, V1Request r) {
-        Document doc = newDocument();
-        Element msg = el(doc, NmwgNamespaces.BASE, "nmwg:message");
-        msg.setAttribute("type", type);
-        msg.setAttribute("id", "v1." + Long.toHexString(System.nanoTime()));
-        doc.appendChild(msg);
-        Element md = el(doc, NmwgNamespaces.BASE, "nmwg:metadata");
-        md.setAttribute("id", "m1");
-        msg.appendChild(md);
-        Element subject = el(doc, NmwgNamespaces.BASE, "nmwg:subject");
-        subject.setAttribute("id", "s1");
-        Element pair = el(doc, NMWGT, "nmwgt:endPointPair");
-        if (r.subject().src() != null) {
-            pair.appendChild(endPoint(doc, "nmwgt:src", r.subject().src()));
-        }
-        pair.appendChild(endPoint(doc, "nmwgt:dst", r.subject().dst()));
-        subject.appendChild(pair);
-        md.appendChild(subject);
-        Element et = el(doc, NmwgNamespaces.BASE, "nmwg:eventType");
-        et.setTextContent(r.characteristic());
-        md.appendChild(et);
-        if (type.equals("MeasurementRequest") && !r.parameters().isEmpty()) {
-            md.appendChild(parameters(doc, NmwgNamespaces.BASE, "nmwg:parameters", r.parameters()));
-        }
-        String dataRef = "m1";
-        if (type.equals("SetupDataRequest") && (r.from() != null || r.to() != null)) {
-            Element sel = el(doc, NmwgNamespaces.BASE, "nmwg:metadata");
-            sel.setAttribute("id", "m2");
-            Element selSubject = el(doc, NmwgNamespaces.SELECT, "select:subject");
-            selSubject.setAttribute("id", "s2");
-            selSubject.setAttribute("metadataIdRef", "m1");
-            sel.appendChild(selSubject);
-            Map<String, String> window = new LinkedHashMap<>();
-            if (r.from() != null) {
-                window.put("startTime", r.from().toString());
-            }
-            if (r.to() != null) {
-                window.put("endTime", r.to().toString());
-            }
-            sel.appendChild(parameters(doc, NmwgNamespaces.SELECT, "select:parameters", window));
-            msg.appendChild(sel);
-            dataRef = "m2";
-        }
-        Element data = el(doc, NmwgNamespaces.BASE, "nmwg:data");
-        data.setAttribute("id", "d1");
-        data.setAttribute("metadataIdRef", dataRef);
-        msg.appendChild(data);
-        return msg;
-    }
-
-    /** Reads an NMWG answer: an error code becomes a fault, "no data" an empty list, each data a measurement. */
-    private List<V1Outcome.Measurement> read(Element message, V1Request r) throws V1Fault {
-        Map<String, Element> metadata = new LinkedHashMap<>();
-        List<Element> data = new ArrayList<>();
-        for (Element e : V1Reader.children(message)) {
-            if (!NmwgNamespaces.BASE.equals(e.getNamespaceURI())) {
-                continue;
-            }
-            if ("metadata".equals(e.getLocalName())) {
-                metadata.put(e.getAttribute("id"), e);
-            } else if ("data".equals(e.getLocalName())) {
-                data.add(e);
-            }
-        }
-        List<V1Outcome.Measurement> out = new ArrayList<>();
-        for (Element d : data) {
-            Element md = metadata.get(d.getAttribute("metadataIdRef"));
-            String eventType = md == null ? null : V1Reader.text(V1Reader.child(md, "eventType"));
-            if (eventType != null && eventType.startsWith("error.")) {
-                throw fault(eventType, resultText(d));
-            }
-            if (isNoData(d)) {
-                continue;
-            }
-            out.add(measurement(md, d));
-        }
-        return out;
-    }
-
-    private V1Outcome.Measurement measurement(Element md, Element d) {
-        Map<String, String> params = new LinkedHashMap<>();
-        Element env = null;
-        String maKey = null;
-        if (md != null) {
-            for (Element e : V1Reader.children(md)) {
-                switch (e.getLocalName()) {
-                    case "parameters" -> {
-                        if (NmwgNamespaces.BASE.equals(e.getNamespaceURI())) {
-                            for (Element p : V1Reader.children(e)) {
-                                params.put(p.getAttribute("name"), p.hasAttribute("value") ? p.getAttribute("value")
-                                        : p.getTextContent().trim());
-                            }
-                        }
-                    }
-                    case "environment" -> env = e;
-                    case "key" -> {
-                        NodeList ps = e.getElementsByTagNameNS(NmwgNamespaces.BASE, "parameter");
-                        for (int i = 0; i < ps.getLength(); i++) {
-                            Element p = (Element) ps.item(i);
-                            if ("maKey".equals(p.getAttribute("name"))) {
-                                maKey = p.hasAttribute("value") ? p.getAttribute("value") : p.getTextContent().trim();
-                            }
-                        }
-                    }
-                    default -> { }
-                }
-            }
-        }
-        Map<String, Double> stats = new LinkedHashMap<>();
-        Map<String, String> units = new LinkedHashMap<>();
-        for (Element datum : V1Reader.children(d)) {
-            // Named figures (PingER-style name/value datums); per-frame datums are not v1 statistics.
-            if (!datum.hasAttribute("name") || !datum.hasAttribute("value")) {
-                continue;
-            }
-            try {
-                stats.put(datum.getAttribute("name"), Double.parseDouble(datum.getAttribute("value")));
-            } catch (NumberFormatException e) {
-                continue;
-            }
-            if (datum.hasAttribute("valueUnits")) {
-                units.put(datum.getAttribute("name"), datum.getAttribute("valueUnits"));
-            }
-        }
-        String tool = "unknown";
-        String version = null;
-        Instant start = null;
-        Instant end = null;
-        if (env != null) {
-            Element t = V1Reader.child(env, "tool");
-            if (t != null) {
-                tool = t.getAttribute("name");
-                version = t.hasAttribute("version") ? t.getAttribute("version") : null;
-            }
-            start = env.hasAttribute("startTime") ? Instant.parse(env.getAttribute("startTime")) : null;
-            end = env.hasAttribute("endTime") ? Instant.parse(env.getAttribute("endTime")) : null;
-        }
-        return new V1Outcome.Measurement(tool, version, start, end, params, stats, units, env, maKey);
-    }
-
-    /** The NMWG v2 error codes as v1 fault kinds. */
-    V1Fault fault(String code, String text) {
-        V1Fault.Kind kind;
-        double delay = 0;
-        if (code.equals(ErrorCodes.MP_BUSY) || code.equals(ErrorCodes.MP_RATE_LIMITED)) {
-            kind = V1Fault.Kind.TryAgain;
-            delay = retryDelaySeconds;
-        } else if (code.equals(ErrorCodes.MP_MEASUREMENT)) {
-            kind = V1Fault.Kind.Communication;
-        } else if (code.equals(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED) || code.equals(ErrorCodes.ACTION_NOT_SUPPORTED)) {
-            kind = V1Fault.Kind.Discovery;
-        } else if (code.startsWith("error.common.auth") || code.startsWith("error.ma.auth")) {
-            kind = V1Fault.Kind.Authorisation;
-        } else if (code.equals(ErrorCodes.PARSE_ERROR) || code.equals(ErrorCodes.STRUCTURE)
-                || code.equals(ErrorCodes.SUBJECT) || code.equals(ErrorCodes.PARAMETER)) {
-            kind = V1Fault.Kind.Request;
-        } else {
-            kind = V1Fault.Kind.System;
-        }
-        return new V1Fault(kind, code, text, delay);
-    }
-
-    private static boolean isNoData(Element d) {
-        for (Element e : V1Reader.children(d)) {
-            if (NmwgNamespaces.RESULT.equals(e.getNamespaceURI()) && "noData".equals(e.getAttribute("type"))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String resultText(Element d) {
-        StringBuilder sb = new StringBuilder();
-        for (Element e : V1Reader.children(d)) {
-            if (NmwgNamespaces.RESULT.equals(e.getNamespaceURI())) {
-                sb.append(e.getTextContent().trim());
-            }
-        }
-        return sb.length() == 0 ? "no reason given" : sb.toString();
-    }
-
     private static String window(V1Request r) {
         return (r.from() == null ? "" : " from " + r.from()) + (r.to() == null ? "" : " to " + r.to());
     }
@@ -302,29 +181,6 @@ public class V1Service {
             names.add(c.dottedName());
         }
         return String.join(", ", names);
-    }
-
-    private static Element endPoint(Document doc, String qname, Endpoint e) {
-        Element el = el(doc, NMWGT, qname);
-        el.setAttribute("type", e.type().toLowerCase(Locale.ROOT));
-        el.setAttribute("value", e.host());
-        return el;
-    }
-
-    private static Element parameters(Document doc, String ns, String qname, Map<String, String> values) {
-        Element params = el(doc, ns, qname);
-        params.setAttribute("id", "p." + qname.substring(0, qname.indexOf(':')));
-        for (Map.Entry<String, String> e : values.entrySet()) {
-            Element p = el(doc, NmwgNamespaces.BASE, "nmwg:parameter");
-            p.setAttribute("name", e.getKey());
-            p.setTextContent(e.getValue());
-            params.appendChild(p);
-        }
-        return params;
-    }
-
-    private static Element el(Document doc, String ns, String qname) {
-        return doc.createElementNS(ns, qname);
     }
 
     static Document newDocument() {

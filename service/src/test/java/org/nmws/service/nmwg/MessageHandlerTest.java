@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import org.nmws.service.kind.Kinds;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -171,11 +173,11 @@ class MessageHandlerTest {
         assertEquals("0.25", hit.pinger("minRtt"));
         assertEquals("5", hit.pinger("sent"));
         assertEquals("20", hit.pinger("lossPercent"));
-        assertEquals(1, hit.elements(NmwgNamespaces.ENVIRONMENT, "environment").size());
+        assertEquals(1, hit.elements(Namespaces.ENVIRONMENT, "environment").size());
 
         Responses miss = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.3", "path.delay.roundTrip", "")
                 + String.format(select, t + 10, t + 20)));
-        assertEquals("noData", miss.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+        assertEquals("noData", miss.elements(Namespaces.RESULT, "datum").get(0).getAttribute("type"));
     }
 
     @Test
@@ -192,7 +194,7 @@ class MessageHandlerTest {
         assertEquals("0.25", hit.pinger("minRtt"));
         Responses miss = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.5", "path.delay.roundTrip", "")
                 + String.format(select, t + 5, t + 50)));
-        assertEquals("noData", miss.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+        assertEquals("noData", miss.elements(Namespaces.RESULT, "datum").get(0).getAttribute("type"));
     }
 
     @Test
@@ -204,10 +206,10 @@ class MessageHandlerTest {
                 + "<nmwgt:src type=\"ipv4\" value=\"%s\"/></nmwgt:endPointPair></nmwg:subject>"
                 + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>";
         Responses r = post(message("SetupDataRequest", String.format(request, "10.1.2.1")));
-        List<String> dsts = r.elements(NmwgNamespaces.TOPOLOGY, "dst").stream().map(e -> e.getAttribute("value")).toList();
+        List<String> dsts = r.elements(Namespaces.TOPOLOGY, "dst").stream().map(e -> e.getAttribute("value")).toList();
         assertEquals(List.of("10.1.2.6", "10.1.2.7"), dsts, "one series per destination");
         Responses none = post(message("SetupDataRequest", String.format(request, "10.9.9.9")));
-        assertEquals("noData", none.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+        assertEquals("noData", none.elements(Namespaces.RESULT, "datum").get(0).getAttribute("type"));
     }
 
     @Test
@@ -215,7 +217,7 @@ class MessageHandlerTest {
         archive.save(observation(Instant.parse("2026-11-20T10:00:00Z"), "10.1.2.4"));
         Responses r = post(message("SetupDataRequest", pathMetadata("md1", "10.1.2.4", "path.delay.roundTrip",
                 "<nmwg:parameter name=\"raw\">true</nmwg:parameter>") + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>"));
-        var frames = r.elements(NmwgNamespaces.PING, "datum");
+        var frames = r.elements(Namespaces.PING, "datum");
         assertEquals(5, frames.size());
         assertEquals("0.25", frames.get(0).getAttribute("value"));
         assertEquals("", frames.get(4).getAttribute("value"), "a lost frame has no value");

@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import org.nmws.service.kind.Kinds;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -78,7 +80,7 @@ class MetadataKeyAndSelectTest {
         List<String> keys = maKeys(mdk);
         assertEquals(2, keys.size(), "one key per parameter set");
         List<String> counts = new ArrayList<>();
-        for (Element p : mdk.elements(NmwgNamespaces.BASE, "parameter")) {
+        for (Element p : mdk.elements(Namespaces.BASE, "parameter")) {
             if ("count".equals(p.getAttribute("name"))) {
                 counts.add(p.getTextContent().trim());
             }
@@ -122,7 +124,7 @@ class MetadataKeyAndSelectTest {
         Responses whole = post(setupData("10.9.0.1", "5", "<nmwg:parameter name=\"consolidationFunction\">median</nmwg:parameter>"));
         assertEquals(List.of("3"), figures(whole, "minRtt"), "no resolution: one bucket over 1, 2, 3, 7, 10");
         assertEquals(String.valueOf(T0.getEpochSecond()) + ".000000000",
-                whole.elements(NmwgNamespaces.PINGER, "datum").get(0).getAttribute("timeValue"));
+                whole.elements(Namespaces.PINGER, "datum").get(0).getAttribute("timeValue"));
     }
 
     @Test
@@ -156,7 +158,7 @@ class MetadataKeyAndSelectTest {
                 + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
         assertEquals("DataInfoResponse", r.type());
         assertEquals(List.of("1"), r.resultDatums());
-        Element start = r.elements(NmwgNamespaces.TIME, "start").get(0);
+        Element start = r.elements(Namespaces.TIME, "start").get(0);
         assertEquals(T0.plusSeconds(30).getEpochSecond() + ".000000000", start.getAttribute("value"));
     }
 
@@ -167,7 +169,7 @@ class MetadataKeyAndSelectTest {
         Responses none = post(message("MetadataKeyRequest", "<nmwg:metadata id=\"m\"><ping:subject id=\"s\"><nmwgt:endPointPair>"
                 + "<nmwgt:src type=\"hostname\" value=\"elsewhere.example\"/></nmwgt:endPointPair></ping:subject></nmwg:metadata>"
                 + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
-        assertEquals("noData", none.elements(NmwgNamespaces.RESULT, "datum").get(0).getAttribute("type"));
+        assertEquals("noData", none.elements(Namespaces.RESULT, "datum").get(0).getAttribute("type"));
     }
 
     @Test
@@ -210,7 +212,7 @@ class MetadataKeyAndSelectTest {
 
     private static List<String> maKeys(Responses r) {
         List<String> keys = new ArrayList<>();
-        for (Element p : r.elements(NmwgNamespaces.BASE, "parameter")) {
+        for (Element p : r.elements(Namespaces.BASE, "parameter")) {
             if ("maKey".equals(p.getAttribute("name"))) {
                 keys.add(p.getTextContent().trim());
             }
@@ -220,7 +222,7 @@ class MetadataKeyAndSelectTest {
 
     private static List<String> figures(Responses r, String name) {
         List<String> out = new ArrayList<>();
-        for (Element e : r.elements(NmwgNamespaces.PINGER, "datum")) {
+        for (Element e : r.elements(Namespaces.PINGER, "datum")) {
             if (name.equals(e.getAttribute("name"))) {
                 out.add(e.getAttribute("value"));
             }

@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Namespaces;
+
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.ByteArrayInputStream;
@@ -29,11 +31,11 @@ public record Responses(Document doc) {
     }
 
     public List<String> eventTypes() {
-        return texts(NmwgNamespaces.BASE, "eventType");
+        return texts(Namespaces.BASE, "eventType");
     }
 
     public List<String> resultDatums() {
-        return texts(NmwgNamespaces.RESULT, "datum");
+        return texts(Namespaces.RESULT, "datum");
     }
 
     public List<Element> elements(String ns, String localName) {
@@ -47,7 +49,7 @@ public record Responses(Document doc) {
 
     /** The value of a PingER summary datum by name, from the first data element that has it. */
     public String pinger(String name) {
-        for (Element e : elements(NmwgNamespaces.PINGER, "datum")) {
+        for (Element e : elements(Namespaces.PINGER, "datum")) {
             if (name.equals(e.getAttribute("name"))) {
                 return e.getAttribute("value");
             }
