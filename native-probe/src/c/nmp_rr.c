@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include "nmprobe.h"
 #include "nmp_rr.h"
@@ -44,16 +45,36 @@ static void progress(rr_run *t, int force) {
 }
 
 /* Reads every reply waiting on the socket (non-blocking). */
+/* When the reply reached this host: the kernel's receive stamp (SO_TIMESTAMPNS),
+ * moved onto the monotonic clock by the wall-clock time that has passed since it.
+ * Reading the clock after recvmsg instead counts how late this thread woke, which
+ * grows with how long it slept: a tail of milliseconds at short spacings, and a
+ * steeper latency-vs-size line, as larger frames sleep longer. Without a stamp,
+ * or across a clock step (a gap outside 0..1 s), the read time stands. */
+static nmp_monotime_ns arrival_mono(struct msghdr *msg, nmp_monotime_ns read_mono) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            nmp_walltime_ns kernel = (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
+            int64_t since = nmp_wall_now() - kernel;
+            if (since >= 0 && since < 1000000000 && (uint64_t)since < read_mono) return read_mono - (uint64_t)since;
+            return read_mono;
+        }
+    return read_mono;
+}
+
 static void drain_replies(rr_run *t) {
     nmp_rr_result *res = t->res;
     for (;;) {
-        char cbuf[128];
+        char cbuf[256];
         struct iovec iov = {.iov_base = t->buf, .iov_len = sizeof(t->buf)};
         struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
         ssize_t n = recvmsg(t->cl.udp, &msg, MSG_DONTWAIT);
         nmp_monotime_ns now = nmp_mono_now();
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return; /* EAGAIN, or an ICMP error queued on the socket */
+        now = arrival_mono(&msg, now);
         nmp_frame_hdr h;
         if (nmp_frame_decode(t->buf, (size_t)n, &h) < 0 || h.type != NMP_FRAME_RR_REPLY ||
             h.cookie != t->cl.cookie || h.seq >= res->requested || t->mono_send[h.seq] == 0) {
@@ -219,6 +240,12 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
         goto end;
     }
     if (rc < 0) goto error;
+    int on = 1; /* replies are timed by the kernel's receive stamp (arrival_mono) */
+    if (setsockopt(t->cl.udp, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
+        rc = -errno;
+        nmp_seterr(err, errlen, "rr: setsockopt SO_TIMESTAMPNS: %s", strerror(errno));
+        goto error;
+    }
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     getsockname(t->cl.udp, (struct sockaddr *)&ss, &sl);

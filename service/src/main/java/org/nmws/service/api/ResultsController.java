@@ -96,7 +96,7 @@ class ResultsController {
 
     private int limit(String s) {
         try {
-            int n = Integer.parseInt(s.trim());
+            int n = s.trim().matches("\\d{1,9}") ? Integer.parseInt(s.trim()) : -1; // ASCII digits only
             if (n >= 1 && n <= MAX_LIMIT) {
                 return n;
             }

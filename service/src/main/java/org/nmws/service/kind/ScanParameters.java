@@ -22,9 +22,15 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         String list = p.getOrDefault(SIZES, "");
         int[] sizes;
         try {
-            sizes = Arrays.stream(list.split("[,\\s]+")).filter(t -> !t.isEmpty()).mapToInt(Integer::parseInt).toArray();
+            sizes = Arrays.stream(list.split("[,\\s]+")).filter(t -> !t.isEmpty())
+                    .mapToInt(t -> {
+                        if (!t.matches("\\d{1,5}")) { // ASCII digits only: parseInt takes other scripts' too
+                            throw new NumberFormatException();
+                        }
+                        return Integer.parseInt(t);
+                    }).toArray();
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter packetSizes is '" + list + "': expected a comma list of sizes such as 64,512,1472");
+            throw new IllegalArgumentException("parameter packetSizes is '" + Params.echo(list) + "': expected a comma list of sizes such as 64,512,1472");
         }
         if (sizes.length < 2 || sizes.length > 64) {
             throw new IllegalArgumentException("parameter packetSizes has " + sizes.length + " sizes: must be 2..64");

@@ -17,7 +17,7 @@ import org.nmws.probe.UdpStreamResult;
 
 /**
  * Turns what a UDP stream test gave into an observation: every figure UDPmon users read,
- * by a name whose suffix gives its units (Ms, Us, Mbps, Percent, Bytes; none = a count),
+ * by name (their units are declared in UdpStreamKind),
  * the per-frame one-way delays, and both hosts' load during the test.
  */
 final class StreamObservations {
@@ -49,6 +49,13 @@ final class StreamObservations {
         s.put("jitterMs", d.jitterMs());
         s.put("meanAbsIpdvMs", d.meanAbsIpdvMs());
         s.put("senderUserMbps", r.sender().userMbps());
+        if (p.intervalSeconds() > 0) {
+            // A sender that could not keep the asked rate says so, not only in a lower senderUserMbps:
+            // the path was then probed at less than was asked (tolerance as the rate scan's, 3 %).
+            double offered = p.packetSize() * 8 / p.intervalSeconds() / 1e6;
+            s.put("offeredUserMbps", offered);
+            s.put("senderLimited", r.sender().userMbps() < offered * 0.97 ? 1.0 : 0.0);
+        }
         s.put("senderWireMbps", r.sender().wireMbps());
         s.put("senderSpacingUs", r.sender().spacingNanos() / 1e3);
         s.put("receiverUserMbps", r.receiver().userMbps());

@@ -73,6 +73,9 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
         String number = mult == 1 ? t : t.substring(0, t.length() - 1);
         double v;
         try {
+            if (!Params.isDecimal(number)) {
+                throw new NumberFormatException();
+            }
             v = Double.parseDouble(number) * mult;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("parameter bandwidthLimit is '" + text + "': expected bits/s such as 120M");

@@ -27,7 +27,7 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
                     "maxDelayMs", "jitterMs", "meanAbsIpdvMs", "receiveDurationMs", "queueDelayMs")
             .of(Unit.MICROSECONDS, "senderSpacingUs", "minInterArrivalUs", "meanInterArrivalUs", "maxInterArrivalUs",
                     "interArrivalStartUs", "interArrivalBinWidthUs")
-            .of(Unit.MBIT_PER_SECOND, "senderUserMbps", "senderWireMbps", "receiverUserMbps", "receiverWireMbps",
+            .of(Unit.MBIT_PER_SECOND, "senderUserMbps", "offeredUserMbps", "senderWireMbps", "receiverUserMbps", "receiverWireMbps",
                     "rateBeforeLossMbps", "rateAfterLossMbps")
             .of(Unit.PERCENT, "lossPercent")
             .of(Unit.RATIO, "reorderedRatio", "lossKsDistance")

@@ -20,6 +20,7 @@ import org.nmws.service.observation.Endpoint;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.Params;
 import org.nmws.service.observation.PathSubject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -249,7 +250,7 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "MeasurementRequest names no eventType to measure; supported: "
                     + supported());
         }
-        PathSubject subject = SubjectReader.forTest(r.subject(), r.characteristic().testFor(r.parameters()));
+        PathSubject subject = SubjectReader.forTest(r.subject(), strict(() -> r.characteristic().testFor(r.parameters())));
         try {
             MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
             w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
@@ -259,7 +260,7 @@ public class MessageHandler {
     }
 
     private void setupData(NmwgWriter w, Resolved r) throws NmwgException {
-        boolean raw = Boolean.parseBoolean(r.parameters().getOrDefault("raw", "false"));
+        boolean raw = strict(() -> Params.bool(r.parameters(), "raw"));
         Select select = Select.parse(r.select());
         if (r.key() != null) {
             setupDataByKey(w, r, select, raw);
@@ -268,7 +269,7 @@ public class MessageHandler {
         if (r.subject() == null) {
             throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
         }
-        Characteristic.ProbeTest test = r.characteristic().testFor(r.parameters());
+        Characteristic.ProbeTest test = strict(() -> r.characteristic().testFor(r.parameters()));
         Endpoint fromHost = test == Characteristic.ProbeTest.UTILIZATION ? null : SubjectReader.sourceOnly(r.subject());
         if (fromHost != null) { // everything measured from a host, to anywhere
             ObservationQuery q = new ObservationQuery(test, null, fromHost.host(), select.from(), select.to(),
@@ -414,5 +415,14 @@ public class MessageHandler {
         return requestType.endsWith("Request")
                 ? requestType.substring(0, requestType.length() - "Request".length()) + "Response"
                 : "ErrorResponse";
+    }
+
+    /** A parameter a request is read by (raw, perHop, ...), malformed: error.common.parameter, not internal. */
+    private static <T> T strict(java.util.function.Supplier<T> read) throws NmwgException {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage());
+        }
     }
 }

@@ -71,6 +71,9 @@ record Select(Instant from, Instant to, Consolidation.Function function, long re
         String t = text == null ? "" : text.trim();
         long r;
         try {
+            if (!t.matches("[+-]?\\d{1,18}")) { // ASCII digits only: parseLong takes other scripts' too
+                throw new NumberFormatException();
+            }
             r = Long.parseLong(t);
         } catch (NumberFormatException e) {
             throw new NmwgException(ErrorCodes.PARAMETER, "select resolution is '" + t

@@ -5,7 +5,28 @@ import java.util.Map;
 
 /** Strict parsing of NMWG parameter values: a bad value is refused with its name and range, never clamped. */
 public final class Params {
+    /**
+     * What a number may look like: ASCII digits with an optional sign, point and exponent.
+     * Java's own parsers also take hex floats ("0x1p3"), "Infinity", "NaN", a trailing "d"
+     * and other scripts' digits ("٣"), none of which a client means as a parameter.
+     */
+    private static final java.util.regex.Pattern DECIMAL =
+            java.util.regex.Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d{1,3})?");
+    private static final java.util.regex.Pattern INTEGER = java.util.regex.Pattern.compile("[+-]?\\d{1,18}");
+    /** The longest value echoed back in an error: the client's input is not repeated unbounded. */
+    private static final int ECHO_MAX = 64;
+
     private Params() {
+    }
+
+    /** A client's value as an error quotes it: at most ECHO_MAX characters. */
+    public static String echo(String v) {
+        return v.length() <= ECHO_MAX ? v : v.substring(0, ECHO_MAX) + "... (" + v.length() + " characters)";
+    }
+
+    /** True for a decimal number in plain ASCII (see DECIMAL). */
+    public static boolean isDecimal(String v) {
+        return DECIMAL.matcher(v).matches();
     }
 
     public static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
@@ -15,9 +36,13 @@ public final class Params {
         }
         long n;
         try {
+            if (!INTEGER.matcher(v.trim()).matches()) {
+                throw new NumberFormatException();
+            }
             n = Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected an integer " + min + ".." + max);
+            throw new IllegalArgumentException("parameter " + name + " is '" + echo(v) + "': expected an integer " + min
+                    + ".." + max);
         }
         if (n < min || n > max) {
             throw new IllegalArgumentException("parameter " + name + " is " + n + ": must be " + min + ".." + max);
@@ -32,12 +57,16 @@ public final class Params {
         }
         double d;
         try {
+            if (!isDecimal(v.trim())) {
+                throw new NumberFormatException();
+            }
             d = Double.parseDouble(v.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected a number " + min + ".." + max);
+            throw new IllegalArgumentException("parameter " + name + " is '" + echo(v) + "': expected a number " + min
+                    + ".." + max);
         }
         if (!(d >= min && d <= max)) {
-            throw new IllegalArgumentException("parameter " + name + " is " + v + ": must be " + min + ".." + max);
+            throw new IllegalArgumentException("parameter " + name + " is " + echo(v) + ": must be " + min + ".." + max);
         }
         return d;
     }
@@ -51,7 +80,7 @@ public final class Params {
         return switch (v.trim().toLowerCase(Locale.ROOT)) {
             case "true", "1" -> true;
             case "false", "0" -> false;
-            default -> throw new IllegalArgumentException("parameter " + name + " is '" + v + "': expected true or false");
+            default -> throw new IllegalArgumentException("parameter " + name + " is '" + echo(v) + "': expected true or false");
         };
     }
 

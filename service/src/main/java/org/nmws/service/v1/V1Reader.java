@@ -178,7 +178,7 @@ final class V1Reader {
             return V1Request.UNBOUNDED;
         }
         try {
-            int n = Integer.parseInt(t);
+            int n = t.matches("\\d{1,9}") ? Integer.parseInt(t) : -1; // ASCII digits only
             if (n < 1) {
                 throw new NumberFormatException();
             }

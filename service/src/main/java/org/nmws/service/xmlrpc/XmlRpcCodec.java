@@ -289,20 +289,31 @@ public final class XmlRpcCodec {
         }
     }
 
+    /**
+     * The text when it is a number in plain ASCII: Java's parsers also take digits of other
+     * scripts and hex floats, which XML-RPC's grammar does not.
+     */
+    private static String ascii(String t, String grammar) {
+        if (!t.matches(grammar)) {
+            throw new NumberFormatException("not a number in XML-RPC's grammar");
+        }
+        return t;
+    }
+
     private static Object scalar(String type, String text) throws Fault {
         String t = text.trim();
         try {
             return switch (type) {
                 case "string" -> text;
-                case "int", "i4" -> Integer.parseInt(t);
-                case "i8" -> Long.parseLong(t);
+                case "int", "i4" -> Integer.parseInt(ascii(t, "[+-]?\\d{1,10}"));
+                case "i8" -> Long.parseLong(ascii(t, "[+-]?\\d{1,19}"));
                 case "boolean" -> switch (t) {
                     case "1" -> Boolean.TRUE;
                     case "0" -> Boolean.FALSE;
                     default -> throw new Fault(INVALID_PARAMS, "boolean '" + abbreviate(t) + "' is neither 0 nor 1");
                 };
                 case "double" -> {
-                    double d = Double.parseDouble(t);
+                    double d = Double.parseDouble(ascii(t, "[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d{1,3})?"));
                     if (Double.isNaN(d) || Double.isInfinite(d)) {
                         throw new Fault(INVALID_PARAMS, "double '" + abbreviate(t) + "' is not finite");
                     }

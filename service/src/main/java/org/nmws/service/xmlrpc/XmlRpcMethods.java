@@ -176,7 +176,7 @@ public class XmlRpcMethods {
             }
             maxResults = Math.min(n, V1Request.UNBOUNDED);
         }
-        boolean allowNew = !(s.get("allowNewMeasurements") instanceof Boolean b) || b;
+        boolean allowNew = allowNew(s.get("allowNewMeasurements"));
         return new V1Request(characteristic.trim(), path, tool, from, to, params, List.copyOf(statistics), maxResults, allowNew);
     }
 
@@ -285,5 +285,30 @@ public class XmlRpcMethods {
             return (Map<String, Object>) m;
         }
         throw new XmlRpcCodec.Fault(XmlRpcCodec.INVALID_PARAMS, what + " must be a struct");
+    }
+
+    /**
+     * allowNewMeasurements as a boolean, or as the strings "true"/"false"/"1"/"0" some clients
+     * send; absent means true. Anything else is refused, never read as true.
+     */
+    private static boolean allowNew(Object v) throws V1Fault {
+        if (v == null) {
+            return true;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        if (v instanceof String s) {
+            switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "true", "1" -> {
+                    return true;
+                }
+                case "false", "0" -> {
+                    return false;
+                }
+                default -> { }
+            }
+        }
+        throw new V1Fault(V1Fault.Kind.Request, "allowNewMeasurements must be a boolean (true or false)");
     }
 }

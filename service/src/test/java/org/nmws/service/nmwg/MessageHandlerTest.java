@@ -140,6 +140,15 @@ class MessageHandlerTest {
     }
 
     @Test
+    void aMalformedFlagThatChoosesTheTestIsAParameterErrorNotAnInternalOne() throws Exception {
+        Responses r = post(message("MeasurementRequest", pathMetadata("md1", "127.0.0.1",
+                "http://ggf.org/ns/nmwg/characteristic/bandwidth/capacity/2.0",
+                "<nmwg:parameter name=\"perHop\">maybe</nmwg:parameter>") + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>"));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertTrue(r.resultDatums().get(0).contains("perHop"), r.resultDatums().get(0));
+    }
+
+    @Test
     void aTestToAPortWithNoResponderIsAMeasurementErrorNamingTheAddress() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -65,7 +65,12 @@ class LabRoundTripTruthTest {
                     "packetSizes", "64,256,512,1024,1472", "count", "40", "interval", "0.005", "timeout", "2")));
             assertEquals(200, r.figure("received"), 0.0, r.text());
             double slope = r.figure("slopeUsPerByte");
-            assertTrue(Math.abs(slope - 1.6) <= 1.6 * 0.03, "slope " + slope + " us/byte, expected 1.6 +- 3%");
+            StringBuilder minima = new StringBuilder();
+            for (int size : new int[] {64, 256, 512, 1024, 1472}) {
+                minima.append(' ').append(size).append(':').append(r.figure("size" + size + "MinRttMs"));
+            }
+            assertTrue(Math.abs(slope - 1.6) <= 1.6 * 0.03, "slope " + slope + " us/byte, expected 1.6 +- 3%; min RTT ms by size"
+                    + minima);
             assertTrue(r.figure("fitR2Ratio") >= 0.999, "the minima lie on a line: r^2 " + r.figure("fitR2Ratio"));
             for (int size : new int[] {64, 256, 512, 1024, 1472}) {
                 double floor = 2 * (size + 28) * 8 / 10_000.0; // ms: IP length both ways at 10 Mbit/s

@@ -29,6 +29,12 @@ class LabStreamTruthTest {
             assertTrue(buffer >= limitBytes * 0.5 && buffer <= limitBytes * 1.5,
                     "bottleneck buffer estimate " + buffer + " bytes, tbf limit " + limitBytes);
             assertEquals(0, r.figure("hostLost"), 0.0, "the loss is the bottleneck's, not the receiving host's");
+            // What was asked is stated beside what was sent, and a sender that fell short is flagged.
+            double offered = r.figure("offeredUserMbps");
+            assertTrue(Math.abs(offered - 120) <= 1.2, "offered " + offered + " Mbit/s, asked 120");
+            double sent = r.figure("senderUserMbps");
+            assertEquals(sent < offered * 0.97 ? 1 : 0, r.figure("senderLimited"), 0.0,
+                    "sent " + sent + " of " + offered + " Mbit/s asked");
         }
     }
 
