@@ -54,7 +54,8 @@ fi
 
 # The C unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer (a JVM cannot
 # load an ASan library, so this is a build of its own), then a short libFuzzer run of the
-# control-protocol parser: the responder parses what any peer sends it.
+# control-protocol parser (the responder parses what any peer sends it) and of the packed-spec
+# decoder (the JNI entry's input).
 san=native-probe/target/sanitize
 cmake -S native-probe -B "$san" -DNMP_SANITIZE=ON -DNMP_JNI=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$san" -j2 >/dev/null
@@ -62,6 +63,8 @@ NMP_SKIP_LAB=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 ctest -
 if command -v clang >/dev/null; then
   fuzz=native-probe/target/fuzz
   cmake -S native-probe -B "$fuzz" -DCMAKE_C_COMPILER=clang -DNMP_FUZZ=ON -DNMP_JNI=OFF >/dev/null
-  cmake --build "$fuzz" -j2 --target fuzz_ctl >/dev/null
+  cmake --build "$fuzz" -j2 --target fuzz_ctl fuzz_spec >/dev/null
   "$fuzz/fuzz_ctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
+  # packed specs: what the JNI entry decodes for every kind
+  "$fuzz/fuzz_spec" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
 fi

@@ -31,6 +31,7 @@ typedef struct nmp_rr_result {
     uint32_t invalid;                /* datagrams ignored (bad magic, cookie, size) */
     double loss_percent;             /* 100 * lost / sent */
     double rtt_min_ns, rtt_mean_ns, rtt_median_ns, rtt_max_ns;   /* over received frames */
+    double rtt_p99_ns;               /* 99th percentile (type 7) over received frames */
     double ipd_min_ns, ipd_mean_ns, ipd_max_ns, ipd_iqr_ns;      /* nmp_stats_ipd of RTTs */
     nmp_walltime_ns start_wall;      /* wall clock at first send */
     nmp_walltime_ns end_wall;        /* wall clock at the end of the wait */

@@ -138,7 +138,7 @@ static int summarize(nmp_rr_result *res) {
     res->loss_percent = res->sent ? 100.0 * res->lost / res->sent : 0;
     nmp_summary s;
     nmp_ipd ipd;
-    res->rtt_min_ns = res->rtt_mean_ns = res->rtt_median_ns = res->rtt_max_ns = NAN;
+    res->rtt_min_ns = res->rtt_mean_ns = res->rtt_median_ns = res->rtt_max_ns = res->rtt_p99_ns = NAN;
     res->ipd_min_ns = res->ipd_mean_ns = res->ipd_max_ns = res->ipd_iqr_ns = NAN;
     int rc = 0;
     if (n > 0 && (rc = nmp_stats_summarize(r, n, &s)) == 0) {
@@ -146,6 +146,7 @@ static int summarize(nmp_rr_result *res) {
         res->rtt_mean_ns = s.mean;
         res->rtt_median_ns = s.median;
         res->rtt_max_ns = s.max;
+        rc = nmp_stats_quantile(r, n, 0.99, &res->rtt_p99_ns);
     }
     if (rc == 0 && n > 1 && (rc = nmp_stats_ipd(r, n, &ipd)) == 0) {
         res->ipd_min_ns = ipd.min_abs;
@@ -380,6 +381,7 @@ static int rr_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, ch
     nmp_pack_f64(out, "meanRttMs", r.rtt_mean_ns / 1e6);
     nmp_pack_f64(out, "medianRttMs", r.rtt_median_ns / 1e6);
     nmp_pack_f64(out, "maxRttMs", r.rtt_max_ns / 1e6);
+    nmp_pack_f64(out, "p99RttMs", r.rtt_p99_ns / 1e6);
     nmp_pack_f64(out, "minIpdMs", r.ipd_min_ns / 1e6);
     nmp_pack_f64(out, "meanIpdMs", r.ipd_mean_ns / 1e6);
     nmp_pack_f64(out, "maxIpdMs", r.ipd_max_ns / 1e6);

@@ -31,6 +31,7 @@ public record RoundTripResult(
     double meanRttMs,
     double medianRttMs,
     double maxRttMs,
+    double p99RttMs,
     double minIpdMs,
     double meanIpdMs,
     double maxIpdMs,
@@ -92,7 +93,7 @@ public record RoundTripResult(
   /** Reads the engine's packed "rr" result. */
   static RoundTripResult fromNative(NativeRecord r) {
     return new RoundTripResult(r.f64("minRttMs"), r.f64("meanRttMs"), r.f64("medianRttMs"),
-        r.f64("maxRttMs"), r.f64("minIpdMs"), r.f64("meanIpdMs"), r.f64("maxIpdMs"),
+        r.f64("maxRttMs"), r.f64("p99RttMs"), r.f64("minIpdMs"), r.f64("meanIpdMs"), r.f64("maxIpdMs"),
         r.f64("iqrIpdMs"), r.f64("lossPercent"), r.i32("requested"), r.i32("sent"),
         r.i32("received"), r.i32("lost"), r.i32("duplicates"), r.i32("outOfOrder"),
         r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),

@@ -70,6 +70,7 @@ class ProbeRoundTripTest {
     assertTrue(r.minRttMs() <= r.medianRttMs() && r.medianRttMs() <= r.maxRttMs(), r.toString());
     assertTrue(r.meanRttMs() >= r.minRttMs() && r.meanRttMs() <= r.maxRttMs(), r.toString());
     assertTrue(Double.isFinite(r.maxRttMs()), r.toString());
+    assertTrue(r.medianRttMs() <= r.p99RttMs() && r.p99RttMs() <= r.maxRttMs(), "p99 between median and max: " + r);
     assertTrue(r.minIpdMs() >= 0 && r.minIpdMs() <= r.meanIpdMs() && r.meanIpdMs() <= r.maxIpdMs());
     assertTrue(r.maxIpdMs() <= r.maxRttMs() - r.minRttMs() + 1e-9, r.toString());
     assertTrue(r.iqrIpdMs() >= 0, r.toString());

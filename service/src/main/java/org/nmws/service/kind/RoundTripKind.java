@@ -23,7 +23,7 @@ import org.nmws.service.observation.Unit;
 /** Request-response round trips (UDPmon's latency test), answered as PingER summaries and ping datums. */
 final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataForm {
     private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
+            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
             .of(Unit.PERCENT, "lossPercent");
 
     @Override
@@ -54,6 +54,7 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataF
         s.put("meanRtt", r.meanRttMs());
         s.put("medianRtt", r.medianRttMs());
         s.put("maxRtt", r.maxRttMs());
+        s.put("p99Rtt", r.p99RttMs());
         s.put("lossPercent", r.lossPercent());
         s.put("sent", (double) r.sent());
         s.put("received", (double) r.received());
