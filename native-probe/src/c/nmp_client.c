@@ -41,14 +41,11 @@ static int parse_hex(const char *s, int maxdigits, uint64_t *out) {
     return 0;
 }
 
-/* Formats the BUSY answer into a diagnosing message. */
+/* Formats the BUSY answer: the responder says only when to retry. */
 static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t errlen) {
-    const char *v[5] = {nmp_ctl_get(m, "session"), nmp_ctl_get(m, "kind"), nmp_ctl_get(m, "peer"),
-                        nmp_ctl_get(m, "since"), nmp_ctl_get(m, "remaining_ms")};
-    for (int i = 0; i < 5; i++)
-        if (v[i] == NULL) v[i] = "?";
-    nmp_seterr(err, errlen, "responder %s:%d busy: test %s (%s from %s) running since %s, retry after %s ms",
-               c->host, c->port, v[0], v[1], v[2], v[3], v[4]);
+    const char *remaining = nmp_ctl_get(m, "remaining_ms");
+    nmp_seterr(err, errlen, "responder %s:%d busy: another client's test runs there, retry after %s ms", c->host,
+               c->port, remaining ? remaining : "?");
 }
 
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,

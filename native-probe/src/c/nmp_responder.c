@@ -68,7 +68,6 @@ typedef struct session {
     uint64_t tx;                    /* frames reflected */
     uint64_t invalid;               /* datagrams ignored */
     nmp_monotime_ns opened;         /* admission time */
-    nmp_walltime_ns opened_wall;    /* admission wall time, for BUSY */
     nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
     nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
     int results_sent;               /* nonzero once RESULTS was answered (only one per session) */
@@ -537,19 +536,13 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         goto end;
     }
     if (s->active) {
-        char speer[64], since[16];
+        /* Others learn only when to retry: who runs what from where is the owner's
+         * business (the log keeps it for the operator). */
         nmp_monotime_ns now = nmp_mono_now();
         uint64_t expect = s->opened + session_expected_ns(&s->req);
-        time_t t = (time_t)(s->opened_wall / 1000000000);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(since, sizeof(since), "%H:%M:%SZ", &tm);
-        nmp_addr_str((struct sockaddr *)&s->peer, speer, sizeof(speer));
-        rlog(r, 1, "reject %s: busy with session %08x", peer, s->id);
+        rlog(r, 1, "reject %s: busy with session %08x (%s)", peer, s->id, s->ops->name);
         send_line(r, fd, out,
-                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY,
-                                 "session=%08x kind=%s peer=%s since=%s age_ms=%llu remaining_ms=%llu", s->id,
-                                 s->ops->name, speer, since, (unsigned long long)((now - s->opened) / 1000000),
+                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%llu",
                                  (unsigned long long)(expect > now ? (expect - now) / 1000000 : 0)));
         goto end;
     }
@@ -574,7 +567,6 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     fd = -1;
     s->peer = pc->peer;
     s->opened = s->last_activity = nmp_mono_now();
-    s->opened_wall = nmp_wall_now();
     double dur_ns = (double)session_expected_ns(&req);
     double max_ns = r->cfg.limits.max_duration_ms * 1e6;
     s->hard_deadline = s->opened + (uint64_t)(dur_ns < max_ns ? dur_ns : max_ns) +

@@ -29,7 +29,7 @@ extern "C" {
  *     NMP/1 END
  *   responder -> client
  *     NMP/1 OK port=P cookie=<16 hex digits> session=<8 hex digits>
- *     NMP/1 BUSY session=<hex> kind=rr peer=<addr> age_ms=A remaining_ms=R
+ *     NMP/1 BUSY remaining_ms=R            (nothing about the owner's test)
  *     NMP/1 ERR reason=<token> text=<message, spaces written as '+'>
  *     NMP/1 BYE rx=<frames received> tx=<frames reflected>
  *     NMP/1 DATA records=R bytes=B rx=.. over=.. invalid=.. <host counters>

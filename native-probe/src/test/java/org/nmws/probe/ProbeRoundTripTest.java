@@ -114,9 +114,11 @@ class ProbeRoundTripTest {
       ProbeException e = assertThrows(ProbeException.class, () -> Probe.roundTrip(spec()));
       assertEquals(ProbeException.Reason.BUSY, e.reason());
       assertTrue(
-          e.getMessage().startsWith("responder 127.0.0.1:" + responder.port() + " busy: test "),
+          e.getMessage().startsWith("responder 127.0.0.1:" + responder.port() + " busy: another client's test"),
           e.getMessage());
       assertTrue(e.getMessage().contains("retry after"), e.getMessage());
+      // nothing about the owner: not its address, its kind of test or its session
+      assertTrue(!e.getMessage().contains("from") && !e.getMessage().contains("rr"), e.getMessage());
     }
     // closing the control connection ends the held session
     RoundTripResult r = retryWhileBusy();

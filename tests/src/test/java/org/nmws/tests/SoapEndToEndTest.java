@@ -135,6 +135,8 @@ class SoapEndToEndTest extends LiveServiceTest {
         assertEquals(8e9 / (rate * 1e6), ranked.get(0).get("seconds").asDouble(), 0.01);
         assertEquals("none", ranked.get(1).get("basis").asText(), "an unmeasured destination ranks last");
         assertEquals(400, service.get("/api/cost?dst=127.0.0.1&bytes=-5").statusCode());
+        assertEquals(400, service.get("/api/cost?dst=127.0.0.1&bytes=1e9&maxAge=PT100000000000H").statusCode(),
+                "a window reaching before the epoch is a bad request, not a server error");
     }
 
     @Test
@@ -287,6 +289,18 @@ class SoapEndToEndTest extends LiveServiceTest {
         String datum = message.getElementsByTagNameNS(RESULT, "datum").item(0).getTextContent();
         assertFalse(datum.isBlank());
         assertFalse(datum.contains("Exception") || datum.contains("\tat "), "no stack trace: " + datum);
+    }
+
+    @Test
+    void aSoapBodyWithTwoElementsIsAClientFaultThatNamesNoJavaInternals() throws Exception {
+        String two = "<nmwg:message xmlns:nmwg=\"" + Service.NMWG + "\" type=\"EchoRequest\" id=\"a\"/>"
+                + "<nmwg:message xmlns:nmwg=\"" + Service.NMWG + "\" type=\"EchoRequest\" id=\"b\"/>";
+        HttpResponse<String> resp = service.soap11(two);
+        assertEquals(500, resp.statusCode(), resp.body());
+        assertTrue(resp.body().contains("Client") && resp.body().contains("exactly one element"), resp.body());
+        assertFalse(resp.body().contains("null") || resp.body().contains("Cannot invoke"), resp.body());
+        assertEquals(200, service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 2, "")).statusCode(),
+                "the service keeps serving");
     }
 
     static String measurementRequest(String dst, int count, String extraParams) {

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class CostController {
     private static final int MAX_DESTINATIONS = 100;
+    private static final Duration MAX_AGE = Duration.ofDays(36_500);
     private final CostService costs;
 
     CostController(CostService costs) {
@@ -32,8 +33,9 @@ class CostController {
         if (!(bytes >= 1 && bytes <= 1e18)) {
             throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
         }
-        if (maxAge.isNegative() || maxAge.isZero()) {
-            throw new IllegalArgumentException("maxAge must be positive, was " + maxAge);
+        // bounded above too: a window reaching before the epoch would overflow the clock
+        if (maxAge.isNegative() || maxAge.isZero() || maxAge.compareTo(MAX_AGE) > 0) {
+            throw new IllegalArgumentException("maxAge must be positive and at most " + MAX_AGE + ", was " + maxAge);
         }
         return costs.rank(dst, (long) bytes, maxAge);
     }

@@ -55,6 +55,7 @@ class TransportConfig {
             endpoint.setPublishedEndpointUrl(absolute);
         }
         endpoint.getInInterceptors().add(new UnknownSoapActionInterceptor(DECLARED_ACTIONS));
+        endpoint.getOutFaultInterceptors().add(new InternalFaultText());
         endpoint.publish(path);
         endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);
         return endpoint;
