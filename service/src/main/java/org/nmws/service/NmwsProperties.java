@@ -50,15 +50,16 @@ public record NmwsProperties(
      * @param maxPairsPerMessage most metadata/data pairs answered in one message
      * @param maxMeasurementsPerMessage most new tests one message may ask for (each may hold
      *        a path for maxDuration: a message of many would hold its connection for hours)
-     * @param testClients addresses or CIDR blocks of the clients that may start tests; empty
-     *        means any (queries of stored results are open to all)
+     * @param testClients addresses or CIDR blocks whose unauthenticated clients may start tests:
+     *        loopback by default, none when empty (authenticated clients with the measure role
+     *        may start tests from anywhere; see nmws.security)
      * @param testsPerClientPerMinute tests one client address may start a minute; 0 means no limit
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
                          @DefaultValue("64") int maxPairsPerMessage,
                          @DefaultValue("4") int maxMeasurementsPerMessage,
-                         @DefaultValue List<String> testClients,
+                         @DefaultValue({"127.0.0.0/8", "::1"}) List<String> testClients,
                          @DefaultValue("60") int testsPerClientPerMinute) {
         public Limits {
             if (maxCount < 1 || maxCount > 10_000_000) {

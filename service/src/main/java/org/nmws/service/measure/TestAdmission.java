@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.apache.catalina.util.NetMask;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -26,6 +28,8 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * for that); the CIDR matching is Tomcat's {@link NetMask}, already here with the container.
  */
 public final class TestAdmission {
+    /** The authority nmws.security grants to clients that may start tests (and to admins). */
+    public static final String MEASURE_AUTHORITY = "ROLE_MEASURE";
     /** Client buckets kept; the longest idle is forgotten first (which only ever resets it to full). */
     static final int CLIENTS = 10_000;
     private static final long MINUTE_NANOS = 60_000_000_000L;
@@ -51,7 +55,7 @@ public final class TestAdmission {
     }
 
     /**
-     * @param allowedClients CIDR blocks (or single addresses) whose clients may start tests; empty means any
+     * @param allowedClients CIDR blocks (or single addresses) whose anonymous clients may start tests; empty means none
      * @param perMinute tests a client may start per minute; 0 means no limit
      * @param nanoTime the clock the buckets refill by (System::nanoTime outside tests)
      */
@@ -90,9 +94,9 @@ public final class TestAdmission {
         return null;
     }
 
-    /** Whether this client may start tests at all, and so cancel running ones (no rate is charged). */
+    /** Whether an anonymous client at this address may start tests, and so cancel running ones (no rate is charged). */
     public boolean allows(String client) {
-        if (client == null || allowed.isEmpty()) {
+        if (client == null) {
             return true;
         }
         InetAddress address = literal(client);
@@ -123,9 +127,16 @@ public final class TestAdmission {
      * @param client the client's address as text, or null for a caller inside the service
      */
     public void authorize(String client) throws MeasurementException {
-        if (!allows(client)) {
-            throw new MeasurementException(MeasurementException.Kind.DENIED, "client " + client
-                    + " may query stored results but not start tests (nmws.limits.test-clients)");
+        if (client == null) {
+            return;
+        }
+        Authentication auth = SecurityContextHolder.getContext().getAuthentication();
+        boolean measure = auth == null ? allows(client) // the service wired without its web security (unit tests)
+                : auth.getAuthorities().stream().anyMatch(a -> MEASURE_AUTHORITY.equals(a.getAuthority()));
+        if (!measure) {
+            throw new MeasurementException(MeasurementException.Kind.DENIED, "starting tests needs the measure role: "
+                    + "authenticate (HTTP Basic or an API key over https, or a WS-Security UsernameToken) or connect "
+                    + "from an address in nmws.limits.test-clients; this client may query stored results");
         }
     }
 

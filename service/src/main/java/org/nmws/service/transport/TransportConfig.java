@@ -8,10 +8,13 @@ import java.util.Map;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.nmwg.MessageHandler;
 import org.nmws.service.nmwg.SafeXml;
+import org.nmws.service.security.SecurityProperties;
+import org.nmws.service.security.WsSecurityUsernameToken;
 import org.nmws.service.v1.V1Codec;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.security.authentication.AuthenticationManager;
 
 /** Publishes the SOAP endpoints under CXF's servlet (/services by default). */
 @Configuration(proxyBeanMethods = false)
@@ -26,14 +29,21 @@ class TransportConfig {
 
     @Bean
     Endpoint soap11Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
-                            @Value("${nmws.public-url:}") String publicUrl) {
-        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap11(handler)), servletPath, "/MeasurementService", props, publicUrl);
+                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap11(handler)), servletPath, "/MeasurementService", props, publicUrl,
+                wsSecurity);
     }
 
     @Bean
     Endpoint soap12Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
-                            @Value("${nmws.public-url:}") String publicUrl) {
-        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap12(handler)), servletPath, "/MeasurementService12", props, publicUrl);
+                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap12(handler)), servletPath, "/MeasurementService12", props, publicUrl,
+                wsSecurity);
+    }
+
+    @Bean
+    WsSecurityUsernameToken wsSecurity(AuthenticationManager nmwsAuthenticationManager, SecurityProperties security) {
+        return new WsSecurityUsernameToken(nmwsAuthenticationManager, security);
     }
 
     /**
@@ -46,7 +56,7 @@ class TransportConfig {
      * is routed by its body element like one with an empty or absent action.
      */
     private static Endpoint publish(EndpointImpl endpoint, String servletPath, String path, NmwsProperties props,
-                                    String publicUrl) {
+                                    String publicUrl, WsSecurityUsernameToken wsSecurity) {
         Map<String, Object> properties = limits(props);
         properties.put("autoRewriteSoapAddressForAllServices", Boolean.TRUE);
         endpoint.setProperties(properties);
@@ -55,6 +65,7 @@ class TransportConfig {
             endpoint.setPublishedEndpointUrl(absolute);
         }
         endpoint.getInInterceptors().add(new UnknownSoapActionInterceptor(DECLARED_ACTIONS));
+        endpoint.getInInterceptors().add(wsSecurity);
         endpoint.getOutFaultInterceptors().add(new InternalFaultText());
         endpoint.publish(path);
         endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /** Admission rules on a clock the test moves: no sleeps, no timing. */
 class TestAdmissionUnitTest {
+    private static final List<String> ANY = List.of("0.0.0.0/0", "::/0");
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
     @Test
@@ -34,10 +35,11 @@ class TestAdmissionUnitTest {
     }
 
     @Test
-    void anEmptyListAdmitsAnyClient() throws Exception {
+    void anEmptyListAdmitsNoAnonymousClientButTheServiceItself() throws Exception {
         TestAdmission a = new TestAdmission(List.of(), 0, clock::get);
-        a.admit("203.0.113.9");
-        assertTrue(a.allows("::1"));
+        assertThrows(MeasurementException.class, () -> a.admit("203.0.113.9"));
+        assertFalse(a.allows("::1"));
+        a.admit(null);
     }
 
     @Test
@@ -53,7 +55,7 @@ class TestAdmissionUnitTest {
 
     @Test
     void eachClientMayStartItsPerMinuteAtOnceAndThenOneEveryShareOfAMinute() throws Exception {
-        TestAdmission a = new TestAdmission(List.of(), 3, clock::get);
+        TestAdmission a = new TestAdmission(ANY, 3, clock::get);
         for (int i = 0; i < 3; i++) {
             a.admit("10.0.0.1");
         }
@@ -74,7 +76,7 @@ class TestAdmissionUnitTest {
 
     @Test
     void anIpv6ClientDrawsFromTheBucketOfItsSlash64() throws Exception {
-        TestAdmission a = new TestAdmission(List.of(), 2, clock::get);
+        TestAdmission a = new TestAdmission(ANY, 2, clock::get);
         a.admit("2001:db8:0:1::1");
         a.admit("2001:db8:0:1::ffff"); // same /64: the host changed its address
         MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit("2001:db8:0:1:abcd::7"));
@@ -84,7 +86,7 @@ class TestAdmissionUnitTest {
 
     @Test
     void aRefundGivesBackOneTestAndNeverMoreThanTheLimit() throws Exception {
-        TestAdmission a = new TestAdmission(List.of(), 1, clock::get);
+        TestAdmission a = new TestAdmission(ANY, 1, clock::get);
         a.admit("10.0.0.1");
         assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
         a.refund("10.0.0.1"); // the test did not start after all

@@ -62,8 +62,10 @@ class LabRoundTripTruthTest {
             lab.slowLink(10_000, 0, true);
             LabServices svc = LabServices.start(lab);
             Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
-                    "packetSizes", "64,256,512,1024,1472", "count", "40", "interval", "0.005", "timeout", "2")));
-            assertEquals(200, r.figure("received"), 0.0, r.text());
+                    "packetSizes", "64,256,512,1024,1472", "count", "200", "interval", "0.005", "timeout", "2")));
+            // 200 a size: the minimum is the frame that met no vCPU wake-up on the way, and with 40
+            // a size the larger frames' minima sometimes still carried one (slope up to 1.75).
+            assertEquals(1000, r.figure("received"), 0.0, r.text());
             double slope = r.figure("slopeUsPerByte");
             StringBuilder minima = new StringBuilder();
             for (int size : new int[] {64, 256, 512, 1024, 1472}) {
@@ -71,7 +73,7 @@ class LabRoundTripTruthTest {
             }
             assertTrue(Math.abs(slope - 1.6) <= 1.6 * 0.03, "slope " + slope + " us/byte, expected 1.6 +- 3%; min RTT ms by size"
                     + minima);
-            assertTrue(r.figure("fitR2Ratio") >= 0.999, "the minima lie on a line: r^2 " + r.figure("fitR2Ratio"));
+            assertTrue(r.figure("fitR2Ratio") >= 0.999, "the minima lie on a line: r^2 " + r.figure("fitR2Ratio") + minima);
             for (int size : new int[] {64, 256, 512, 1024, 1472}) {
                 double floor = 2 * (size + 28) * 8 / 10_000.0; // ms: IP length both ways at 10 Mbit/s
                 double min = r.figure("size" + size + "MinRttMs");

@@ -30,12 +30,18 @@ final class LabServices {
 
     /** A second service instance, in namespace ns reached at address, as another measurement point. */
     static LabServices startServiceOnly(NetLab lab, String ns, String address, String point) throws IOException, InterruptedException {
-        Process s = lab.startIn(ns, serviceCommand(address, point), "service-" + point);
+        Process s = lab.startIn(ns, serviceCommand(address, point, peerOnLink(address)), "service-" + point);
         NetLab.awaitPort(address, SERVICE_PORT, s, 90_000);
         return new LabServices(lab, address);
     }
 
-    private static List<String> serviceCommand(String address, String point, String... extraArgs) throws IOException {
+    /** The test's end of a /30 management link whose far end is address (one below it). */
+    private static String peerOnLink(String address) {
+        int dot = address.lastIndexOf('.');
+        return address.substring(0, dot + 1) + (Integer.parseInt(address.substring(dot + 1)) - 1);
+    }
+
+    private static List<String> serviceCommand(String address, String point, String testClient, String... extraArgs) throws IOException {
         Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("build the service jar first: " + jar.toAbsolutePath());
@@ -43,7 +49,10 @@ final class LabServices {
         Path data = Files.createTempDirectory("nmws-lab-data");
         List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
-                "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point));
+                "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point,
+                // The test posts from its own end of the management link, which is not loopback:
+                // the operator's choice to let that one address start tests unauthenticated.
+                "--nmws.limits.test-clients=" + testClient));
         cmd.addAll(List.of(extraArgs));
         return cmd;
     }
@@ -57,7 +66,7 @@ final class LabServices {
         // B also reflects STAMP on the standard port, as a router or another tool would
         Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
                 "-p", Integer.toString(RESPONDER_PORT), "--stamp-port", "862"), "responder");
-        Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a", serviceArgs), "service");
+        Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a", lab.managementHostAddress(), serviceArgs), "service");
         NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
         if (!r.isAlive()) {
             throw new IllegalStateException("responder in B exited with " + r.exitValue());

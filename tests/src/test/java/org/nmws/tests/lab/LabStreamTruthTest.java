@@ -18,9 +18,11 @@ class LabStreamTruthTest {
             int limitBytes = 200_000;
             lab.tbf(100, Integer.toString(limitBytes));
             LabServices svc = LabServices.start(lab);
-            // 1472-byte frames offered at 120 Mbit/s of user data: above what the bucket lets through.
+            // 1472-byte frames offered at 150 Mbit/s of user data: above what the bucket lets through
+            // even when the lab's shared vCPUs stretch the sender's spacing by a fifth (at 120 the
+            // sender was sometimes held to 98.8, flagged senderLimited, and the bucket never overflowed).
             Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.UDP",
-                    "count", "8000", "packetSize", "1472", "bandwidthLimit", "120M")));
+                    "count", "8000", "packetSize", "1472", "bandwidthLimit", "150M")));
             double rate = r.figure("receiverUserMbps");
             // tbf counts whole frames: 100e6 / (1514 * 8) frames/s of 1472 bytes = 97.2 Mbit/s of user data.
             assertTrue(Math.abs(rate - 97.2) <= 97.2 * 0.03, "received " + rate + " Mbit/s, expected 97.2 +- 3%");
@@ -31,7 +33,7 @@ class LabStreamTruthTest {
             assertEquals(0, r.figure("hostLost"), 0.0, "the loss is the bottleneck's, not the receiving host's");
             // What was asked is stated beside what was sent, and a sender that fell short is flagged.
             double offered = r.figure("offeredUserMbps");
-            assertTrue(Math.abs(offered - 120) <= 1.2, "offered " + offered + " Mbit/s, asked 120");
+            assertTrue(Math.abs(offered - 150) <= 1.5, "offered " + offered + " Mbit/s, asked 150");
             double sent = r.figure("senderUserMbps");
             assertEquals(sent < offered * 0.97 ? 1 : 0, r.figure("senderLimited"), 0.0,
                     "sent " + sent + " of " + offered + " Mbit/s asked");

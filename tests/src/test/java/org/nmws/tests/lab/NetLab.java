@@ -128,6 +128,11 @@ public final class NetLab implements AutoCloseable {
         return subnet(i - 1) + ".2";
     }
 
+    /** The test's own address on the management link: where its requests to the service come from. */
+    public String managementHostAddress() {
+        return mgmtPrefix() + ".1";
+    }
+
     /** A's address on the management link, reachable from the test's namespace. */
     public String aManagementAddress() {
         return mgmtPrefix() + ".2";
@@ -234,7 +239,9 @@ public final class NetLab implements AutoCloseable {
      * notices: the reply leaves only after the request has arrived.
      */
     public void slowLink(long rateKbit, long delayUs, boolean bothWays) throws IOException, InterruptedException {
-        startDelayLine(List.of("-d", Long.toString(delayUs), "-r", Long.toString(rateKbit)), bothWays, "udp");
+        // Spins the last 0.4 ms before each release: the latency scan's frames are sparse, and
+        // sleeping through a release woke late by more the longer the frame (see delayline.c).
+        startDelayLine(List.of("-d", Long.toString(delayUs), "-r", Long.toString(rateKbit), "-s", "400"), bothWays, "udp");
     }
 
     private void startDelayLine(List<String> args, boolean bothWays, String protocol) throws IOException, InterruptedException {

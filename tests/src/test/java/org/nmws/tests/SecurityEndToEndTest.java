@@ -1,0 +1,272 @@
+package org.nmws.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.w3c.dom.Element;
+
+/**
+ * Who may do what, through the real service and real sockets. "Remote" is this host's own
+ * non-loopback address, so the service sees a client that is not on loopback; the service
+ * listens on every address. Two instances: one on plain HTTP (the default rules), one on TLS
+ * with a self-signed certificate made here by keytool (credentials accepted).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SecurityEndToEndTest {
+    private static final String MEASURE_KEY = "k-measure-0123456789";
+    private static final String ADMIN_KEY = "k-admin-9876543210";
+    private static final String QUERY = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\" "
+            + "id=\"q\"><nmwg:metadata id=\"m\"><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
+            + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
+
+    private Responder responder;
+    private Service plain;
+    private Service tls;
+    private String remote;
+    private HttpClient http;
+    private HttpClient https;
+
+    @BeforeAll
+    void start() throws Exception {
+        remote = nonLoopbackAddress();
+        responder = Responder.start();
+        List<String> accounts = List.of("--server.address=0.0.0.0", "--nmws.responder-port=" + responder.port,
+                "--nmws.security.users[0].name=alice", "--nmws.security.users[0].password={noop}alice-secret",
+                "--nmws.security.users[0].roles=measure",
+                "--nmws.security.api-keys[0].name=probe-robot", "--nmws.security.api-keys[0].sha256=" + sha256(MEASURE_KEY),
+                "--nmws.security.api-keys[0].roles=measure",
+                "--nmws.security.api-keys[1].name=operator", "--nmws.security.api-keys[1].sha256=" + sha256(ADMIN_KEY),
+                "--nmws.security.api-keys[1].roles=admin");
+        plain = Service.start(Files.createTempDirectory("nmws-sec-plain"), accounts.toArray(String[]::new));
+        Path keystore = selfSignedKeystore(remote);
+        List<String> tlsArgs = new java.util.ArrayList<>(accounts);
+        tlsArgs.addAll(List.of("--server.ssl.enabled=true", "--server.ssl.key-store=" + keystore,
+                "--server.ssl.key-store-password=changeit", "--server.ssl.key-store-type=PKCS12",
+                "--nmws.security.anonymous-roles="));
+        tls = Service.start(Files.createTempDirectory("nmws-sec-tls"), tlsArgs.toArray(String[]::new));
+        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        https = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).sslContext(trusting(keystore)).build();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (AutoCloseable c : new AutoCloseable[] {tls, plain, responder}) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void anAnonymousRemoteClientMayQueryButStartsNoTestInAnyDialect() throws Exception {
+        long before = responder.sessions();
+        HttpResponse<String> query = send(http, plainUrl("/nmwg"), QUERY, "application/xml", null);
+        assertEquals(200, query.statusCode(), query.body());
+        assertEquals("SetupDataResponse", Service.validatedMessage(query.body()).getAttribute("type"));
+
+        String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
+        SoapEndToEndTest.assertError(send(http, plainUrl("/nmwg"), request, "application/xml", null), "error.common.authorization");
+        HttpResponse<String> soap = send(http, plainUrl("/services/MeasurementService"), soap11(request, ""), "text/xml", "");
+        assertTrue(soap.body().contains("error.common.authorization") && soap.body().contains("measure role"), soap.body());
+        HttpResponse<String> rpc = send(http, plainUrl("/RPC2"), XmlRpc.request("127.0.0.1"), "text/xml", null);
+        assertTrue(rpc.body().contains("<name>faultCode</name><value><int>4</int></value>"), rpc.body());
+        assertEquals(401, call(http, "DELETE", plainUrl("/api/tests/any")).statusCode(), "cancelling needs measure");
+        assertEquals(401, call(http, "GET", plainUrl("/archive/store")).statusCode(), "exporting needs admin");
+        assertEquals(200, call(http, "GET", plainUrl("/actuator/health")).statusCode());
+        assertEquals(before, responder.sessions(), "no test reached the responder");
+    }
+
+    @Test
+    void credentialsInClearTextFromAnotherHostAreRefusedBeforeTheyAreChecked() throws Exception {
+        String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
+        HttpResponse<String> basic = send(http, plainUrl("/nmwg"), request, "application/xml", null, basic("alice", "alice-secret"));
+        assertEquals(403, basic.statusCode());
+        assertTrue(basic.body().contains("only over TLS"), basic.body());
+        HttpResponse<String> key = send(http, plainUrl("/nmwg"), request, "application/xml", null, "X-Api-Key", MEASURE_KEY);
+        assertEquals(403, key.statusCode());
+        HttpResponse<String> ws = send(http, plainUrl("/services/MeasurementService"),
+                soap11(request, usernameToken("alice", "alice-secret")), "text/xml", "");
+        assertEquals(500, ws.statusCode());
+        assertTrue(ws.body().contains("only over TLS"), ws.body());
+    }
+
+    @Test
+    void overTlsAnAuthenticatedMeasurerStartsRealTestsByBasicApiKeyAndWsSecurity() throws Exception {
+        String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
+        long before = responder.sessions();
+        Element byBasic = Service.validatedMessage(send(https, tlsUrl("/nmwg"), request, "application/xml", null,
+                basic("alice", "alice-secret")).body());
+        assertEquals(5.0, figure(byBasic, "received"), 0.0);
+        Element byKey = Service.validatedMessage(send(https, tlsUrl("/nmwg"), request, "application/xml", null,
+                "X-Api-Key", MEASURE_KEY).body());
+        assertEquals(5.0, figure(byKey, "received"), 0.0);
+        Element byToken = Service.validatedMessage(send(https, tlsUrl("/services/MeasurementService"),
+                soap11(request, usernameToken("alice", "alice-secret")), "text/xml", "").body());
+        assertEquals(5.0, figure(byToken, "received"), 0.0);
+        assertEquals(before + 3, responder.sessions(), "three tests reached the responder");
+    }
+
+    @Test
+    void wrongCredentialsAndMissingRolesAreRefusedWithTheirOwnStatus() throws Exception {
+        String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "");
+        assertEquals(401, send(https, tlsUrl("/nmwg"), request, "application/xml", null, basic("alice", "wrong")).statusCode());
+        assertEquals(401, send(https, tlsUrl("/nmwg"), request, "application/xml", null, "X-Api-Key", "k-guess").statusCode());
+        HttpResponse<String> badToken = send(https, tlsUrl("/services/MeasurementService"),
+                soap11(request, usernameToken("alice", "wrong")), "text/xml", "");
+        assertEquals(500, badToken.statusCode());
+        assertTrue(badToken.body().contains("FailedAuthentication"), badToken.body());
+        // This instance lets anonymous clients do nothing: not even query.
+        assertEquals(401, send(https, tlsUrl("/nmwg"), QUERY, "application/xml", null).statusCode());
+        HttpResponse<String> anonymousSoap = send(https, tlsUrl("/services/MeasurementService"), soap11(QUERY, ""), "text/xml", "");
+        assertTrue(anonymousSoap.body().contains("authentication required"), anonymousSoap.body());
+        // measure may not export the archive; admin may.
+        assertEquals(403, call(https, "GET", tlsUrl("/archive/store"), "X-Api-Key", MEASURE_KEY).statusCode());
+        assertEquals(200, call(https, "GET", tlsUrl("/archive/store"), "X-Api-Key", ADMIN_KEY).statusCode());
+    }
+
+    private String plainUrl(String path) {
+        return "http://" + remote + ":" + port(plain) + path;
+    }
+
+    private String tlsUrl(String path) {
+        return "https://" + remote + ":" + port(tls) + path;
+    }
+
+    private static int port(Service s) {
+        return URI.create(s.baseUrl).getPort();
+    }
+
+    private static HttpResponse<String> send(HttpClient client, String url, String body, String contentType, String soapAction,
+                                             String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (soapAction != null) {
+            b.header("SOAPAction", soapAction);
+        }
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> call(HttpClient client, String method, String url, String... headers)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String[] basic(String user, String password) {
+        return new String[] {"Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                (user + ":" + password).getBytes(StandardCharsets.UTF_8))};
+    }
+
+    private static String soap11(String body, String header) {
+        return "<s:Envelope xmlns:s=\"" + Service.SOAP11 + "\"><s:Header>" + header + "</s:Header><s:Body>" + body
+                + "</s:Body></s:Envelope>";
+    }
+
+    private static String usernameToken(String user, String password) {
+        String wsse = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd";
+        return "<wsse:Security xmlns:wsse=\"" + wsse + "\" xmlns:s=\"" + Service.SOAP11 + "\" s:mustUnderstand=\"1\">"
+                + "<wsse:UsernameToken><wsse:Username>" + user + "</wsse:Username><wsse:Password Type=\""
+                + "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText\">"
+                + password + "</wsse:Password></wsse:UsernameToken></wsse:Security>";
+    }
+
+    private static double figure(Element m, String name) {
+        var l = m.getElementsByTagNameNS("*", "*"); // figures and datums alike carry name and value
+        for (int i = 0; i < l.getLength(); i++) {
+            Element e = (Element) l.item(i);
+            if (name.equals(e.getAttribute("name")) && e.hasAttribute("value")) {
+                return Double.parseDouble(e.getAttribute("value"));
+            }
+        }
+        throw new AssertionError("no figure " + name + " in an answer reading: " + m.getTextContent());
+    }
+
+    private static String sha256(String key) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** An IPv4 address of this host that is not loopback: connecting to it, the client is not on loopback. */
+    private static String nonLoopbackAddress() throws Exception {
+        for (NetworkInterface n : NetworkInterface.networkInterfaces().toList()) {
+            if (n.isUp() && !n.isLoopback()) {
+                for (InetAddress a : n.inetAddresses().toList()) {
+                    if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                        return a.getHostAddress();
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("this host has no non-loopback IPv4 address to play a remote client from");
+    }
+
+    /** A self-signed certificate for the address, by the JDK's keytool. */
+    private static Path selfSignedKeystore(String address) throws Exception {
+        Path dir = Files.createTempDirectory("nmws-tls");
+        Path ks = dir.resolve("service.p12");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "nmws", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+                "-dname", "CN=" + address, "-ext", "SAN=ip:" + address, "-keystore", ks.toString(),
+                "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit")
+                .redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("keytool failed: " + new String(out, StandardCharsets.UTF_8));
+        }
+        return ks;
+    }
+
+    private static SSLContext trusting(Path keystore) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(null, tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
+    /** The GGF v1 request over XML-RPC, as the first NM-WG clients send it. */
+    private static final class XmlRpc {
+        static String request(String dst) {
+            return "<?xml version=\"1.0\"?><methodCall><methodName>NetworkMeasurementRequest</methodName><params><param>"
+                    + "<value><struct><member><name>characteristic</name><value><string>path.delay.roundTrip</string></value>"
+                    + "</member><member><name>subject</name><value><struct><member><name>path</name><value><struct>"
+                    + "<member><name>destination</name><value><struct><member><name>name</name>"
+                    + "<value><string>" + dst + "</string></value></member></struct></value></member>"
+                    + "</struct></value></member></struct></value></member></struct></value></param></params></methodCall>";
+        }
+    }
+}
