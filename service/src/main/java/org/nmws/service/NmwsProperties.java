@@ -54,14 +54,20 @@ public record NmwsProperties(
      *        loopback by default, none when empty (authenticated clients with the measure role
      *        may start tests from anywhere; see nmws.security)
      * @param testsPerClientPerMinute tests one client address may start a minute; 0 means no limit
+     * @param maxAnswerFrames most raw frames (and sample points) one answer may carry, over all
+     *        its pairs: raw answers are built in memory, so this bounds what one request can cost
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
                          @DefaultValue("64") int maxPairsPerMessage,
                          @DefaultValue("4") int maxMeasurementsPerMessage,
                          @DefaultValue({"127.0.0.0/8", "::1"}) List<String> testClients,
-                         @DefaultValue("60") int testsPerClientPerMinute) {
+                         @DefaultValue("60") int testsPerClientPerMinute,
+                         @DefaultValue("250000") int maxAnswerFrames) {
         public Limits {
+            if (maxAnswerFrames < 1000 || maxAnswerFrames > 100_000_000) {
+                throw new IllegalArgumentException("nmws.limits.max-answer-frames must be 1000..100000000, was " + maxAnswerFrames);
+            }
             if (maxCount < 1 || maxCount > 10_000_000) {
                 throw new IllegalArgumentException("nmws.limits.max-count must be 1..10000000, was " + maxCount);
             }

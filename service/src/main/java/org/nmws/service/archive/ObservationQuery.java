@@ -26,6 +26,11 @@ public record ObservationQuery(Characteristic.ProbeTest test, String dst, String
         }
     }
 
+    /** The same query for the observations' summaries only. */
+    public ObservationQuery summariesOnly() {
+        return new ObservationQuery(test, dst, src, from, to, false, limit, parameters);
+    }
+
     /** A query over every parameter set. */
     public ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
                             boolean withFrames, int limit) {

@@ -128,7 +128,7 @@ public class MessageHandler {
                     + " tests; this service runs at most " + props.limits().maxMeasurementsPerMessage()
                     + " per message: send the rest in further messages");
         }
-        NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms);
+        NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms, props.limits().maxAnswerFrames());
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
@@ -308,8 +308,20 @@ public class MessageHandler {
         }
         Observation o = archive.findById(id, raw).orElseThrow(() ->
                 new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
+        w.takeFrames(o);
         String et = r.eventType() != null ? r.eventType() : eventTypesOf(o.test()).get(0);
         w.observation(r.metadataId(), et, o, raw);
+    }
+
+    /** The observations with their frames, each charged to the answer's frame budget as it is read. */
+    private List<Observation> withFrames(NmwgWriter w, List<Observation> summaries) throws NmwgException {
+        List<Observation> full = new ArrayList<>(summaries.size());
+        for (Observation s : summaries) {
+            Observation o = archive.findById(s.id(), true).orElse(s); // purged meanwhile: its summary
+            w.takeFrames(o);
+            full.add(o);
+        }
+        return full;
     }
 
     /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
@@ -317,7 +329,9 @@ public class MessageHandler {
                               String maKey, ObservationQuery q, Select select, boolean raw) throws NmwgException {
         List<Observation> found;
         try {
-            found = archive.find(q);
+            // Raw frames are read one observation at a time against the answer's budget, so a
+            // request for more than an answer may hold is refused before it is all in memory.
+            found = q.withFrames() ? withFrames(w, archive.find(q.summariesOnly())) : archive.find(q);
         } catch (RuntimeException e) {
             log.error("archive query failed", e);
             throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
@@ -406,7 +420,7 @@ public class MessageHandler {
     }
 
     private NmwgWriter errorMessage(String messageIdRef, String replyType, NmwgException e) {
-        NmwgWriter w = new NmwgWriter(replyType, messageIdRef, forms);
+        NmwgWriter w = new NmwgWriter(replyType, messageIdRef, forms, props.limits().maxAnswerFrames());
         w.status(null, e.code(), e.getMessage());
         return w;
     }

@@ -57,11 +57,39 @@ public final class NmwgWriter {
     private final DataForms forms;
     private int nextId = 1;
 
+    private long framesLeft;
+
     public NmwgWriter(String type, String messageIdRef, DataForms forms) {
+        this(type, messageIdRef, forms, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param maxFrames raw frames and sample points the whole answer may carry
+     *        (nmws.limits.max-answer-frames)
+     */
+    public NmwgWriter(String type, String messageIdRef, DataForms forms, int maxFrames) {
+        this.framesLeft = maxFrames;
         this.forms = forms;
         message.setType(type);
         message.setId("message." + Long.toHexString(System.nanoTime()));
         message.setMessageIdRef(messageIdRef);
+    }
+
+    /**
+     * Charges an observation's frames and sample points to the answer's budget, or refuses:
+     * the answer is built in memory, and a few requests for raw data could otherwise fill it.
+     */
+    public void takeFrames(Observation o) throws NmwgException {
+        long points = o.frames() == null ? 0 : o.frames().size();
+        for (long[] series : o.samples() == null ? java.util.List.<long[]>of() : o.samples().values()) {
+            points += series.length;
+        }
+        if (points > framesLeft) {
+            framesLeft = 0;
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the raw data asked for exceeds what one answer may carry ("
+                    + "nmws.limits.max-answer-frames); ask for a shorter time range, fewer data, or without raw");
+        }
+        framesLeft -= points;
     }
 
     public Message message() {

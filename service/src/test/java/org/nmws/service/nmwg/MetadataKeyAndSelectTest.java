@@ -54,13 +54,8 @@ class MetadataKeyAndSelectTest {
 
     @BeforeEach
     void setUp() {
-        NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0));
         archive = TestArchives.sqlite(dir);
-        handler = new MessageHandler(new SafeXml(65536, 32),
-                new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
-                new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog), archive, props,
-                Kinds.dataForms());
+        handler = handler(250_000);
         // Two series to 10.9.0.1 (count 5 and count 10) and one to 10.9.0.2.
         archive.save(obs(T0, "10.9.0.1", "5", 1.0));
         archive.save(obs(T0.plusSeconds(10), "10.9.0.1", "5", 2.0));
@@ -192,6 +187,42 @@ class MetadataKeyAndSelectTest {
                 + "<nmwgt:dst value=\"10.9.0.2\"/></nmwgt:endPointPair></ping:subject></nmwg:metadata>"
                 + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
         assertEquals(List.of("4"), figures(r, "minRtt"));
+    }
+
+    private MessageHandler handler(int maxAnswerFrames) {
+        NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, maxAnswerFrames));
+        return new MessageHandler(new SafeXml(65536, 32),
+                new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
+                new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog), archive, props,
+                Kinds.dataForms());
+    }
+
+    @Test
+    void rawDataBeyondWhatOneAnswerMayCarryIsRefusedAndSummariesStillAnswer() {
+        handler = handler(1000);
+        for (int i = 0; i < 3; i++) {
+            Observation o = obs(T0.plusSeconds(200 + i), i < 2 ? "10.9.0.3" : "10.9.0.4", "600", 1.0);
+            List<Observation.Frame> frames = new ArrayList<>();
+            for (int f = 0; f < 600; f++) {
+                frames.add(new Observation.Frame(f, 1_000_000_000L * (T0.getEpochSecond() + 200 + i) + f * 1000L, 50_000, 64, 64));
+            }
+            archive.save(new Observation(0, o.measurementPoint(), o.test(), o.subject(), o.srcAddress(), o.dstAddress(),
+                    o.tool(), o.toolVersion(), o.parameters(), o.environment(), o.start(), o.end(), o.summary(), frames));
+        }
+        String both = "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst value=\"10.9.0.3\"/>"
+                + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType>"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">RAW</nmwg:parameter></nmwg:parameters></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>";
+        Responses refused = post(message("SetupDataRequest", both.replace("RAW", "true")));
+        assertEquals(List.of("error.ma.query"), refused.eventTypes(), "1200 frames asked, 1000 allowed");
+        assertTrue(refused.resultDatums().stream().anyMatch(t -> t.contains("nmws.limits.max-answer-frames")),
+                refused.resultDatums().toString());
+        Responses summaries = post(message("SetupDataRequest", both.replace("RAW", "false")));
+        assertEquals(List.of("1", "1"), figures(summaries, "minRtt"));
+        // One observation's 600 frames fit.
+        Responses one = post(message("SetupDataRequest", both.replace("RAW", "true").replace("10.9.0.3", "10.9.0.4")));
+        assertEquals(600, one.elements(Namespaces.PING, "datum").size(), "each frame a ping datum: " + one.eventTypes());
     }
 
     private Responses post(String xml) {
