@@ -88,6 +88,47 @@ class StampAndBusyEndToEndTest {
         }
     }
 
+    @Test
+    void aRequestForAPathInUseIsAnsweredBusyAtOnceWithWhenToRetry() throws Exception {
+        // A test of about 3 s holds the path; a second one to the same destination does not wait for it.
+        java.util.concurrent.CompletableFuture<String> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 600, "")).body();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            assertBusyWhile(first);
+        } finally {
+            first.get(60, java.util.concurrent.TimeUnit.SECONDS); // the path is free again for the other tests
+        }
+        assertEquals("path.delay.roundTrip", Service.validatedMessage(first.get())
+                .getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent());
+    }
+
+    private void assertBusyWhile(java.util.concurrent.CompletableFuture<String> first) throws Exception {
+        // Once the first test reports progress, the busy answer can say when it will be over.
+        while (!first.isDone() && !service.get("/api/tests").body().matches("(?s).*\"done\":[1-9].*")) {
+            Thread.sleep(20);
+        }
+        String busy = null;
+        while (busy == null && !first.isDone()) {
+            Element m = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 5, "")).body());
+            String eventType = m.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent();
+            if ("error.mp.busy".equals(eventType)) {
+                busy = m.getTextContent();
+            } else {
+                Thread.sleep(20); // the first had not taken the path yet: this one ran; try again
+            }
+        }
+        assertTrue(busy != null, "a request while the path was in use was answered busy");
+        assertTrue(!first.isDone(), "the busy answer came while the first test still ran, not after it");
+        java.util.regex.Matcher retry = java.util.regex.Pattern.compile("retry in (\\d+) s").matcher(busy);
+        assertTrue(retry.find(), busy);
+        assertTrue(Integer.parseInt(retry.group(1)) <= 10, "retry estimated from the running test's progress: " + busy);
+    }
+
     private static double figure(Element m, String name) {
         return Double.parseDouble(figureElement(m, name).getAttribute("value"));
     }

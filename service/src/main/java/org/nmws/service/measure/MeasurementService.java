@@ -153,21 +153,16 @@ public class MeasurementService {
         }
         String dst = subject.dst().host();
         Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
-        long waitSeconds = props.limits().maxDuration().toSeconds();
-        // Charged before waiting, so a client over its rate is refused at once rather than after
-        // the wait; given back when no test starts (busy path, a parameter the engine refuses).
+        // Charged first, so a client over its rate hears that rather than busy; given back when no
+        // test starts (busy path, a parameter the engine refuses).
         String client = TestAdmission.currentClient();
         admission.charge(client);
-        try {
-            if (!lock.tryAcquire(waitSeconds, TimeUnit.SECONDS)) {
-                admission.refund(client);
-                throw new MeasurementException(MeasurementException.Kind.BUSY,
-                        "another test to " + dst + " has held the path for over " + waitSeconds + " s; retry later");
-            }
-        } catch (InterruptedException e) {
+        // A busy path is answered at once with when to retry: waiting for it held a server
+        // thread per request for up to the longest test, and 220 such requests starved the service.
+        if (!lock.tryAcquire()) {
             admission.refund(client);
-            Thread.currentThread().interrupt();
-            throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the path to " + dst);
+            throw new MeasurementException(MeasurementException.Kind.BUSY, "another test to " + dst
+                    + " is running; retry in " + running.secondsUntilFree(dst, props.limits().maxDuration()) + " s");
         }
         RunningTests.Entry entry = running.start(what, dst);
         // No test holds a path longer than the limit allows (with a margin for set-up): one
@@ -182,7 +177,7 @@ public class MeasurementService {
             TestRunner.Outcome<T> outcome = call.run(entry.control);
             if (outcome.cancelled()) {
                 throw new MeasurementException(MeasurementException.Kind.FAILED, "test " + entry.id + " to " + dst
-                        + (overran.get() ? " ran past nmws.limits.max-duration (" + waitSeconds + " s) and was stopped"
+                        + (overran.get() ? " ran past nmws.limits.max-duration (" + props.limits().maxDuration().toSeconds() + " s) and was stopped"
                                 : " was cancelled before it ended") + "; nothing was kept");
             }
             return outcome.result();

@@ -81,6 +81,25 @@ public final class RunningTests {
         return out;
     }
 
+    /**
+     * When the test now running to dst should be over: extrapolated from its progress, else
+     * the longest a test may run (the watchdog's bound); at least a second.
+     */
+    long secondsUntilFree(String dst, java.time.Duration maxDuration) {
+        long best = maxDuration.toSeconds();
+        Instant now = Instant.now();
+        for (Entry e : tests.values()) {
+            if (!e.dst.equals(dst)) {
+                continue;
+            }
+            double elapsed = java.time.Duration.between(e.started, now).toMillis() / 1000.0;
+            int done = e.done.get(), total = e.total.get();
+            double left = done > 0 && total >= done ? elapsed * (total - done) / done : maxDuration.toSeconds() - elapsed;
+            best = Math.min(best, (long) Math.ceil(left));
+        }
+        return Math.max(1, best);
+    }
+
     /** Asks a running test to stop; false when no such test runs. */
     public boolean cancel(String id) {
         Entry e = tests.get(id);
