@@ -23,7 +23,13 @@ static int read_msg(nmp_client *c, nmp_ctl_msg *m, char *err, size_t errlen) {
     size_t len;
     nmp_monotime_ns deadline = nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull;
     int rc = nmp_net_read_line(c->ctl, &c->lb, deadline, c->cancel, line, &len, e, sizeof(e));
-    if (rc == 0) rc = nmp_ctl_parse(line, len, m, e, sizeof(e));
+    if (rc == 0 && (rc = nmp_ctl_parse(line, len, m, e, sizeof(e))) < 0) {
+        /* Not one byte of what the far end sent goes into the error: a test towards some
+         * other service would otherwise hand its banner (SSH's, say) to whoever asked. */
+        nmp_seterr(err, errlen, "responder %s:%d: the answer is not the nmws control protocol (no nmws responder "
+                   "on that port?)", c->host, c->port);
+        return rc;
+    }
     if (rc < 0) nmp_seterr(err, errlen, "responder %s:%d: %s", c->host, c->port, e);
     return rc;
 }

@@ -148,6 +148,32 @@ class SecurityEndToEndTest {
         assertEquals(200, call(https, "GET", tlsUrl("/archive/store"), "X-Api-Key", ADMIN_KEY).statusCode());
     }
 
+    @Test
+    void aTestTowardsAnotherServiceReturnsNoneOfItsBytes() throws Exception {
+        // A banner server where a responder would be, as sshd is: its greeting must not come back.
+        try (java.net.ServerSocket banner = new java.net.ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                while (!banner.isClosed()) {
+                    try (java.net.Socket c = banner.accept()) {
+                        c.getOutputStream().write("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n".getBytes(StandardCharsets.US_ASCII));
+                        c.getOutputStream().flush();
+                        c.getInputStream().read(new byte[512]);
+                    } catch (java.io.IOException closed) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            HttpResponse<String> r = plain.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 5,
+                    "<nmwg:parameter name=\"port\">" + banner.getLocalPort() + "</nmwg:parameter>"), "application/xml", null);
+            Element m = Service.validatedMessage(r.body());
+            String text = m.getTextContent();
+            assertTrue(text.contains("not the nmws control protocol"), text);
+            assertTrue(!text.contains("SSH") && !text.contains("OpenSSH") && !text.contains("Debian"), text);
+        }
+    }
+
     private String plainUrl(String path) {
         return "http://" + remote + ":" + port(plain) + path;
     }
