@@ -39,6 +39,8 @@ import org.w3c.dom.Element;
 class SecurityEndToEndTest {
     private static final String MEASURE_KEY = "k-measure-0123456789";
     private static final String ADMIN_KEY = "k-admin-9876543210";
+    private static final String LAB_ONLY_KEY = "k-lab-only-5555";
+    private static final String BRIEF_KEY = "k-brief-7777";
     private static final String QUERY = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\" "
             + "id=\"q\"><nmwg:metadata id=\"m\"><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
             + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
@@ -60,7 +62,13 @@ class SecurityEndToEndTest {
                 "--nmws.security.api-keys[0].name=probe-robot", "--nmws.security.api-keys[0].sha256=" + sha256(MEASURE_KEY),
                 "--nmws.security.api-keys[0].roles=measure",
                 "--nmws.security.api-keys[1].name=operator", "--nmws.security.api-keys[1].sha256=" + sha256(ADMIN_KEY),
-                "--nmws.security.api-keys[1].roles=admin");
+                "--nmws.security.api-keys[1].roles=admin",
+                // pScheduler-like limits per key: networks, duration, tests an hour
+                "--nmws.security.api-keys[2].name=lab-only", "--nmws.security.api-keys[2].sha256=" + sha256(LAB_ONLY_KEY),
+                "--nmws.security.api-keys[2].roles=measure", "--nmws.security.api-keys[2].limits.destinations=10.99.0.0/16",
+                "--nmws.security.api-keys[3].name=brief", "--nmws.security.api-keys[3].sha256=" + sha256(BRIEF_KEY),
+                "--nmws.security.api-keys[3].roles=measure", "--nmws.security.api-keys[3].limits.max-duration=PT2S",
+                "--nmws.security.api-keys[3].limits.tests-per-hour=1");
         plain = Service.start(Files.createTempDirectory("nmws-sec-plain"), accounts.toArray(String[]::new));
         Path keystore = selfSignedKeystore(remote);
         List<String> tlsArgs = new java.util.ArrayList<>(accounts);
@@ -172,6 +180,28 @@ class SecurityEndToEndTest {
             assertTrue(text.contains("not the nmws control protocol"), text);
             assertTrue(!text.contains("SSH") && !text.contains("OpenSSH") && !text.contains("Debian"), text);
         }
+    }
+
+    @Test
+    void eachKeysLimitsNarrowWhatItMayAsk() throws Exception {
+        String local = plain.baseUrl + "/nmwg"; // loopback: keys need no TLS here
+        long before = responder.sessions();
+        HttpResponse<String> outside = send(http, local, SoapEndToEndTest.measurementRequest("127.0.0.1", 5, ""),
+                "application/xml", null, "X-Api-Key", LAB_ONLY_KEY);
+        SoapEndToEndTest.assertError(outside, "error.common.authorization");
+        assertTrue(outside.body().contains("outside the networks") && outside.body().contains("10.99.0.0/16"), outside.body());
+        // 600 frames 5 ms apart is 3 s: over this key's 2 s, though within the service's 120 s.
+        HttpResponse<String> tooLong = send(http, local, SoapEndToEndTest.measurementRequest("127.0.0.1", 600, ""),
+                "application/xml", null, "X-Api-Key", BRIEF_KEY);
+        SoapEndToEndTest.assertError(tooLong, "error.common.parameter");
+        Element once = Service.validatedMessage(send(http, local, SoapEndToEndTest.measurementRequest("127.0.0.1", 5, ""),
+                "application/xml", null, "X-Api-Key", BRIEF_KEY).body());
+        assertEquals(5.0, figure(once, "received"), 0.0, "a short test is within its limits");
+        HttpResponse<String> again = send(http, local, SoapEndToEndTest.measurementRequest("127.0.0.1", 5, ""),
+                "application/xml", null, "X-Api-Key", BRIEF_KEY);
+        SoapEndToEndTest.assertError(again, "error.mp.rate_limited");
+        assertTrue(again.body().contains("1 tests an hour"), again.body());
+        assertEquals(before + 1, responder.sessions(), "only the one allowed test reached the responder");
     }
 
     private String plainUrl(String path) {

@@ -72,11 +72,15 @@ public class MeasurementService {
         // Who may test is settled before the request is looked at; the rate is charged only
         // when a test is about to start, so a typo or a busy path costs nothing.
         admission.authorize(TestAdmission.currentClient());
-        return measure(kinds.get(parse(() -> c.testFor(nmwgParameters))), c, subject, nmwgParameters);
+        ClientLimits limits = admission.currentLimits();
+        limits.checkDestination(subject.dst().host());
+        return measure(kinds.get(parse(() -> c.testFor(nmwgParameters))), c, subject, nmwgParameters,
+                new MeasurementKind.Context(context.responderPort(), limits.narrow(context.limits())));
     }
 
     private <P> Measured measure(MeasurementKind<P> kind, Characteristic c, PathSubject subject,
-                                 Map<String, String> nmwgParameters) throws MeasurementException {
+                                 Map<String, String> nmwgParameters, MeasurementKind.Context context)
+            throws MeasurementException {
         P parameters = parse(() -> kind.parse(nmwgParameters, c, context));
         Observation o = kind.run(parameters, subject, new Runner(c.dottedName()));
         return new Measured(archive.save(o), kind.raw(parameters));
@@ -121,12 +125,13 @@ public class MeasurementService {
 
         @Override
         public <T> T passive(String target, PassiveCall<T> call) throws MeasurementException {
-            admission.charge(TestAdmission.currentClient());
-            RunningTests.Entry entry = running.start(what, target);
-            try {
-                return call.run(entry);
-            } finally {
-                running.finish(entry);
+            try (TestAdmission.Slot slot = admission.begin(TestAdmission.currentClient())) {
+                RunningTests.Entry entry = running.start(what, target);
+                try {
+                    return call.run(entry);
+                } finally {
+                    running.finish(entry);
+                }
             }
         }
 
@@ -156,11 +161,12 @@ public class MeasurementService {
         // Charged first, so a client over its rate hears that rather than busy; given back when no
         // test starts (busy path, a parameter the engine refuses).
         String client = TestAdmission.currentClient();
-        admission.charge(client);
+        TestAdmission.Slot slot = admission.begin(client);
         // A busy path is answered at once with when to retry: waiting for it held a server
         // thread per request for up to the longest test, and 220 such requests starved the service.
         if (!lock.tryAcquire()) {
-            admission.refund(client);
+            slot.refund();
+            slot.close();
             throw new MeasurementException(MeasurementException.Kind.BUSY, "another test to " + dst
                     + " is running; retry in " + running.secondsUntilFree(dst, props.limits().maxDuration()) + " s");
         }
@@ -184,13 +190,14 @@ public class MeasurementService {
         } catch (ProbeException e) {
             MeasurementException.Kind kind = kindOf(e.reason());
             if (kind != MeasurementException.Kind.FAILED) {
-                admission.refund(client); // no test ran: busy, refused or unknown host
+                slot.refund(); // no test ran: busy, refused or unknown host
             }
             throw new MeasurementException(kind, e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            admission.refund(client);
+            slot.refund();
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage(), e);
         } finally {
+            slot.close();
             overrun.cancel(false);
             running.finish(entry);
             lock.release();

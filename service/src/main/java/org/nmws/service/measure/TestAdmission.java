@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.apache.catalina.util.NetMask;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -187,6 +188,131 @@ public final class TestAdmission {
             Bucket b = buckets.get(bucketKey(address));
             if (b != null) {
                 b.credit = Math.min(perMinute * MINUTE_NANOS, b.credit + MINUTE_NANOS);
+            }
+        }
+    }
+
+    private static final long HOUR_NANOS = 60 * MINUTE_NANOS;
+    private volatile Map<String, ClientLimits> limitsByName = Map.of();
+    private volatile ClientLimits anonymousLimits = ClientLimits.NONE;
+    private final Map<String, Bucket> hourly = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Bucket> eldest) {
+            return size() > CLIENTS;
+        }
+    };
+    private final Map<String, Integer> concurrent = new java.util.HashMap<>();
+
+    /** The per-client limits of nmws.security: by account or key name, and for anonymous clients. */
+    public void clientLimits(Map<String, ClientLimits> byName, ClientLimits anonymous) {
+        this.limitsByName = Map.copyOf(byName);
+        this.anonymousLimits = anonymous;
+    }
+
+    /** The limits of the client this thread serves; none beyond the service's inside the service. */
+    public ClientLimits currentLimits() {
+        Authentication a = SecurityContextHolder.getContext().getAuthentication();
+        if (a == null || currentClient() == null) {
+            return ClientLimits.NONE;
+        }
+        return a instanceof AnonymousAuthenticationToken ? anonymousLimits : limitsByName.getOrDefault(a.getName(), ClientLimits.NONE);
+    }
+
+    /** Who a quota is kept for: the account, or for anonymous clients their address. */
+    private static String quotaKey(String client) {
+        Authentication a = SecurityContextHolder.getContext().getAuthentication();
+        return a == null || a instanceof AnonymousAuthenticationToken ? "address " + client : "account " + a.getName();
+    }
+
+    /**
+     * Admits one test about to start: the address's rate, then the client's tests an hour and
+     * tests at once. The slot is closed when the test ends (or refunded if it never started).
+     */
+    public Slot begin(String client) throws MeasurementException {
+        charge(client);
+        ClientLimits limits = currentLimits();
+        if (client == null || limits == ClientLimits.NONE) {
+            return new Slot(client, null, limits);
+        }
+        String key = quotaKey(client);
+        int perHour = limits.testsPerHour();
+        if (perHour > 0) {
+            long now = nanoTime.getAsLong();
+            synchronized (hourly) {
+                Bucket b = hourly.computeIfAbsent(key, k -> {
+                    Bucket n = new Bucket();
+                    n.credit = perHour * HOUR_NANOS;
+                    n.lastNanos = now;
+                    return n;
+                });
+                long idle = Math.min(Math.max(0, now - b.lastNanos), HOUR_NANOS);
+                b.credit = Math.min(perHour * HOUR_NANOS, b.credit + idle * perHour);
+                b.lastNanos = now;
+                if (b.credit < HOUR_NANOS) {
+                    refund(client);
+                    throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, String.format(Locale.ROOT,
+                            "%s has started its %d tests an hour; try again in %.0f s", key, perHour,
+                            Math.ceil((HOUR_NANOS - b.credit) / (double) perHour / 1e9)));
+                }
+                b.credit -= HOUR_NANOS;
+            }
+        }
+        int most = limits.maxConcurrent();
+        if (most > 0) {
+            synchronized (concurrent) {
+                int now = concurrent.getOrDefault(key, 0);
+                if (now >= most) {
+                    giveHour(key, perHour);
+                    refund(client);
+                    throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED,
+                            key + " already runs its " + most + " tests at once; retry when one has ended");
+                }
+                concurrent.put(key, now + 1);
+            }
+        }
+        return new Slot(client, key, limits);
+    }
+
+    private void giveHour(String key, int perHour) {
+        if (perHour > 0) {
+            synchronized (hourly) {
+                Bucket b = hourly.get(key);
+                if (b != null) {
+                    b.credit = Math.min(perHour * HOUR_NANOS, b.credit + HOUR_NANOS);
+                }
+            }
+        }
+    }
+
+    /** One admitted test: closed when it ends, refunded too when it never started. */
+    public final class Slot implements AutoCloseable {
+        private final String client;
+        private final String key;
+        private final ClientLimits limits;
+        private boolean closed;
+
+        private Slot(String client, String key, ClientLimits limits) {
+            this.client = client;
+            this.key = key;
+            this.limits = limits;
+        }
+
+        /** Gives back the rates this test was charged: it did not start after all. */
+        public void refund() {
+            TestAdmission.this.refund(client);
+            if (key != null) {
+                giveHour(key, limits.testsPerHour());
+            }
+        }
+
+        @Override
+        public void close() {
+            if (closed || key == null || limits.maxConcurrent() == 0) {
+                return;
+            }
+            closed = true;
+            synchronized (concurrent) {
+                concurrent.computeIfPresent(key, (k, n) -> n <= 1 ? null : n - 1);
             }
         }
     }

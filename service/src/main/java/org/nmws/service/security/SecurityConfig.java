@@ -3,6 +3,7 @@ package org.nmws.service.security;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
+import org.nmws.service.measure.ClientLimits;
 import org.nmws.service.measure.TestAdmission;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -63,6 +64,13 @@ class SecurityConfig {
     @Bean
     SecurityFilterChain nmwsFilterChain(HttpSecurity http, SecurityProperties props, TestAdmission admission)
             throws Exception {
+        // Each account's and key's limits, handed to admission once at start-up.
+        java.util.Map<String, ClientLimits> limits = new java.util.HashMap<>();
+        props.users().stream().filter(u -> u.limits() != null)
+                .forEach(u -> limits.put(u.name(), u.limits().toClientLimits("nmws.security.users[" + u.name() + "].limits")));
+        props.apiKeys().stream().filter(k -> k.limits() != null)
+                .forEach(k -> limits.put(k.name(), k.limits().toClientLimits("nmws.security.api-keys[" + k.name() + "].limits")));
+        admission.clientLimits(limits, props.anonymousLimits().toClientLimits("nmws.security.anonymous-limits"));
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
         http.csrf(c -> c.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))

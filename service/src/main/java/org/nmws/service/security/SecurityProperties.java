@@ -1,8 +1,10 @@
 package org.nmws.service.security;
 
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import org.nmws.service.measure.ClientLimits;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -19,6 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param apiKeys keys: a name, the SHA-256 of the key in hex (the key itself is not kept) and roles
  * @param anonymousRoles what an unauthenticated client may do: read (the default, as NM-WG
  *        archives are read openly) or nothing (empty)
+ * @param anonymousLimits what anonymous clients that may measure (nmws.limits.test-clients) may ask
  * @param credentialsOnlyOverTls refuse a password or key sent in clear text from another host
  */
 @ConfigurationProperties("nmws.security")
@@ -26,6 +29,7 @@ public record SecurityProperties(
         @DefaultValue List<User> users,
         @DefaultValue List<ApiKey> apiKeys,
         @DefaultValue("read") List<String> anonymousRoles,
+        @DefaultValue Limits anonymousLimits,
         @DefaultValue("true") boolean credentialsOnlyOverTls) {
 
     public static final String READ = "read";
@@ -40,9 +44,31 @@ public record SecurityProperties(
         if (anonymousRoles.contains(ADMIN)) {
             throw new IllegalArgumentException("nmws.security.anonymous-roles may not hold admin");
         }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (String n : java.util.stream.Stream.concat(users.stream().map(User::name), apiKeys.stream().map(ApiKey::name)).toList()) {
+            if (!names.add(n)) {
+                throw new IllegalArgumentException("nmws.security: the name '" + n + "' is given twice (users and keys share names)");
+            }
+        }
     }
 
-    public record User(String name, String password, @DefaultValue("read") List<String> roles) {
+    /**
+     * A client's limits within the service's (nmws.limits): unset means the service's own.
+     *
+     * @param maxDuration longest test
+     * @param maxCount most frames in a test
+     * @param testsPerHour tests started an hour
+     * @param maxConcurrent tests running at once
+     * @param destinations networks (CIDR) tests may go to; empty means any
+     */
+    public record Limits(Duration maxDuration, Integer maxCount, Integer testsPerHour, Integer maxConcurrent,
+                         @DefaultValue List<String> destinations) {
+        ClientLimits toClientLimits(String where) {
+            return ClientLimits.of(where, maxDuration, maxCount, testsPerHour, maxConcurrent, destinations);
+        }
+    }
+
+    public record User(String name, String password, @DefaultValue("read") List<String> roles, Limits limits) {
         public User {
             if (name == null || name.isBlank() || password == null || password.isBlank()) {
                 throw new IllegalArgumentException("nmws.security.users: each user needs a name and a password");
@@ -55,7 +81,7 @@ public record SecurityProperties(
         }
     }
 
-    public record ApiKey(String name, String sha256, @DefaultValue("read") List<String> roles) {
+    public record ApiKey(String name, String sha256, @DefaultValue("read") List<String> roles, Limits limits) {
         public ApiKey {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("nmws.security.api-keys: each key needs a name");
