@@ -204,6 +204,35 @@ class SecurityEndToEndTest {
         assertEquals(before + 1, responder.sessions(), "only the one allowed test reached the responder");
     }
 
+    @Test
+    void aHostWithoutAResponderGetsNoMoreThanTraceroutesWorth() throws Exception {
+        // 127.0.0.2 is this host too, but the responder listens on 127.0.0.1 only: it has not agreed.
+        String hops = LabLikeRequests.request("127.0.0.2", "path.hoplist", "probesPerHop", "5");
+        HttpResponse<String> r = plain.post("/nmwg", hops, "application/xml", null);
+        SoapEndToEndTest.assertError(r, "error.common.parameter");
+        assertTrue(r.body().contains("not agreed") && r.body().contains("3 probes a hop"), r.body());
+        String perHop = LabLikeRequests.request("127.0.0.2", "path.bandwidth.capacity", "perHop", "true");
+        HttpResponse<String> c = plain.post("/nmwg", perHop, "application/xml", null);
+        SoapEndToEndTest.assertError(c, "error.common.parameter");
+        assertTrue(c.body().contains("not agreed") && c.body().contains("10000 frames"), c.body());
+    }
+
+    /** A MeasurementRequest with any eventType and parameters. */
+    private static final class LabLikeRequests {
+        static String request(String dst, String eventType, String... nameValues) {
+            StringBuilder params = new StringBuilder();
+            for (int i = 0; i < nameValues.length; i += 2) {
+                params.append("<nmwg:parameter name=\"").append(nameValues[i]).append("\">").append(nameValues[i + 1])
+                        .append("</nmwg:parameter>");
+            }
+            return "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" "
+                    + "type=\"MeasurementRequest\" id=\"mr\"><nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                    + "<nmwgt:dst type=\"ipv4\" value=\"" + dst + "\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>"
+                    + eventType + "</nmwg:eventType><nmwg:parameters id=\"p\">" + params + "</nmwg:parameters></nmwg:metadata>"
+                    + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
+        }
+    }
+
     private String plainUrl(String path) {
         return "http://" + remote + ":" + port(plain) + path;
     }

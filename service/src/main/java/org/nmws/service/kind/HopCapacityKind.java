@@ -18,6 +18,10 @@ import org.nmws.service.observation.Unit;
 /** Capacity hop by hop from the dispersion of ICMP answers to TTL-limited trains (Trace-Rate's way). */
 final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, DataForm {
 
+    /** Towards a host without a responder: about what a few traceroutes send. */
+    static final int UNAGREED_FRAMES = 10_000;
+    static final int UNAGREED_SIZE = 1500;
+
     @Override
     public ProbeTest test() {
         return ProbeTest.HOP_CAPACITY;
@@ -31,6 +35,12 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, D
     @Override
     public Observation run(HopCapacityParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
+        long frames = (long) p.trains() * p.trainLength() * p.maxTtl();
+        if ((frames > UNAGREED_FRAMES || p.packetSize() > UNAGREED_SIZE) && !runner.responderAgrees(subject)) {
+            throw new MeasurementException(MeasurementException.Kind.PARAMETER, dst + " runs no nmws responder, so it has not "
+                    + "agreed to be measured: capacity hop by hop towards it is limited to " + UNAGREED_FRAMES
+                    + " frames of at most " + UNAGREED_SIZE + " bytes (asked " + frames + " of " + p.packetSize() + ")");
+        }
         HopCapacityResult r = runner.probe(subject, control -> {
             HopCapacitySpec d = HopCapacitySpec.defaults(dst);
             HopCapacityResult result = Probe.hopCapacity(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),

@@ -136,6 +136,11 @@ public class MeasurementService {
         }
 
         @Override
+        public boolean responderAgrees(PathSubject subject) {
+            return ResponderConsent.agrees(subject.dst().host(), props.responderPort());
+        }
+
+        @Override
         public HostEnvironment host() {
             return host;
         }

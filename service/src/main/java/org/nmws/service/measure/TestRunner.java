@@ -23,6 +23,12 @@ public interface TestRunner {
      */
     <T> T passive(String target, PassiveCall<T> call) throws MeasurementException;
 
+    /**
+     * Whether the destination runs an nmws responder on the configured port: the host has
+     * agreed to be measured. Tests that need none are bounded hard towards one that has not.
+     */
+    boolean responderAgrees(PathSubject subject);
+
     /** This host's description (kernel, CPU, interfaces, clock). */
     HostEnvironment host();
 
