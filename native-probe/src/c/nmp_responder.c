@@ -518,6 +518,8 @@ static uint64_t session_expected_ns(const nmp_session_req *q) {
     return (uint64_t)(ns + q->timeout_ms * 1e6);
 }
 
+static void session_ctl_lines(nmp_responder *r);
+
 /* Handles the first line of a pending connection: admits a session, or
  * answers BUSY / ERR. The pending slot is always released. */
 static void handle_request(nmp_responder *r, pending_conn *pc, const char *line, size_t len) {
@@ -582,23 +584,21 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     send_line(r, s->ctl, out,
               nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
                              (unsigned long long)s->cookie, s->id));
+    /* What came in the same segment as SESSION (END, RESULTS) is the
+     * session's: no readable event will announce those bytes again. */
+    memcpy(s->lb.buf, pc->lb.buf, pc->lb.len);
+    s->lb.len = pc->lb.len;
+    pc->lb.len = 0;
+    if (s->lb.len > 0) session_ctl_lines(r);
 end:
     nmp_net_close(&fd);
 }
 
-/* Reads control bytes of the active session; handles RESULTS, END and close. */
-static void session_ctl_readable(nmp_responder *r) {
+/* Handles every complete line in the session's buffer: RESULTS, END. */
+static void session_ctl_lines(nmp_responder *r) {
     session *s = &r->s;
     char line[NMP_CTL_MAXLINE + 1], out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     size_t len;
-    ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, sizeof(s->lb.buf) - 1 - s->lb.len, 0);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
-    if (n <= 0) {
-        session_close(r, n == 0 ? "client closed control connection" : strerror(errno));
-        return;
-    }
-    s->lb.len += (size_t)n;
-    s->last_activity = nmp_mono_now();
     while (s->active) {
         int t = nmp_linebuf_take(&s->lb, line, &len);
         if (t == 0) return;
@@ -634,6 +634,20 @@ static void session_ctl_readable(nmp_responder *r) {
         session_close(r, "END");
         return;
     }
+}
+
+/* Reads control bytes of the active session; handles its lines and close. */
+static void session_ctl_readable(nmp_responder *r) {
+    session *s = &r->s;
+    ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, sizeof(s->lb.buf) - 1 - s->lb.len, 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        session_close(r, n == 0 ? "client closed control connection" : strerror(errno));
+        return;
+    }
+    s->lb.len += (size_t)n;
+    s->last_activity = nmp_mono_now();
+    session_ctl_lines(r);
 }
 
 static void session_udp_readable(nmp_responder *r) { r->s.ops->drain(r); }
