@@ -37,6 +37,8 @@
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
 #define RESULTS_MAX_NS 60000000000ull /* longest RESULTS transfer, within the hard deadline */
+#define RESULTS_DRAIN_NS 100000000ull /* stream: most time spent reading datagrams still queued at RESULTS */
+#define OUT_KEEP 65536              /* output buffer kept between answers; larger ones are freed */
 #define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
 #define DRAIN_BATCH 256             /* datagrams handled per poll wake-up */
 #define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
@@ -71,6 +73,12 @@ typedef struct session {
     nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
     nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
     int results_sent;               /* nonzero once RESULTS was answered (only one per session) */
+    uint8_t *out;                   /* control bytes queued, not yet taken by the socket (heap) */
+    size_t out_off, out_len, out_cap; /* written so far, queued, allocated */
+    nmp_monotime_ns out_deadline;   /* the queued answer must be written by then */
+    int ending;                     /* END answered: close once the output is written */
+    int draining;                   /* tcp: RESULTS asked, the streams are read to their end */
+    nmp_monotime_ns drain_until;    /* tcp: the answer goes out then whatever is still open */
     const struct kind_ops *ops;     /* behaviour of the session's test kind */
     nmp_rec *rec;                   /* stream: arrival records (heap) */
     uint32_t nrec;                  /* stream: records used */
@@ -90,6 +98,7 @@ typedef struct kind_ops {
     void (*stop)(nmp_responder *r);                      /* frees kind state */
     int (*pollfds)(nmp_responder *r, struct pollfd *p, int max); /* extra fds to watch, or NULL */
     void (*ready)(nmp_responder *r, const struct pollfd *p, int n); /* those fds' events */
+    void (*tick)(nmp_responder *r);                      /* every loop round, or NULL */
 } kind_ops;
 
 struct nmp_responder {
@@ -209,13 +218,27 @@ void nmp_responder_stop(nmp_responder *r) {
     (void)n;
 }
 
-/* Sends one formatted control line; errors are only logged (the peer is
- * closed by the caller anyway). */
+/* Sends one formatted control line to a connection about to be closed, in
+ * one non-blocking send: a line fits any socket buffer that is not full,
+ * and one that is full belongs to a client not reading, which must not
+ * stall the loop. Errors are only logged. */
 static void send_line(nmp_responder *r, int fd, const char *line, int len) {
-    char e[NMP_ERRLEN];
     if (len < 0) return;
-    if (nmp_net_write_all(fd, line, (size_t)len, nmp_mono_now() + 2000000000ull, e, sizeof(e)) < 0)
-        rlog(r, 1, "%s", e);
+    ssize_t n;
+    do {
+        n = send(fd, line, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    if (n != len) rlog(r, 1, "control write: %s", n < 0 ? strerror(errno) : "short");
+}
+
+/* Closes a connection after reading what it still has queued (a little):
+ * closing with unread bytes sends a reset, and the peer could lose the last
+ * line written to it. */
+static void close_read_out(int *fd) {
+    char sink[512];
+    for (int i = 0; *fd >= 0 && i < 8; i++)
+        if (recv(*fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0) break;
+    nmp_net_close(fd);
 }
 
 static void send_err(nmp_responder *r, int fd, const char *reason, const char *text) {
@@ -233,11 +256,74 @@ static void session_close(nmp_responder *r, const char *why) {
     rlog(r, 1, "session %08x closed (%s): peer %s rx %llu tx %llu invalid %llu, %.3f s", s->id, why, peer,
          (unsigned long long)s->rx, (unsigned long long)s->tx, (unsigned long long)s->invalid,
          (double)(nmp_mono_now() - s->opened) / 1e9);
-    nmp_net_close(&s->ctl);
+    close_read_out(&s->ctl);
     nmp_net_close(&s->udp);
     if (s->ops && s->ops->stop) s->ops->stop(r);
+    free(s->out);
+    s->out = NULL;
+    s->out_off = s->out_len = s->out_cap = 0;
     s->active = 0;
 }
+
+/* Makes room for n more bytes of output. Returns 0 or -ENOMEM. */
+static int out_reserve(session *s, size_t n) {
+    if (s->out_off > 0) { /* what was written is dropped first */
+        memmove(s->out, s->out + s->out_off, s->out_len - s->out_off);
+        s->out_len -= s->out_off;
+        s->out_off = 0;
+    }
+    if (n <= s->out_cap - s->out_len) return 0;
+    void *p = realloc(s->out, s->out_len + n);
+    if (p == NULL) return -ENOMEM;
+    s->out = p;
+    s->out_cap = s->out_len + n;
+    return 0;
+}
+
+/* Writes queued output until the socket pushes back; the poll loop calls it
+ * again when the socket can take more. The client reading is a sign of life.
+ * A failed write ends the session, and so does a written END answer. */
+static void session_flush(nmp_responder *r) {
+    session *s = &r->s;
+    while (s->active && s->out_off < s->out_len) {
+        ssize_t n = send(s->ctl, s->out + s->out_off, s->out_len - s->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n < 0) {
+            char e[NMP_ERRLEN];
+            nmp_seterr(e, sizeof(e), "control write: %s", strerror(errno));
+            session_close(r, e);
+            return;
+        }
+        s->out_off += (size_t)n;
+        s->last_activity = nmp_mono_now();
+    }
+    if (!s->active) return;
+    s->out_off = s->out_len = 0;
+    if (s->out_cap > OUT_KEEP) { /* a big answer is done: give its memory back */
+        free(s->out);
+        s->out = NULL;
+        s->out_cap = 0;
+    }
+    if (s->ending) session_close(r, "END");
+}
+
+/* Queues one formatted line (len from nmp_ctl_format) and writes what the
+ * socket takes now. */
+static void session_send(nmp_responder *r, const char *line, int len) {
+    session *s = &r->s;
+    if (len < 0) return;
+    if (s->out_off == s->out_len) s->out_deadline = s->hard_deadline; /* a line has the session's time */
+    if (out_reserve(s, (size_t)len) < 0) {
+        session_close(r, "out of memory for a control line");
+        return;
+    }
+    memcpy(s->out + s->out_len, line, (size_t)len);
+    s->out_len += (size_t)len;
+    session_flush(r);
+}
+
+static void session_ctl_lines(nmp_responder *r);
 
 /* Opens the session's UDP socket on the local address of the control
  * connection (port chosen by the kernel). Returns 0 or -errno. */
@@ -312,7 +398,7 @@ static void rr_drain(nmp_responder *r) {
     }
 }
 
-static const kind_ops rr_ops = {"rr", NULL, rr_drain, NULL, NULL, NULL, NULL};
+static const kind_ops rr_ops = {"rr", NULL, rr_drain, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- stream: record each arrival with its kernel receive timestamp ---- */
 
@@ -397,19 +483,20 @@ static nmp_monotime_ns results_deadline(const session *s) {
     return d < s->hard_deadline ? d : s->hard_deadline;
 }
 
-/* Sends DATA with the counters, then the records. */
+/* Queues DATA with the counters, then the records; the loop writes them
+ * as the client reads, by results_deadline. */
 static void stream_results(nmp_responder *r) {
     session *s = &r->s;
     char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     nmp_host_counters after;
-    nmp_monotime_ns deadline = results_deadline(s);
-    /* take everything still queued on the socket first */
-    int guard = 0;
+    /* take what is still queued on the socket first, for a bounded time: a
+     * client flooding the port would otherwise keep the loop here */
+    nmp_monotime_ns drain_end = nmp_mono_now() + RESULTS_DRAIN_NS;
     uint64_t before_rx;
     do {
         before_rx = s->rx + s->invalid;
         stream_drain(r);
-    } while (s->rx + s->invalid != before_rx && ++guard < 100000 && nmp_mono_now() < deadline);
+    } while (s->rx + s->invalid != before_rx && nmp_mono_now() < drain_end);
     if (nmp_host_sample(&after, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
     const nmp_host_counters *b = &s->host_before;
     size_t bytes = (size_t)s->nrec * NMP_REC_SIZE;
@@ -424,23 +511,18 @@ static void stream_results(nmp_responder *r) {
                              (unsigned long long)after.cpu_total, (unsigned long long)after.cpu_idle,
                              (unsigned long long)after.interrupts, (unsigned long long)after.udp_in,
                              (unsigned long long)after.udp_rcvbuf_errors);
-    uint8_t *blob = malloc(bytes ? bytes : 1);
-    if (len < 0 || blob == NULL) {
-        free(blob);
+    if (len < 0 || out_reserve(s, (size_t)len + bytes) < 0) {
         send_err(r, s->ctl, "internal", "cannot format results");
         session_close(r, "results failed");
         return;
     }
-    for (uint32_t i = 0; i < s->nrec; i++) nmp_rec_encode(blob + (size_t)i * NMP_REC_SIZE, &s->rec[i]);
-    int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
-    if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
-    free(blob);
-    if (rc < 0) {
-        session_close(r, e);
-        return;
-    }
-    rlog(r, 2, "session %08x: sent %u records", s->id, s->nrec);
-    s->last_activity = nmp_mono_now();
+    /* the records are encoded straight into the output: no second copy of a large answer */
+    memcpy(s->out + s->out_len, out, (size_t)len);
+    s->out_len += (size_t)len;
+    for (uint32_t i = 0; i < s->nrec; i++, s->out_len += NMP_REC_SIZE) nmp_rec_encode(s->out + s->out_len, &s->rec[i]);
+    s->out_deadline = results_deadline(s);
+    rlog(r, 2, "session %08x: %u records queued", s->id, s->nrec);
+    session_flush(r);
 }
 
 static void stream_stop(nmp_responder *r) {
@@ -449,7 +531,7 @@ static void stream_stop(nmp_responder *r) {
     r->s.nrec = r->s.rec_cap = 0;
 }
 
-static const kind_ops stream_ops = {"stream", stream_start, stream_drain, stream_results, stream_stop, NULL, NULL};
+static const kind_ops stream_ops = {"stream", stream_start, stream_drain, stream_results, stream_stop, NULL, NULL, NULL};
 
 /* ---- tcp: sink the data connections (nmp_tcpsink) ---- */
 
@@ -474,31 +556,41 @@ static void tcp_ready(nmp_responder *r, const struct pollfd *p, int n) {
     (void)before;
 }
 
-/* Reads the streams to their end (the client shut them down before
- * RESULTS), then sends DATA and the totals, bins and records. */
+/* RESULTS: the client shut its streams down before asking; the loop reads
+ * them to their end (tcp_tick), for at most the client's timeout, serving
+ * everyone else meanwhile. A stream left open only delays the answer. */
 static void tcp_results(nmp_responder *r) {
     session *s = &r->s;
-    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
+    nmp_monotime_ns deadline = results_deadline(s), until = nmp_mono_now() + wait_ns;
+    s->draining = 1;
+    s->drain_until = until < deadline ? until : deadline;
+}
+
+/* While draining: once every stream ended (or time is up) queues DATA and
+ * the totals, bins and records, then handles lines that waited for it. */
+static void tcp_tick(nmp_responder *r) {
+    session *s = &r->s;
+    char out[NMP_CTL_MAXLINE + 1];
     uint8_t *blob = NULL;
     size_t bytes = 0;
-    uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
-    nmp_monotime_ns deadline = results_deadline(s), drained = nmp_mono_now() + wait_ns;
-    nmp_tcpsink_finish(s->tcp, drained < deadline ? drained : deadline);
+    if (!s->draining || (nmp_tcpsink_open_streams(s->tcp) > 0 && nmp_mono_now() < s->drain_until)) return;
+    s->draining = 0;
     s->rx = nmp_tcpsink_bytes(s->tcp);
     int len = nmp_tcpsink_results(s->tcp, out, &blob, &bytes);
-    if (len < 0) {
+    if (len < 0 || out_reserve(s, (size_t)len + bytes) < 0) {
+        free(blob);
         send_err(r, s->ctl, "internal", "cannot format results");
         session_close(r, "results failed");
         return;
     }
-    int rc = nmp_net_write_all(s->ctl, out, (size_t)len, deadline, e, sizeof(e));
-    if (rc == 0) rc = nmp_net_write_all(s->ctl, blob, bytes, deadline, e, sizeof(e));
+    memcpy(s->out + s->out_len, out, (size_t)len);
+    memcpy(s->out + s->out_len + len, blob, bytes);
+    s->out_len += (size_t)len + bytes;
     free(blob);
-    if (rc < 0) {
-        session_close(r, e);
-        return;
-    }
-    s->last_activity = nmp_mono_now();
+    s->out_deadline = results_deadline(s);
+    session_flush(r);
+    if (s->active) session_ctl_lines(r);
 }
 
 static void tcp_stop(nmp_responder *r) {
@@ -506,7 +598,7 @@ static void tcp_stop(nmp_responder *r) {
     r->s.tcp = NULL;
 }
 
-static const kind_ops tcp_ops = {"tcp", tcp_start, tcp_drain, tcp_results, tcp_stop, tcp_pollfds, tcp_ready};
+static const kind_ops tcp_ops = {"tcp", tcp_start, tcp_drain, tcp_results, tcp_stop, tcp_pollfds, tcp_ready, tcp_tick};
 
 static const kind_ops *ops_for(nmp_test_kind k) {
     return k == NMP_KIND_STREAM ? &stream_ops : k == NMP_KIND_TCP ? &tcp_ops : &rr_ops;
@@ -517,8 +609,6 @@ static uint64_t session_expected_ns(const nmp_session_req *q) {
     double ns = q->kind == NMP_KIND_TCP ? q->duration_ms * 1e6 : (double)q->frames * (double)q->interval_ns;
     return (uint64_t)(ns + q->timeout_ms * 1e6);
 }
-
-static void session_ctl_lines(nmp_responder *r);
 
 /* Handles the first line of a pending connection: admits a session, or
  * answers BUSY / ERR. The pending slot is always released. */
@@ -581,25 +671,27 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         rlog(r, 1, "session %08x opened: peer %s kind=%s frames=%u size=%u interval_ns=%llu timeout_ms=%u udp port %d",
              s->id, peer, s->ops->name, req.frames, req.size, (unsigned long long)req.interval_ns, req.timeout_ms,
              s->udp_port);
-    send_line(r, s->ctl, out,
-              nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
-                             (unsigned long long)s->cookie, s->id));
+    session_send(r, out,
+                 nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
+                                (unsigned long long)s->cookie, s->id));
     /* What came in the same segment as SESSION (END, RESULTS) is the
      * session's: no readable event will announce those bytes again. */
     memcpy(s->lb.buf, pc->lb.buf, pc->lb.len);
     s->lb.len = pc->lb.len;
     pc->lb.len = 0;
-    if (s->lb.len > 0) session_ctl_lines(r);
+    if (s->active && s->lb.len > 0) session_ctl_lines(r);
 end:
-    nmp_net_close(&fd);
+    close_read_out(&fd);
 }
 
-/* Handles every complete line in the session's buffer: RESULTS, END. */
+/* Handles the complete lines in the session's buffer: RESULTS, END. While
+ * an answer is being prepared (tcp draining) or after END, lines wait:
+ * answers go out in the order they were asked for. */
 static void session_ctl_lines(nmp_responder *r) {
     session *s = &r->s;
     char line[NMP_CTL_MAXLINE + 1], out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     size_t len;
-    while (s->active) {
+    while (s->active && !s->draining && !s->ending) {
         int t = nmp_linebuf_take(&s->lb, line, &len);
         if (t == 0) return;
         nmp_ctl_msg m;
@@ -628,21 +720,33 @@ static void session_ctl_lines(nmp_responder *r) {
             session_close(r, e);
             return;
         }
-        send_line(r, s->ctl, out,
-                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BYE, "rx=%llu tx=%llu", (unsigned long long)s->rx,
-                                 (unsigned long long)s->tx));
-        session_close(r, "END");
+        /* BYE goes out behind any answer still queued; the session ends once it is written */
+        s->ending = 1;
+        session_send(r, out,
+                     nmp_ctl_format(out, sizeof(out), NMP_CTL_BYE, "rx=%llu tx=%llu", (unsigned long long)s->rx,
+                                    (unsigned long long)s->tx));
         return;
     }
 }
 
-/* Reads control bytes of the active session; handles its lines and close. */
-static void session_ctl_readable(nmp_responder *r) {
+/* Room left in the session's line buffer (0: lines wait to be handled). */
+static size_t session_lb_room(const session *s) { return sizeof(s->lb.buf) - 1 - s->lb.len; }
+
+/* Events on the active session's control connection: writes queued output,
+ * reads control bytes and handles their lines, notices a close. */
+static void session_ctl_event(nmp_responder *r, short revents) {
     session *s = &r->s;
-    ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, sizeof(s->lb.buf) - 1 - s->lb.len, 0);
+    if (revents & (POLLOUT | POLLERR | POLLHUP)) session_flush(r);
+    if (!s->active || !(revents & (POLLIN | POLLERR | POLLHUP))) return;
+    if (session_lb_room(s) == 0) {
+        /* not reading (lines wait); a hang-up must still end the session or poll reports it forever */
+        if (revents & (POLLERR | POLLHUP)) session_close(r, "control connection lost");
+        return;
+    }
+    ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, session_lb_room(s), 0);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
-        session_close(r, n == 0 ? "client closed control connection" : strerror(errno));
+        session_close(r, n < 0 ? strerror(errno) : s->ending ? "END" : "client closed control connection");
         return;
     }
     s->lb.len += (size_t)n;
@@ -733,7 +837,9 @@ static void check_timers(nmp_responder *r) {
         }
     }
     if (!r->s.active) return;
-    if (now - r->s.last_activity > (uint64_t)r->cfg.idle_timeout_ms * 1000000ull)
+    if (r->s.out_off < r->s.out_len && now > r->s.out_deadline)
+        session_close(r, "results not read in time");
+    else if (now - r->s.last_activity > (uint64_t)r->cfg.idle_timeout_ms * 1000000ull)
         session_close(r, "idle timeout");
     else if (now > r->s.hard_deadline)
         session_close(r, "duration limit");
@@ -755,7 +861,9 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
         p[P_LISTEN] = (struct pollfd){.fd = r->lfd, .events = POLLIN};
-        p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1, .events = POLLIN};
+        p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1,
+                                   .events = (short)((session_lb_room(&r->s) > 0 ? POLLIN : 0) |
+                                                     (r->s.out_off < r->s.out_len ? POLLOUT : 0))};
         p[P_UDP] = (struct pollfd){.fd = r->s.active ? r->s.udp : -1, .events = POLLIN};
         /* the reflector is stateless towards sessions: it answers alongside any test */
         p[P_STAMP] = (struct pollfd){.fd = r->stamp ? nmp_stamp_reflector_fd(r->stamp) : -1, .events = POLLIN};
@@ -772,11 +880,12 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
             if (p[P_UDP].revents) session_udp_readable(r);
             if (p[P_STAMP].revents) nmp_stamp_reflector_drain(r->stamp);
             if (nk > 0 && r->s.active && r->s.ops->ready) r->s.ops->ready(r, p + P_KIND, nk);
-            if (p[P_CTL].revents && r->s.active) session_ctl_readable(r);
+            if (p[P_CTL].revents && r->s.active) session_ctl_event(r, p[P_CTL].revents);
             for (int i = 0; i < MAX_PENDING; i++)
                 if (p[P_PEND + i].revents && r->pend[i].fd >= 0) pending_readable(r, &r->pend[i]);
             if (p[P_LISTEN].revents) accept_conn(r);
         }
+        if (r->s.active && r->s.ops->tick) r->s.ops->tick(r);
         check_timers(r);
     }
     session_close(r, "responder stopping");

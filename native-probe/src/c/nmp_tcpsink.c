@@ -311,19 +311,10 @@ uint64_t nmp_tcpsink_ready(nmp_tcpsink *t, const struct pollfd *p, int n) {
     return bytes;
 }
 
-void nmp_tcpsink_finish(nmp_tcpsink *t, nmp_monotime_ns deadline) {
-    struct pollfd p[NMP_TCPSINK_MAX_FDS];
-    for (;;) {
-        int open = 0;
-        for (uint32_t i = 0; i < t->req.streams; i++) open += t->st[i].fd >= 0;
-        nmp_monotime_ns now = nmp_mono_now();
-        if (open == 0 || now >= deadline) return;
-        int n = nmp_tcpsink_pollfds(t, p, NMP_TCPSINK_MAX_FDS);
-        int ms = (int)((deadline - now) / 1000000) + 1;
-        int r = poll(p, (nfds_t)n, ms > 100 ? 100 : ms);
-        if (r < 0 && errno != EINTR) return;
-        if (r > 0) nmp_tcpsink_ready(t, p, n);
-    }
+int nmp_tcpsink_open_streams(const nmp_tcpsink *t) {
+    int open = 0;
+    for (uint32_t i = 0; i < t->req.streams; i++) open += t->st[i].fd >= 0;
+    return open;
 }
 
 uint64_t nmp_tcpsink_bytes(const nmp_tcpsink *t) {

@@ -28,8 +28,9 @@ int nmp_tcpsink_pollfds(nmp_tcpsink *t, struct pollfd *p, int max);
 /* Handles the events of the fds from the last nmp_tcpsink_pollfds call.
  * Returns the number of payload bytes read (0 if none). */
 uint64_t nmp_tcpsink_ready(nmp_tcpsink *t, const struct pollfd *p, int n);
-/* Reads every stream until its end of file or 'deadline' (monotonic). */
-void nmp_tcpsink_finish(nmp_tcpsink *t, nmp_monotime_ns deadline);
+/* Streams still open (not yet at their end of file, error or framing
+ * fault); a finished test has none once the kernel delivered the rest. */
+int nmp_tcpsink_open_streams(const nmp_tcpsink *t);
 /* Formats the DATA line (into line, NMP_CTL_MAXLINE + 1 bytes; returns its
  * length or a negative code) and the payload (heap, caller frees):
  * streams * NMP_TCP_STREAM_REC totals, streams * bins u64 bin counts (row

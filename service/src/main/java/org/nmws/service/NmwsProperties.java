@@ -56,6 +56,7 @@ public record NmwsProperties(
      * @param testsPerClientPerMinute tests one client address may start a minute; 0 means no limit
      * @param maxAnswerFrames most raw frames (and sample points) one answer may carry, over all
      *        its pairs: raw answers are built in memory, so this bounds what one request can cost
+     *        (all answers being built at once hold at most twice this)
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
@@ -63,7 +64,7 @@ public record NmwsProperties(
                          @DefaultValue("4") int maxMeasurementsPerMessage,
                          @DefaultValue({"127.0.0.0/8", "::1"}) List<String> testClients,
                          @DefaultValue("60") int testsPerClientPerMinute,
-                         @DefaultValue("250000") int maxAnswerFrames) {
+                         @DefaultValue("100000") int maxAnswerFrames) {
         public Limits {
             if (maxAnswerFrames < 1000 || maxAnswerFrames > 100_000_000) {
                 throw new IllegalArgumentException("nmws.limits.max-answer-frames must be 1000..100000000, was " + maxAnswerFrames);

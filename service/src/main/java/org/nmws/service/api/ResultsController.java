@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.observation.Characteristic;
@@ -27,9 +28,11 @@ class ResultsController {
     static final int MAX_LIMIT = 1000;
 
     private final Archive archive;
+    private final int maxAnswerFrames;
 
-    ResultsController(Archive archive) {
+    ResultsController(Archive archive, NmwsProperties props) {
         this.archive = archive;
+        this.maxAnswerFrames = props.limits().maxAnswerFrames();
     }
 
     @GetMapping(path = "/api/results", produces = "application/json")
@@ -50,9 +53,16 @@ class ResultsController {
                 throw new BadRequest("from " + f + " is after to " + t);
             }
             int n = limit.map(this::limit).orElse(100);
-            boolean frames = raw.map(s -> s.equals("true") || s.equals("1")).orElse(false);
+            boolean frames = raw.map(s -> switch (s) {
+                case "true", "1" -> true;
+                case "false", "0" -> false;
+                default -> throw new BadRequest("raw must be true or false");
+            }).orElse(false);
             List<Observation> found = archive.find(new ObservationQuery(c.test(), dstEndpoint.host(),
-                    srcEndpoint == null ? null : srcEndpoint.host(), f, t, frames, n));
+                    srcEndpoint == null ? null : srcEndpoint.host(), f, t, false, n));
+            if (frames) {
+                found = withFrames(found);
+            }
             List<Map<String, Object>> results = new ArrayList<>(found.size());
             for (Observation o : found) {
                 results.add(json(o, frames));
@@ -92,6 +102,22 @@ class ResultsController {
             m.put("frames", o.frames());
         }
         return m;
+    }
+
+    /** Frames read one observation at a time, within what one answer may carry (as for NMWG answers). */
+    private List<Observation> withFrames(List<Observation> summaries) {
+        List<Observation> full = new ArrayList<>(summaries.size());
+        long left = maxAnswerFrames;
+        for (Observation s : summaries) {
+            Observation o = archive.findById(s.id(), true).orElse(s);
+            left -= o.frames().size();
+            if (left < 0) {
+                throw new BadRequest("the raw data asked for exceeds what one answer may carry "
+                        + "(nmws.limits.max-answer-frames); ask for fewer results (limit), a shorter time range, or without raw");
+            }
+            full.add(o);
+        }
+        return full;
     }
 
     private int limit(String s) {

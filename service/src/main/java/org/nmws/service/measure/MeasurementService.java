@@ -72,6 +72,7 @@ public class MeasurementService {
         // Who may test is settled before the request is looked at; the rate is charged only
         // when a test is about to start, so a typo or a busy path costs nothing.
         admission.authorize(TestAdmission.currentClient());
+        checkIsAHost(subject.dst().host());
         ClientLimits limits = admission.currentLimits();
         limits.checkDestination(subject.dst().host());
         return measure(kinds.get(parse(() -> c.testFor(nmwgParameters))), c, subject, nmwgParameters,
@@ -219,6 +220,26 @@ public class MeasurementService {
             return InetAddress.getByName(dst).getHostAddress();
         } catch (UnknownHostException e) {
             return dst.toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * Refuses a destination that is no one host: the unspecified address (which Linux takes
+     * for this host), multicast and broadcast. A name that does not resolve is left to the
+     * probe, which reports it.
+     */
+    static void checkIsAHost(String dst) throws MeasurementException {
+        InetAddress[] all;
+        try {
+            all = InetAddress.getAllByName(dst);
+        } catch (UnknownHostException e) {
+            return;
+        }
+        for (InetAddress a : all) {
+            if (a.isAnyLocalAddress() || a.isMulticastAddress() || a.getHostAddress().equals("255.255.255.255")) {
+                throw new MeasurementException(MeasurementException.Kind.SUBJECT, "destination " + a.getHostAddress()
+                        + " is not a host (unspecified, multicast or broadcast)");
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -46,6 +47,8 @@ public class MessageHandler {
     private final Archive archive;
     private final NmwsProperties props;
     private final DataForms forms;
+    /** Raw frames held by all answers being built: two full answers' worth. */
+    private final Semaphore framesInFlight;
 
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms) {
@@ -54,12 +57,13 @@ public class MessageHandler {
         this.measurements = measurements;
         this.archive = archive;
         this.props = props;
+        this.framesInFlight = new Semaphore(2 * props.limits().maxAnswerFrames());
     }
 
     /** Raw bytes in (plain HTTP, XML-RPC string), response bytes out. */
     public byte[] handle(byte[] request) {
         try {
-            return answer(reader.read(xml.parse(request))).toBytes();
+            return written(answer(reader.read(xml.parse(request))));
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toBytes();
         }
@@ -69,7 +73,7 @@ public class MessageHandler {
     public byte[] handleParsed(Element message) {
         try {
             xml.checkDepth(message);
-            return answer(reader.read(message)).toBytes();
+            return written(answer(reader.read(message)));
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toBytes();
         }
@@ -79,9 +83,22 @@ public class MessageHandler {
     public Document handle(Element message) {
         try {
             xml.checkDepth(message);
-            return answer(reader.read(message)).toDocument();
+            NmwgWriter w = answer(reader.read(message));
+            try {
+                return w.toDocument();
+            } finally {
+                w.release();
+            }
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toDocument();
+        }
+    }
+
+    private static byte[] written(NmwgWriter w) {
+        try {
+            return w.toBytes();
+        } finally {
+            w.release();
         }
     }
 
@@ -128,7 +145,7 @@ public class MessageHandler {
                     + " tests; this service runs at most " + props.limits().maxMeasurementsPerMessage()
                     + " per message: send the rest in further messages");
         }
-        NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms, props.limits().maxAnswerFrames());
+        NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms, props.limits().maxAnswerFrames(), framesInFlight);
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
@@ -420,7 +437,7 @@ public class MessageHandler {
     }
 
     private NmwgWriter errorMessage(String messageIdRef, String replyType, NmwgException e) {
-        NmwgWriter w = new NmwgWriter(replyType, messageIdRef, forms, props.limits().maxAnswerFrames());
+        NmwgWriter w = new NmwgWriter(replyType, messageIdRef, forms, props.limits().maxAnswerFrames(), framesInFlight);
         w.status(null, e.code(), e.getMessage());
         return w;
     }

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import javax.xml.datatype.DatatypeConfigurationException;
 import javax.xml.datatype.DatatypeFactory;
 import javax.xml.datatype.XMLGregorianCalendar;
@@ -58,17 +59,22 @@ public final class NmwgWriter {
     private int nextId = 1;
 
     private long framesLeft;
+    private long framesTaken;
+    private final Semaphore inFlight;
 
     public NmwgWriter(String type, String messageIdRef, DataForms forms) {
-        this(type, messageIdRef, forms, Integer.MAX_VALUE);
+        this(type, messageIdRef, forms, Integer.MAX_VALUE, null);
     }
 
     /**
      * @param maxFrames raw frames and sample points the whole answer may carry
      *        (nmws.limits.max-answer-frames)
+     * @param inFlight frames all answers being built may hold at once, shared by the service;
+     *        this answer's are given back by {@link #release}
      */
-    public NmwgWriter(String type, String messageIdRef, DataForms forms, int maxFrames) {
+    public NmwgWriter(String type, String messageIdRef, DataForms forms, int maxFrames, Semaphore inFlight) {
         this.framesLeft = maxFrames;
+        this.inFlight = inFlight;
         this.forms = forms;
         message.setType(type);
         message.setId("message." + Long.toHexString(System.nanoTime()));
@@ -89,7 +95,22 @@ public final class NmwgWriter {
             throw new NmwgException(ErrorCodes.MA_QUERY, "the raw data asked for exceeds what one answer may carry ("
                     + "nmws.limits.max-answer-frames); ask for a shorter time range, fewer data, or without raw");
         }
+        // Bounded answers are not enough when many are built at once (four of 180 000 frames
+        // filled a 384 MB heap): all answers together hold at most what the service allows.
+        if (inFlight != null && points > 0 && !inFlight.tryAcquire((int) points)) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the service is building other raw-data answers and holds "
+                    + "no room for this one now; retry in a few seconds, or ask without raw");
+        }
+        framesTaken += points;
         framesLeft -= points;
+    }
+
+    /** Gives back to the service the frames this answer held, once it has been written out. */
+    public void release() {
+        if (inFlight != null && framesTaken > 0) {
+            inFlight.release((int) framesTaken);
+            framesTaken = 0;
+        }
     }
 
     public Message message() {

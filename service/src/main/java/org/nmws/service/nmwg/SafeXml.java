@@ -8,6 +8,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
 import org.w3c.dom.Node;
 import org.xml.sax.ErrorHandler;
 import org.xml.sax.SAXException;
@@ -82,21 +83,47 @@ public final class SafeXml {
         return doc;
     }
 
-    /** Checks the nesting depth of an element tree (also for DOM handed over by SOAP). */
+    /** Most elements a request may hold: a message of 64 full pairs has a few thousand. */
+    static final int MAX_ELEMENTS = 50_000;
+    /** Most attributes on one element, and longest attribute value (as CXF's limits for SOAP). */
+    static final int MAX_ATTRIBUTES = 64;
+    static final int MAX_ATTRIBUTE_CHARS = 65_536;
+
+    /**
+     * Checks the shape of an element tree (also for DOM handed over by SOAP): nesting depth,
+     * element count, attributes per element and attribute length. The size limit alone let
+     * 100 000 empty elements or one 3 MB attribute through.
+     */
     public void checkDepth(Element root) throws NmwgException {
-        if (depth(root, 1) > maxDepth) {
+        int[] elements = {0};
+        if (walk(root, 1, elements) > maxDepth) {
             throw new NmwgException(ErrorCodes.PARSE_ERROR, "request nests elements deeper than " + maxDepth);
         }
     }
 
-    private int depth(Node node, int d) {
+    private int walk(Node node, int d, int[] elements) throws NmwgException {
         if (d > maxDepth) {
             return d; // stop walking: already too deep
+        }
+        if (++elements[0] > MAX_ELEMENTS) {
+            throw new NmwgException(ErrorCodes.PARSE_ERROR, "request holds more than " + MAX_ELEMENTS + " elements");
+        }
+        NamedNodeMap attributes = node.getAttributes();
+        if (attributes != null) {
+            if (attributes.getLength() > MAX_ATTRIBUTES) {
+                throw new NmwgException(ErrorCodes.PARSE_ERROR, "an element has more than " + MAX_ATTRIBUTES + " attributes");
+            }
+            for (int i = 0; i < attributes.getLength(); i++) {
+                if (attributes.item(i).getNodeValue().length() > MAX_ATTRIBUTE_CHARS) {
+                    throw new NmwgException(ErrorCodes.PARSE_ERROR, "an attribute value exceeds " + MAX_ATTRIBUTE_CHARS
+                            + " characters");
+                }
+            }
         }
         int max = d;
         for (Node c = node.getFirstChild(); c != null; c = c.getNextSibling()) {
             if (c.getNodeType() == Node.ELEMENT_NODE) {
-                max = Math.max(max, depth(c, d + 1));
+                max = Math.max(max, walk(c, d + 1, elements));
                 if (max > maxDepth) {
                     return max;
                 }
