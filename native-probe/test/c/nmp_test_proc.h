@@ -96,6 +96,21 @@ static inline void nmp_test_proc_dump(const nmp_test_proc *p) {
     fprintf(stderr, "----\n");
 }
 
+/* The number right after the first 'key' in the responder's log (waits up
+ * to 2 s for it), or -1. */
+static inline long nmp_test_proc_log_num(const nmp_test_proc *p, const char *key) {
+    for (double end = nmp_test_now() + 2; nmp_test_now() < end; usleep(10000)) {
+        char buf[16384];
+        FILE *f = fopen(p->log, "r");
+        size_t got = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f) fclose(f);
+        buf[got] = '\0';
+        const char *k = strstr(buf, key);
+        if (k && strchr(k, '\n')) return atol(k + strlen(key));
+    }
+    return -1;
+}
+
 /* SIGKILL, as a crash or an OOM kill would end it; reaps it. */
 static inline void nmp_test_proc_kill(nmp_test_proc *p) {
     if (p->pid > 0) {
