@@ -68,3 +68,11 @@ if command -v clang >/dev/null; then
   # packed specs: what the JNI entry decodes for every kind
   "$fuzz/fuzz_spec" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
 fi
+
+# Jazzer over the Java codecs that read client input (NMWG, XML-RPC, numbers and times) and the
+# archive's frame chunks: each target fuzzed for a bounded time (the unit-test run above only
+# replays their seeds). A finding fails the run and leaves its input under service/.
+for target in nmwgMessages xmlRpcCalls parametersAndTimes storedFrameChunks; do
+  JAZZER_FUZZ=1 ./mvnw -B -ntp -q -o -pl service test -Dtest="CodecFuzzTest#$target" \
+    -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration="${NMWS_FUZZ_SECONDS:-20}s"
+done

@@ -27,7 +27,7 @@ typedef struct nmp_responder_cfg {
     const char *bind_addr;           /* numeric address or NULL for "0.0.0.0" */
     int port;                        /* control port, 0 = ephemeral */
     nmp_limits limits;               /* admission limits */
-    uint32_t idle_timeout_ms;        /* session ends after this much silence */
+    uint32_t idle_timeout_ms;        /* session ends after this much silence past when it was due */
     int verbose;                     /* 0 quiet, 1 sessions, 2 debug */
     int quiet;                       /* nonzero: log nothing but errors */
     int stamp_port;                  /* STAMP / TWAMP-Light reflector UDP port, 0 = ephemeral, -1 = none */

@@ -36,7 +36,10 @@
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
-#define RESULTS_MAX_NS 60000000000ull /* longest RESULTS transfer, within the hard deadline */
+/* A session lasts at most what it asked for (see session_lifetime_ns): */
+#define SESSION_MARGIN_NS 2000000000ull /* + setup, the client's lateness, END */
+#define FRAME_FLOOR_NS 10000ull     /* + each frame at least this long (back to back: 1M rr frames took 4.8 s on a 2-core VM) */
+#define RESULTS_MIN_BPS 4000000.0   /* + its largest answer written at this rate (bytes/s) */
 #define RESULTS_DRAIN_NS 100000000ull /* stream: most time spent reading datagrams still queued at RESULTS */
 #define OUT_KEEP 65536              /* output buffer kept between answers; larger ones are freed */
 #define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
@@ -75,7 +78,6 @@ typedef struct session {
     int results_sent;               /* nonzero once RESULTS was answered (only one per session) */
     uint8_t *out;                   /* control bytes queued, not yet taken by the socket (heap) */
     size_t out_off, out_len, out_cap; /* written so far, queued, allocated */
-    nmp_monotime_ns out_deadline;   /* the queued answer must be written by then */
     int ending;                     /* END answered: close once the output is written */
     int draining;                   /* tcp: RESULTS asked, the streams are read to their end */
     nmp_monotime_ns drain_until;    /* tcp: the answer goes out then whatever is still open */
@@ -140,7 +142,7 @@ void nmp_responder_cfg_default(nmp_responder_cfg *c) {
     c->bind_addr = NULL;
     c->port = NMP_DEFAULT_PORT;
     nmp_limits_default(&c->limits);
-    c->idle_timeout_ms = 10000;
+    c->idle_timeout_ms = 1000;
     c->verbose = 0;
     c->quiet = 0;
     c->stamp_port = -1;
@@ -313,7 +315,6 @@ static void session_flush(nmp_responder *r) {
 static void session_send(nmp_responder *r, const char *line, int len) {
     session *s = &r->s;
     if (len < 0) return;
-    if (s->out_off == s->out_len) s->out_deadline = s->hard_deadline; /* a line has the session's time */
     if (out_reserve(s, (size_t)len) < 0) {
         session_close(r, "out of memory for a control line");
         return;
@@ -474,17 +475,8 @@ static void stream_drain(nmp_responder *r) {
     }
 }
 
-/* When a RESULTS answer must be complete: at most RESULTS_MAX_NS from now
- * and never past the session's hard deadline, so a client that reads
- * slowly (or not at all) cannot hold the single-threaded responder longer
- * than its session may last. */
-static nmp_monotime_ns results_deadline(const session *s) {
-    nmp_monotime_ns d = nmp_mono_now() + RESULTS_MAX_NS;
-    return d < s->hard_deadline ? d : s->hard_deadline;
-}
-
 /* Queues DATA with the counters, then the records; the loop writes them
- * as the client reads, by results_deadline. */
+ * as the client reads, by the session's hard deadline. */
 static void stream_results(nmp_responder *r) {
     session *s = &r->s;
     char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
@@ -520,7 +512,6 @@ static void stream_results(nmp_responder *r) {
     memcpy(s->out + s->out_len, out, (size_t)len);
     s->out_len += (size_t)len;
     for (uint32_t i = 0; i < s->nrec; i++, s->out_len += NMP_REC_SIZE) nmp_rec_encode(s->out + s->out_len, &s->rec[i]);
-    s->out_deadline = results_deadline(s);
     rlog(r, 2, "session %08x: %u records queued", s->id, s->nrec);
     session_flush(r);
 }
@@ -562,9 +553,9 @@ static void tcp_ready(nmp_responder *r, const struct pollfd *p, int n) {
 static void tcp_results(nmp_responder *r) {
     session *s = &r->s;
     uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
-    nmp_monotime_ns deadline = results_deadline(s), until = nmp_mono_now() + wait_ns;
+    nmp_monotime_ns until = nmp_mono_now() + wait_ns;
     s->draining = 1;
-    s->drain_until = until < deadline ? until : deadline;
+    s->drain_until = until < s->hard_deadline ? until : s->hard_deadline;
 }
 
 /* While draining: once every stream ended (or time is up) queues DATA and
@@ -588,7 +579,6 @@ static void tcp_tick(nmp_responder *r) {
     memcpy(s->out + s->out_len + len, blob, bytes);
     s->out_len += (size_t)len + bytes;
     free(blob);
-    s->out_deadline = results_deadline(s);
     session_flush(r);
     if (s->active) session_ctl_lines(r);
 }
@@ -604,10 +594,57 @@ static const kind_ops *ops_for(nmp_test_kind k) {
     return k == NMP_KIND_STREAM ? &stream_ops : k == NMP_KIND_TCP ? &tcp_ops : &rr_ops;
 }
 
+/* How long a session's client sends: its frames at their interval (tcp:
+ * the duration). */
+static uint64_t session_send_ns(const nmp_session_req *q) {
+    return q->kind == NMP_KIND_TCP ? q->duration_ms * 1000000ull : (uint64_t)q->frames * q->interval_ns;
+}
+
 /* Expected length of a session: sending time plus the client's wait. */
 static uint64_t session_expected_ns(const nmp_session_req *q) {
-    double ns = q->kind == NMP_KIND_TCP ? q->duration_ms * 1e6 : (double)q->frames * (double)q->interval_ns;
-    return (uint64_t)(ns + q->timeout_ms * 1e6);
+    return session_send_ns(q) + q->timeout_ms * 1000000ull;
+}
+
+/* The longest a session may last, whatever its client does (trickles
+ * frames, never reads its answer, never says END): what it asked for --
+ * its frames at their interval, each given at least FRAME_FLOOR_NS, or the
+ * tcp duration; the client's wait; its largest possible answer written at
+ * RESULTS_MIN_BPS -- plus SESSION_MARGIN_NS. The admitted limits keep every
+ * term finite (frames <= max_frames, interval <= 60 s). */
+static uint64_t session_lifetime_ns(const nmp_session_req *q) {
+    double send, answer = 0;
+    if (q->kind == NMP_KIND_TCP) {
+        send = q->duration_ms * 1e6;
+        answer = (double)q->streams * NMP_TCP_STREAM_REC + (double)q->streams * q->bins * 8 +
+                 (double)q->frames * NMP_REC_SIZE;
+    } else {
+        send = (double)q->frames * (double)(q->interval_ns > FRAME_FLOOR_NS ? q->interval_ns : FRAME_FLOOR_NS);
+        if (q->kind == NMP_KIND_STREAM) answer = ((double)q->frames * 9 / 8 + 16) * NMP_REC_SIZE; /* rec_cap */
+    }
+    return (uint64_t)(send + q->timeout_ms * 1e6 + answer / RESULTS_MIN_BPS * 1e9) + SESSION_MARGIN_NS;
+}
+
+/* When a session has been silent too long (the idle timeout, 1 s by
+ * default, past the moment the client should next have been heard). While
+ * it sends, that is one interval after its last frame, or when its own
+ * schedule -- frames received so far x interval after admission -- makes
+ * the next frame due, whichever is later: a slow schedule may be quiet, a
+ * client that asked for a fast one and trickles frames is not. Once the
+ * schedule is done (or every frame came), the client's wait for stragglers
+ * (timeout_ms) comes first. After RESULTS only the answer's reading keeps
+ * it alive: each write that makes progress counts. */
+static nmp_monotime_ns session_quiet_limit(const nmp_responder *r, const session *s, nmp_monotime_ns now) {
+    const nmp_session_req *q = &s->req;
+    nmp_monotime_ns t = s->last_activity, send_end = s->opened + session_send_ns(q);
+    if (s->results_sent) return t + (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
+    if (now >= send_end || (q->kind != NMP_KIND_TCP && s->rx >= q->frames)) {
+        t = (t > send_end ? t : send_end) + q->timeout_ms * 1000000ull;
+    } else {
+        nmp_monotime_ns due = s->opened + (q->kind == NMP_KIND_TCP ? 0 : s->rx * q->interval_ns); /* rx < frames */
+        t += q->interval_ns;
+        if (due > t) t = due;
+    }
+    return t + (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
 }
 
 /* Handles the first line of a pending connection: admits a session, or
@@ -631,7 +668,8 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         /* Others learn only when to retry: who runs what from where is the owner's
          * business (the log keeps it for the operator). */
         nmp_monotime_ns now = nmp_mono_now();
-        uint64_t expect = s->opened + session_expected_ns(&s->req);
+        nmp_monotime_ns expect = s->opened + session_expected_ns(&s->req);
+        if (expect <= now) expect = s->hard_deadline; /* running late: the latest it can end */
         rlog(r, 1, "reject %s: busy with session %08x (%s)", peer, s->id, s->ops->name);
         send_line(r, fd, out,
                   nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%llu",
@@ -659,10 +697,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     fd = -1;
     s->peer = pc->peer;
     s->opened = s->last_activity = nmp_mono_now();
-    double dur_ns = (double)session_expected_ns(&req);
-    double max_ns = r->cfg.limits.max_duration_ms * 1e6;
-    s->hard_deadline = s->opened + (uint64_t)(dur_ns < max_ns ? dur_ns : max_ns) +
-                       (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
+    s->hard_deadline = s->opened + session_lifetime_ns(&req);
     if (req.kind == NMP_KIND_TCP)
         rlog(r, 1, "session %08x opened: peer %s kind=tcp streams=%u size=%u interval_ns=%llu duration_ms=%u "
              "window=%u cbr=%d bins=%u tcp port %d", s->id, peer, req.streams, req.size,
@@ -827,6 +862,19 @@ static void pending_readable(nmp_responder *r, pending_conn *pc) {
     }
 }
 
+/* Ends the session on a timer, telling the client why unless an answer is
+ * half written (a line in the middle of it would corrupt it). */
+static void session_expire(nmp_responder *r, const char *why) {
+    char line[NMP_CTL_MAXLINE + 1], text[NMP_CTL_VALMAX + 1], msg[160];
+    session *s = &r->s;
+    snprintf(msg, sizeof(msg), "session ended: %s", why);
+    if (s->out_off == s->out_len) {
+        nmp_ctl_text_encode(text, msg);
+        send_line(r, s->ctl, line, nmp_ctl_format(line, sizeof(line), NMP_CTL_ERR, "reason=timeout text=%s", text));
+    }
+    session_close(r, why);
+}
+
 /* Ends sessions and pending connections whose time is up. */
 static void check_timers(nmp_responder *r) {
     nmp_monotime_ns now = nmp_mono_now();
@@ -837,12 +885,11 @@ static void check_timers(nmp_responder *r) {
         }
     }
     if (!r->s.active) return;
-    if (r->s.out_off < r->s.out_len && now > r->s.out_deadline)
-        session_close(r, "results not read in time");
-    else if (now - r->s.last_activity > (uint64_t)r->cfg.idle_timeout_ms * 1000000ull)
-        session_close(r, "idle timeout");
-    else if (now > r->s.hard_deadline)
-        session_close(r, "duration limit");
+    if (now > r->s.hard_deadline)
+        session_expire(r, r->s.out_off < r->s.out_len ? "its answer was not read by the session's deadline"
+                                                      : "it outlived what it asked for");
+    else if (!r->s.draining && now > session_quiet_limit(r, &r->s, now)) /* draining has its own end */
+        session_expire(r, "idle: nothing from the client when it was due");
 }
 
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
