@@ -61,6 +61,16 @@ public final class NmwsClient {
         return new NmwsClient(port);
     }
 
+    /** This client sending these HTTP headers (credentials: X-Api-Key, Authorization) with every call. */
+    public NmwsClient withHeaders(Map<String, String> headers) {
+        if (!headers.isEmpty()) {
+            Map<String, List<String>> h = new java.util.HashMap<>();
+            headers.forEach((k, v) -> h.put(k, List.of(v)));
+            ((BindingProvider) port).getRequestContext().put(jakarta.xml.ws.handler.MessageContext.HTTP_REQUEST_HEADERS, h);
+        }
+        return this;
+    }
+
     public Message submit(Message request) {
         return port.submit(request);
     }

@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
-                NmwsCli.Tests.class})
+                NmwsCli.Tests.class, NmwsCli.HashPassword.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
@@ -31,8 +31,28 @@ public final class NmwsCli {
     @Option(names = "--soap12", description = "use SOAP 1.2 instead of 1.1")
     boolean soap12;
 
+    @Option(names = "--api-key", defaultValue = "${env:NMWS_API_KEY}",
+            description = "API key sent as X-Api-Key (default: $NMWS_API_KEY); use https from other hosts")
+    String apiKey;
+
+    @Option(names = "--user", defaultValue = "${env:NMWS_USER}",
+            description = "NAME:PASSWORD for HTTP Basic (default: $NMWS_USER); use https from other hosts")
+    String user;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** The credential headers to send, if any. */
+    java.util.Map<String, String> credentials() {
+        java.util.Map<String, String> h = new java.util.LinkedHashMap<>();
+        if (apiKey != null && !apiKey.isBlank()) {
+            h.put("X-Api-Key", apiKey);
+        }
+        if (user != null && !user.isBlank()) {
+            h.put("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8)));
+        }
+        return h;
+    }
 
     /** Where answers go: standard output, or what a caller set with CommandLine.setOut. */
     PrintWriter out() {
@@ -40,7 +60,7 @@ public final class NmwsCli {
     }
 
     NmwsClient client() {
-        return soap12 ? NmwsClient.soap12(url) : NmwsClient.soap11(url);
+        return (soap12 ? NmwsClient.soap12(url) : NmwsClient.soap11(url)).withHeaders(credentials());
     }
 
     public static void main(String[] args) {
@@ -125,10 +145,12 @@ public final class NmwsCli {
         @Override
         public Integer call() throws InterruptedException {
             URI base = URI.create(parent.url.replaceAll("/+$", "") + "/api/tests");
-            HttpRequest request = cancel == null
-                    ? HttpRequest.newBuilder(base).timeout(Duration.ofSeconds(30)).GET().build()
+            HttpRequest.Builder b = cancel == null
+                    ? HttpRequest.newBuilder(base).timeout(Duration.ofSeconds(30)).GET()
                     : HttpRequest.newBuilder(base.resolve("tests/" + URLEncoder.encode(cancel, StandardCharsets.UTF_8)))
-                            .timeout(Duration.ofSeconds(30)).DELETE().build();
+                            .timeout(Duration.ofSeconds(30)).DELETE();
+            parent.credentials().forEach(b::header);
+            HttpRequest request = b.build();
             HttpResponse<String> r;
             try {
                 r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(request,
@@ -144,7 +166,7 @@ public final class NmwsCli {
             String outcome = switch (r.statusCode()) {
                 case 202 -> "cancelled";
                 case 404 -> "no running test " + cancel;
-                case 403 -> "this client may not cancel tests (nmws.limits.test-clients)";
+                case 401, 403 -> "this client may not cancel tests: it needs the measure role (--api-key, --user)";
                 default -> "HTTP " + r.statusCode();
             };
             parent.out().println(outcome);
@@ -157,5 +179,25 @@ public final class NmwsCli {
         out().println(NmwsClient.toXml(response));
         boolean error = NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
         return error ? 2 : 0;
+    }
+
+    @Command(name = "hash-password", description = "Reads a password on standard input and prints it in the form "
+            + "nmws.security.users[N].password takes ({bcrypt}...).")
+    static final class HashPassword implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+
+        @Override
+        public Integer call() throws IOException {
+            java.io.Console console = System.console();
+            String password = console != null ? new String(console.readPassword("password: "))
+                    : new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (password == null || password.isEmpty()) {
+                parent.spec.commandLine().getErr().println("no password given");
+                return 2;
+            }
+            parent.out().println("{bcrypt}" + new org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder().encode(password));
+            return 0;
+        }
     }
 }
