@@ -70,7 +70,12 @@ check "r['bracketed'] and abs(r['estimateMbps'] - 97.2) <= 0.03 * 97.2" "$j"
 
 ip netns exec $B iperf3 -s -B 10.204.0.18 -p 5299 -1 >/dev/null 2>&1 &
 IS=$!
-sleep 0.5
+# Wait for the server to listen: on a loaded machine half a second was not always enough, and
+# the client then exited at once with "connection refused".
+for _ in $(seq 1 50); do
+  ip netns exec $B ss -ltn 2>/dev/null | grep -q '10.204.0.18:5299 ' && break
+  sleep 0.1
+done
 ip netns exec $A iperf3 -c 10.204.0.18 -p 5299 -u -b 40M -l 1400 -t 60 >/dev/null 2>&1 &
 IC=$!
 sleep 1.5
