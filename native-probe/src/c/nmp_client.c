@@ -47,6 +47,17 @@ static int parse_hex(const char *s, int maxdigits, uint64_t *out) {
     return 0;
 }
 
+/* An ERR where another answer was due: the responder ended the session
+ * (its timers, a refused line) and said why. Returns the code to fail with. */
+static int ended_by_responder(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t errlen) {
+    char e[NMP_ERRLEN];
+    const char *t = nmp_ctl_get(m, "text"), *reason = nmp_ctl_get(m, "reason");
+    nmp_ctl_text_decode(e, sizeof(e), t ? t : "no reason given");
+    nmp_seterr(err, errlen, "responder %s:%d ended the session %.3f s into the test: %s", c->host, c->port,
+               (double)(nmp_mono_now() - c->opened) / 1e9, e);
+    return reason && strcmp(reason, "timeout") == 0 ? -ETIMEDOUT : -EPERM;
+}
+
 /* Formats the BUSY answer: the responder says only when to retry. */
 static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t errlen) {
     const char *remaining = nmp_ctl_get(m, "remaining_ms");
@@ -119,6 +130,7 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
     parse_hex(nmp_ctl_get(&m, "session"), 8, &id);
     c->id = (uint32_t)id;
     c->udp_port = (int)v;
+    c->opened = nmp_mono_now();
     return 0;
 error:
     nmp_client_close(c);
@@ -140,6 +152,7 @@ int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t 
     rc = read_msg(c, &m, err, errlen);
     c->cancel = saved;
     if (rc < 0) return rc;
+    if (m.verb == NMP_CTL_ERR) return ended_by_responder(c, &m, err, errlen);
     if (m.verb != NMP_CTL_BYE) {
         nmp_seterr(err, errlen, "responder %s:%d: unexpected answer %s to END", c->host, c->port,
                    nmp_ctl_verb_name(m.verb));
@@ -186,6 +199,7 @@ int nmp_client_results_raw(nmp_client *c, uint64_t max_bytes, nmp_ctl_msg *hdr, 
     rc = read_msg(c, hdr, err, errlen);
     c->cancel = saved;
     if (rc < 0) return rc;
+    if (hdr->verb == NMP_CTL_ERR) return ended_by_responder(c, hdr, err, errlen);
     if (hdr->verb != NMP_CTL_DATA || nmp_ctl_get_u64(hdr, "bytes", 0, max_bytes, &bytes, e, sizeof(e)) < 0) {
         if (hdr->verb != NMP_CTL_DATA) nmp_seterr(e, sizeof(e), "answer %s", nmp_ctl_verb_name(hdr->verb));
         nmp_seterr(err, errlen, "responder %s:%d: bad answer to RESULTS: %s", c->host, c->port, e);
@@ -257,4 +271,40 @@ int nmp_client_send_frame(nmp_client *c, uint8_t type, uint32_t seq, uint32_t to
         nmp_seterr(err, errlen, "udp send to %s:%d: %s", c->host, c->udp_port, strerror(-rc));
         return rc;
     }
+}
+
+int nmp_client_watch(nmp_client *c, int now, char *err, size_t errlen) {
+    nmp_monotime_ns t = nmp_mono_now();
+    char line[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
+    size_t len;
+    nmp_ctl_msg m;
+    if ((!now && t < c->next_watch) || c->ctl < 0) return 0;
+    c->next_watch = t + NMP_CLIENT_WATCH_NS;
+    struct pollfd p = {.fd = c->ctl, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0) return 0;
+    size_t room = sizeof(c->lb.buf) - 1 - c->lb.len;
+    ssize_t n = room ? recv(c->ctl, c->lb.buf + c->lb.len, room, MSG_DONTWAIT) : 0;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+    if (n > 0) {
+        c->lb.len += (size_t)n;
+        int rc = nmp_linebuf_take(&c->lb, line, &len);
+        if (rc == 0) return 0; /* the rest of the line is on its way */
+        if (rc == 1 && nmp_ctl_parse(line, len, &m, e, sizeof(e)) == 0) {
+            if (m.verb == NMP_CTL_ERR) return ended_by_responder(c, &m, err, errlen);
+            nmp_seterr(err, errlen, "responder %s:%d: unexpected %s during the test", c->host, c->port,
+                       nmp_ctl_verb_name(m.verb));
+        } else {
+            nmp_seterr(err, errlen, "responder %s:%d: the control connection carried something else than the "
+                       "nmws control protocol during the test", c->host, c->port);
+        }
+        return -EPROTO;
+    }
+    if (room == 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: control line too long during the test", c->host, c->port);
+        return -EPROTO;
+    }
+    nmp_seterr(err, errlen, "responder %s:%d went away %.3f s into the test: the control connection was %s "
+               "(responder stopped or killed, or its host unreachable)", c->host, c->port,
+               (double)(t - c->opened) / 1e9, n == 0 ? "closed" : strerror(errno));
+    return -ECONNRESET;
 }

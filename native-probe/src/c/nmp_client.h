@@ -5,6 +5,10 @@
 
 #include "nmp_net.h"
 
+/* How often nmp_client_watch looks at the control connection: a responder
+ * that goes away mid-test is noticed within about this (and well within 2 s). */
+#define NMP_CLIENT_WATCH_NS 50000000ull
+
 typedef struct nmp_client {
     const char *host;               /* responder as the caller named it (not owned) */
     int port;                       /* responder control port */
@@ -17,6 +21,8 @@ typedef struct nmp_client {
     uint32_t id;                    /* session id from OK */
     uint32_t timeout_ms;            /* control I/O timeout */
     const volatile int32_t *cancel; /* caller's cancel flag, may be NULL */
+    nmp_monotime_ns opened;         /* when OK came */
+    nmp_monotime_ns next_watch;     /* nmp_client_watch looks again from then */
 } nmp_client;
 
 /* Connects, sends 'request' (a full control line) and reads the answer.
@@ -52,6 +58,13 @@ int nmp_client_results_raw(nmp_client *c, uint64_t max_bytes, nmp_ctl_msg *hdr, 
  * the send times in *mono and *wall. Returns 0 or -errno with err set. */
 int nmp_client_send_frame(nmp_client *c, uint8_t type, uint32_t seq, uint32_t total, uint8_t *buf, size_t size,
                           nmp_monotime_ns *mono, nmp_walltime_ns *wall, char *err, size_t errlen);
+/* Watches the control connection while the test's frames flow, where
+ * nothing is expected on it: a responder killed or restarted closes it (EOF
+ * or reset), one that ends the session says why (ERR) first. Costs a clock
+ * read; looks (a poll) at most every NMP_CLIENT_WATCH_NS, or now if 'now'.
+ * Returns 0, -ECONNRESET (gone), -ETIMEDOUT or -EPERM (the responder ended
+ * the session: timeout, or another reason) or -EPROTO, with err saying so. */
+int nmp_client_watch(nmp_client *c, int now, char *err, size_t errlen);
 /* Closes both sockets; safe to call twice. */
 void nmp_client_close(nmp_client *c);
 

@@ -96,15 +96,19 @@ static void drain_replies(rr_run *t) {
 }
 
 /* Receives replies until 'deadline' (or until stop() says so). Sleeps in
- * ppoll while far from the deadline and spins the last SPIN_NS. */
-static void wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all) {
+ * ppoll while far from the deadline and spins the last SPIN_NS. Watches
+ * the control connection meanwhile: returns -errno with err set when the
+ * responder went away or ended the session, else 0. */
+static int wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all, char *err, size_t errlen) {
     struct pollfd p = {.fd = t->cl.udp, .events = POLLIN};
     for (;;) {
         drain_replies(t);
         progress(t, 0);
-        if (nmp_control_cancelled(t->ctl) || (stop_when_all && t->res->received >= t->res->sent)) return;
+        int rc = nmp_client_watch(&t->cl, 0, err, errlen);
+        if (rc < 0) return rc;
+        if (nmp_control_cancelled(t->ctl) || (stop_when_all && t->res->received >= t->res->sent)) return 0;
         nmp_monotime_ns now = nmp_mono_now();
-        if (now >= deadline) return;
+        if (now >= deadline) return 0;
         uint64_t rem = deadline - now;
         if (rem > SPIN_NS) {
             uint64_t ns = rem - SPIN_NS / 2;
@@ -261,9 +265,12 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     uint32_t k0 = 0;
     for (uint32_t i = 0; i < n && !nmp_control_cancelled(t->ctl); i++) {
         nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i - k0) * spec->interval_ns;
-        wait_receiving(t, due, 0);
+        if ((rc = wait_receiving(t, due, 0, err, errlen)) < 0) goto error;
         if (nmp_control_cancelled(t->ctl)) break;
-        if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
+        if ((rc = send_frame(t, i, err, errlen)) < 0) {
+            nmp_client_watch(&t->cl, 1, err, errlen); /* a send refused because the responder is gone says so */
+            goto error;
+        }
         /* As the stream sender does: a frame that left late moves the schedule, so a stall
          * becomes one longer gap rather than a burst of catch-up frames whose RTTs would
          * measure the sender's own queue. */
@@ -274,7 +281,7 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     }
     if (!nmp_control_cancelled(t->ctl)) {
         nmp_monotime_ns last = res->sent ? t->mono_send[res->sent - 1] : nmp_mono_now();
-        wait_receiving(t, last + spec->timeout_ns, 1);
+        if ((rc = wait_receiving(t, last + spec->timeout_ns, 1, err, errlen)) < 0) goto error;
     }
     res->end_wall = nmp_wall_now();
     progress(t, 1);

@@ -332,6 +332,22 @@ static int send_frame(stream_run *t, uint32_t seq, char *err, size_t errlen) {
     return rc;
 }
 
+/* Sleeps until 'due' as nmp_sleep_until does, waking every
+ * NMP_CLIENT_WATCH_NS on a long wait to look at the control connection
+ * and the cancel flag. Returns 0, or -errno with err set when the
+ * responder went away or ended the session. */
+static int pace(stream_run *t, nmp_monotime_ns due, char *err, size_t errlen) {
+    for (;;) {
+        int rc = nmp_client_watch(&t->cl, 0, err, errlen);
+        if (rc < 0) return rc;
+        nmp_monotime_ns now = nmp_mono_now();
+        if (due <= now + NMP_CLIENT_WATCH_NS || nmp_control_cancelled(t->ctl)) break;
+        nmp_sleep_until(now + NMP_CLIENT_WATCH_NS, 0);
+    }
+    nmp_sleep_until(due, SPIN_NS);
+    return 0;
+}
+
 static uint64_t get_or0(const nmp_ctl_msg *m, const char *key) {
     uint64_t v = 0;
     if (nmp_ctl_get_u64(m, key, 0, UINT64_MAX, &v, NULL, 0) < 0) v = 0;
@@ -447,8 +463,14 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     for (uint32_t i = 0; i < n && !nmp_control_cancelled(t->ctl); i++) {
         int paced = i % train == 0 && (spec->interval_ns > 0 || i == 0);
         nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i / train - k0) * spec->interval_ns;
-        if (paced) nmp_sleep_until(due, SPIN_NS);
-        if ((rc = send_frame(t, i, err, errlen)) < 0) goto error;
+        /* the control connection is looked at between trains, never inside one */
+        if ((paced || train == 1) && (rc = paced ? pace(t, due, err, errlen) : nmp_client_watch(&t->cl, 0, err, errlen)) < 0)
+            goto error;
+        if (paced && nmp_control_cancelled(t->ctl)) break;
+        if ((rc = send_frame(t, i, err, errlen)) < 0) {
+            nmp_client_watch(&t->cl, 1, err, errlen); /* a send refused because the responder is gone says so */
+            goto error;
+        }
         if (paced && spec->interval_ns > 0 && t->send_mono[i] > due + PACE_REBASE_NS) {
             t0 = t->send_mono[i];
             k0 = i / train;
@@ -461,6 +483,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     while (!nmp_control_cancelled(t->ctl) && nmp_mono_now() < until) {
         nmp_monotime_ns now = nmp_mono_now(), step = now + 20000000ull;
         nmp_sleep_until(step < until ? step : until, 0);
+        if ((rc = nmp_client_watch(&t->cl, 0, err, errlen)) < 0) goto error;
     }
     progress(t, 1);
     int was_cancelled = nmp_control_cancelled(t->ctl);

@@ -229,7 +229,8 @@ static int pump(tcp_run *t, uint32_t i, char *err, size_t errlen) {
             int rc = -errno;
             nmp_seterr(err, errlen, "tcp stream %u to %s:%d: send: %s", i, t->spec->host, t->cl.udp_port,
                        strerror(errno));
-            return rc;
+            int wrc = nmp_client_watch(&t->cl, 1, err, errlen); /* the responder is gone: say so */
+            return wrc < 0 ? wrc : rc;
         }
         x->off += (size_t)n;
         x->bytes_sent += (uint64_t)n;
@@ -260,6 +261,7 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
             if (next_sample <= now) next_sample = now + sp->sample_ns;
         }
         progress(t, now, 0);
+        if ((rc = nmp_client_watch(&t->cl, 0, err, errlen)) < 0) return rc;
         struct pollfd p[NMP_TCP_MAX_STREAMS];
         uint32_t map[NMP_TCP_MAX_STREAMS], np = 0;
         nmp_monotime_ns wake = stopping ? now + 100000000ull : (end < next_sample ? end : next_sample);
@@ -299,6 +301,8 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
         }
         now = nmp_mono_now();
         if (np == 0) {
+            /* a long gap (spaced or CBR) is slept in slices: the control connection is watched */
+            if (wake > now + NMP_CLIENT_WATCH_NS) wake = now + NMP_CLIENT_WATCH_NS;
             if (wake > now) nmp_sleep_until(wake, SPIN_NS);
             continue;
         }
@@ -312,6 +316,7 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
         }
         for (uint32_t j = 0; r > 0 && j < np; j++) {
             if (p[j].revents & (POLLERR | POLLHUP)) {
+                if ((rc = nmp_client_watch(&t->cl, 1, err, errlen)) < 0) return rc; /* the responder is gone: say so */
                 int soerr = 0;
                 socklen_t sl = sizeof(soerr);
                 getsockopt(p[j].fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
@@ -324,9 +329,10 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
 }
 
 /* Shuts each stream down for writing and waits until every byte is
- * acknowledged (SIOCOUTQ == 0) or the deadline; keeps sampling. Returns
- * the monotonic time when the last byte was acknowledged. */
-static nmp_monotime_ns wait_acked(tcp_run *t, nmp_monotime_ns deadline) {
+ * acknowledged (SIOCOUTQ == 0) or the deadline; keeps sampling, and
+ * watching the control connection (*rc < 0 with err set: the responder
+ * went away). Returns the monotonic time when the last byte was acknowledged. */
+static nmp_monotime_ns wait_acked(tcp_run *t, nmp_monotime_ns deadline, int *rc, char *err, size_t errlen) {
     const nmp_tcp_spec *sp = t->spec;
     nmp_monotime_ns next_sample = nmp_mono_now() + sp->sample_ns;
     for (uint32_t i = 0; i < sp->streams; i++) shutdown(t->tx[i].fd, SHUT_WR);
@@ -338,6 +344,7 @@ static nmp_monotime_ns wait_acked(tcp_run *t, nmp_monotime_ns deadline) {
             if (ioctl(t->tx[i].fd, SIOCOUTQ, &q) == 0 && q > 0) left = 1;
         }
         if (!left || now >= deadline) return now;
+        if ((*rc = nmp_client_watch(&t->cl, 0, err, errlen)) < 0) return now;
         if (now >= next_sample) {
             sample_info(t, now);
             next_sample = now + sp->sample_ns;
@@ -511,7 +518,8 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     sample_info(t, t->t0);
     if ((rc = send_loop(t, err, errlen)) < 0) goto error;
     int was_cancelled = nmp_control_cancelled(t->ctl);
-    nmp_monotime_ns acked = wait_acked(t, nmp_mono_now() + spec.timeout_ns);
+    nmp_monotime_ns acked = wait_acked(t, nmp_mono_now() + spec.timeout_ns, &rc, err, errlen);
+    if (rc < 0) goto error;
     sample_info(t, nmp_mono_now());
     progress(t, nmp_mono_now(), 1);
     res->sender_seconds = (double)(acked - t->t0) / 1e9;
