@@ -41,6 +41,7 @@ public class MeasurementService {
     /** Cancels tests that run past the duration limit; owned by the application context. */
     private final ScheduledExecutorService watchdog;
     private final MeasurementKind.Context context;
+    private final Interlock interlock = new Interlock();
 
     public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
                               TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog) {
@@ -53,6 +54,11 @@ public class MeasurementService {
         this.watchdog = watchdog;
         this.context = new MeasurementKind.Context(props.responderPort(), props.limits());
         this.measurementPoint = props.measurementPoint().isBlank() ? host.hostName() : props.measurementPoint();
+    }
+
+    /** The host-wide interlock of test classes, shared by on-demand and scheduled tests. */
+    public Interlock interlock() {
+        return interlock;
     }
 
     public String measurementPoint() {
@@ -69,6 +75,16 @@ public class MeasurementService {
      */
     public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
+        return measure(c, subject, nmwgParameters, TestClass.of(c.dottedName()), 0);
+    }
+
+    /**
+     * As {@link #measure(Characteristic, PathSubject, Map)}, in a given class, waiting up to
+     * waitMillis for the class interlock and the path (a scheduled run waits within its
+     * slot; an on-demand request does not wait).
+     */
+    public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters, TestClass testClass,
+                            long waitMillis) throws MeasurementException {
         // Who may test is settled before the request is looked at; the rate is charged only
         // when a test is about to start, so a typo or a busy path costs nothing.
         admission.authorize(TestAdmission.currentClient());
@@ -76,14 +92,14 @@ public class MeasurementService {
         ClientLimits limits = admission.currentLimits();
         limits.checkDestination(subject.dst().host());
         return measure(kinds.get(parse(() -> c.testFor(nmwgParameters))), c, subject, nmwgParameters,
-                new MeasurementKind.Context(context.responderPort(), limits.narrow(context.limits())));
+                new MeasurementKind.Context(context.responderPort(), limits.narrow(context.limits())), testClass, waitMillis);
     }
 
     private <P> Measured measure(MeasurementKind<P> kind, Characteristic c, PathSubject subject,
-                                 Map<String, String> nmwgParameters, MeasurementKind.Context context)
-            throws MeasurementException {
+                                 Map<String, String> nmwgParameters, MeasurementKind.Context context, TestClass testClass,
+                                 long waitMillis) throws MeasurementException {
         P parameters = parse(() -> kind.parse(nmwgParameters, c, context));
-        Observation o = kind.run(parameters, subject, new Runner(c.dottedName()));
+        Observation o = kind.run(parameters, subject, new Runner(c.dottedName(), testClass, waitMillis));
         return new Measured(archive.save(o), kind.raw(parameters));
     }
 
@@ -114,14 +130,33 @@ public class MeasurementService {
     /** One request's view of the service, named by the characteristic it measures. */
     private final class Runner implements TestRunner {
         private final String what;
+        private final TestClass testClass;
+        private final long waitMillis;
 
-        Runner(String what) {
+        Runner(String what, TestClass testClass, long waitMillis) {
             this.what = what;
+            this.testClass = testClass;
+            this.waitMillis = waitMillis;
         }
 
         @Override
         public <T> T probe(PathSubject subject, ProbeCall<T> call) throws MeasurementException {
-            return locked(what, subject, call);
+            Interlock.Held held;
+            try {
+                held = interlock.acquire(testClass, waitMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MeasurementException(MeasurementException.Kind.FAILED, "interrupted waiting for the test interlock");
+            }
+            if (held == null) {
+                throw new MeasurementException(MeasurementException.Kind.BUSY, (testClass == TestClass.EXCLUSIVE
+                        ? "other tests run on this host and an exclusive test needs it to itself"
+                        : "an exclusive test runs on this host") + "; retry in "
+                        + running.secondsUntilAllFree(props.limits().maxDuration()) + " s");
+            }
+            try (held) {
+                return locked(what, subject, call, waitMillis);
+            }
         }
 
         @Override
@@ -156,7 +191,8 @@ public class MeasurementService {
      * Runs a probe call with the path's lock held (one test per destination from this
      * point at a time), turning engine failures into measurement errors by their reason.
      */
-    private <T> T locked(String what, PathSubject subject, TestRunner.ProbeCall<T> call) throws MeasurementException {
+    private <T> T locked(String what, PathSubject subject, TestRunner.ProbeCall<T> call, long waitMillis)
+            throws MeasurementException {
         checkSourceIsLocal(subject);
         if (!Probe.isAvailable()) {
             throw new MeasurementException(MeasurementException.Kind.UNAVAILABLE, "the probe engine is not available here: "
@@ -170,7 +206,14 @@ public class MeasurementService {
         TestAdmission.Slot slot = admission.begin(client);
         // A busy path is answered at once with when to retry: waiting for it held a server
         // thread per request for up to the longest test, and 220 such requests starved the service.
-        if (!lock.tryAcquire()) {
+        boolean got;
+        try {
+            got = waitMillis > 0 ? lock.tryAcquire(waitMillis, TimeUnit.MILLISECONDS) : lock.tryAcquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            got = false;
+        }
+        if (!got) {
             slot.refund();
             slot.close();
             throw new MeasurementException(MeasurementException.Kind.BUSY, "another test to " + dst

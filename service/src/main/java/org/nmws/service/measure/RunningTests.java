@@ -100,6 +100,15 @@ public final class RunningTests {
         return Math.max(1, best);
     }
 
+    /** When every test now running should be over (see {@link #secondsUntilFree}). */
+    long secondsUntilAllFree(java.time.Duration maxDuration) {
+        long worst = 1;
+        for (Entry e : tests.values()) {
+            worst = Math.max(worst, secondsUntilFree(e.dst, maxDuration));
+        }
+        return worst;
+    }
+
     /** Asks a running test to stop; false when no such test runs. */
     public boolean cancel(String id) {
         Entry e = tests.get(id);

@@ -89,6 +89,8 @@ class SecurityConfig {
                         .requestMatchers(path.matcher("/services/**")).permitAll()
                         .requestMatchers(path.matcher("/archive/**")).hasRole("ADMIN")
                         .requestMatchers(path.matcher(HttpMethod.DELETE, "/api/tests/**")).hasRole("MEASURE")
+                        .requestMatchers(path.matcher(HttpMethod.PUT, "/api/schedules/**"),
+                                path.matcher(HttpMethod.DELETE, "/api/schedules/**")).hasRole("MEASURE")
                         .anyRequest().hasRole("READ"));
         return http.build();
     }

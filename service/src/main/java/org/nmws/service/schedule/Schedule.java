@@ -1,0 +1,53 @@
+package org.nmws.service.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.nmws.service.measure.TestClass;
+
+/**
+ * A test repeated every period: which characteristic towards which destination with which
+ * NMWG parameters, run by which measurement point, from start to end (open when null), each
+ * repetition slipped by a random part of slip so that points do not synchronise.
+ */
+public record Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
+                       Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled) {
+
+    public Schedule {
+        if (name == null || !name.matches("[A-Za-z0-9._:>@-]{1,128}")) {
+            throw new IllegalArgumentException("a schedule's name is 1..128 of [A-Za-z0-9._:>@-], was '" + name + "'");
+        }
+        if (period == null || period.toMillis() < 1000 || period.toDays() > 366) {
+            throw new IllegalArgumentException("schedule " + name + ": period must be 1 s..366 days, was " + period);
+        }
+        if (slip == null || slip.isNegative() || slip.compareTo(period) > 0) {
+            throw new IllegalArgumentException("schedule " + name + ": slip must be 0..period, was " + slip);
+        }
+        if (dst == null || dst.isBlank() || dst.length() > 255) {
+            throw new IllegalArgumentException("schedule " + name + ": dst is required (at most 255 characters)");
+        }
+        if (end != null && start != null && !end.isAfter(start)) {
+            throw new IllegalArgumentException("schedule " + name + ": end " + end + " is not after start " + start);
+        }
+        parameters = Map.copyOf(parameters);
+    }
+
+    /** Slot k's planned time: start + k periods + a slip that is the same for slot k after any restart. */
+    Instant plannedAt(long slot) {
+        long slipMs = slip.toMillis() == 0 ? 0 : Math.floorMod(mix(id * 1_000_003L + slot), slip.toMillis());
+        return start.plus(period.multipliedBy(slot)).plusMillis(slipMs);
+    }
+
+    /** The first slot planned at or after t. */
+    long slotAt(Instant t) {
+        long ms = Duration.between(start, t).toMillis();
+        return ms <= 0 ? 0 : (ms + period.toMillis() - 1) / period.toMillis();
+    }
+
+    /** SplitMix64's finaliser: a well-spread slip from the slot number, with no state to keep. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+}

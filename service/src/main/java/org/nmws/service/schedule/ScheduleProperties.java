@@ -1,0 +1,36 @@
+package org.nmws.service.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The scheduler's settings, and schedules from the configuration file (created or updated by
+ * name at start-up, beside those made through the API).
+ *
+ * @param enabled whether this point runs its schedules
+ * @param workers runs at once (each holds a thread while its test runs)
+ * @param horizon how far ahead runs are planned (at least a period)
+ * @param schedules schedules kept in the configuration
+ * @param meshFile a mesh description (points and test groups) this point runs its share of
+ */
+@ConfigurationProperties("nmws.scheduler")
+public record ScheduleProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int workers,
+                                 @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules,
+                                 String meshFile) {
+    public ScheduleProperties {
+        if (workers < 1 || workers > 64) {
+            throw new IllegalArgumentException("nmws.scheduler.workers must be 1..64, was " + workers);
+        }
+        schedules = List.copyOf(schedules);
+    }
+
+    /** One configured schedule; unset start means slots aligned to the epoch, unset class the characteristic's. */
+    public record Entry(String name, String characteristic, String dst, @DefaultValue Map<String, String> parameters,
+                        Duration period, @DefaultValue("PT0S") Duration slip, Instant start, Instant end, String testClass,
+                        @DefaultValue("true") boolean enabled) {
+    }
+}

@@ -1,0 +1,52 @@
+package org.nmws.service.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.nmws.service.measure.TestClass;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Params;
+
+/**
+ * A schedule as clients and the configuration describe it; {@link #toSchedule} checks it. The
+ * parameters are checked as a test of the characteristic would check them, when it first runs.
+ */
+public record ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
+                              String start, String end, String testClass, String point, Boolean enabled) {
+
+    public Schedule toSchedule(String name, String defaultPoint) {
+        Characteristic c = Characteristic.lookup(characteristic == null ? "" : characteristic).orElseThrow(() ->
+                new IllegalArgumentException("characteristic '" + Params.echo(String.valueOf(characteristic)) + "' is not known"));
+        Duration p = duration("period", period, null);
+        return new Schedule(0, name, point == null || point.isBlank() ? defaultPoint : point, c.dottedName(), dst,
+                parameters == null ? Map.of() : parameters, p, duration("slip", slip, Duration.ZERO),
+                start == null || start.isBlank() ? Instant.EPOCH : org.nmws.service.observation.Times.parse("start", start),
+                end == null || end.isBlank() ? null : org.nmws.service.observation.Times.parse("end", end),
+                testClass == null || testClass.isBlank() ? TestClass.of(c.dottedName()) : TestClass.parse(testClass),
+                enabled == null || enabled);
+    }
+
+    /** An ISO-8601 duration (PT30S) or plain seconds. */
+    private static Duration duration(String name, String text, Duration dflt) {
+        if (text == null || text.isBlank()) {
+            if (dflt == null) {
+                throw new IllegalArgumentException(name + " is required (ISO 8601, PT30S, or seconds)");
+            }
+            return dflt;
+        }
+        if (Params.isDecimal(text.trim())) {
+            return Duration.ofMillis(Math.round(Double.parseDouble(text.trim()) * 1000));
+        }
+        try {
+            return Duration.parse(text.trim());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(name + " '" + Params.echo(text) + "' is not a duration (PT30S, or seconds)");
+        }
+    }
+
+    static ScheduleRequest of(ScheduleProperties.Entry e) {
+        return new ScheduleRequest(e.characteristic(), e.dst(), e.parameters(), e.period() == null ? null : e.period().toString(),
+                e.slip().toString(), e.start() == null ? null : e.start().toString(), e.end() == null ? null : e.end().toString(),
+                e.testClass(), null, e.enabled());
+    }
+}

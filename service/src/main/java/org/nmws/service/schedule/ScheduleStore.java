@@ -1,0 +1,188 @@
+package org.nmws.service.schedule;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.nmws.service.measure.TestClass;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * Schedules and their runs in the archive's database, so that they survive restarts and,
+ * on PostgreSQL, are shared by every point. A run is claimed by an UPDATE that succeeds for
+ * one caller only, and planned slots are unique: a restarted point plans the same slots
+ * again and none runs twice. The upserts (ON CONFLICT) are the same in SQLite and PostgreSQL.
+ */
+public final class ScheduleStore {
+    private static final String RUN_COLUMNS = "r.id, r.schedule_id, s.name, r.slot, r.planned_ms, r.status, r.started_ms, "
+            + "r.ended_ms, r.reason, r.observation_id";
+
+    private final JdbcTemplate jdbc;
+    private final ObjectMapper json;
+
+    public ScheduleStore(JdbcTemplate jdbc, ObjectMapper json) {
+        this.jdbc = jdbc;
+        this.json = json;
+    }
+
+    /** Creates the schedule, or replaces the one of the same name; returns it as stored. */
+    public Schedule put(Schedule s) {
+        jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
+                        + "test_class, enabled, created_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET "
+                        + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
+                        + "parameters = excluded.parameters, period_ms = excluded.period_ms, slip_ms = excluded.slip_ms, "
+                        + "start_ms = excluded.start_ms, end_ms = excluded.end_ms, test_class = excluded.test_class, "
+                        + "enabled = excluded.enabled",
+                s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()), s.period().toMillis(),
+                s.slip().toMillis(), s.start().toEpochMilli(), s.end() == null ? null : s.end().toEpochMilli(),
+                s.testClass().label(), s.enabled(), System.currentTimeMillis());
+        Schedule stored = byName(s.name()).orElseThrow();
+        // A changed schedule plans afresh: slots not yet run are dropped and planned again.
+        jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
+        return stored;
+    }
+
+    public Optional<Schedule> byName(String name) {
+        return jdbc.query("SELECT * FROM schedule WHERE name = ?", this::schedule, name).stream().findFirst();
+    }
+
+    public List<Schedule> all() {
+        return jdbc.query("SELECT * FROM schedule ORDER BY name", this::schedule);
+    }
+
+    /** The enabled schedules a point runs. */
+    public List<Schedule> of(String point) {
+        return jdbc.query("SELECT * FROM schedule WHERE point = ? AND enabled = ? ORDER BY id", this::schedule, point, true);
+    }
+
+    public boolean delete(String name) {
+        return jdbc.update("DELETE FROM schedule WHERE name = ?", name) > 0;
+    }
+
+    /** Plans a slot unless it is planned already (by this point before a restart, say). */
+    public void plan(Schedule s, long slot, Instant at) {
+        jdbc.update("INSERT INTO scheduled_run (schedule_id, slot, planned_ms, status) VALUES (?,?,?,?) "
+                + "ON CONFLICT (schedule_id, slot) DO NOTHING", s.id(), slot, at.toEpochMilli(), ScheduledRun.PLANNED);
+    }
+
+    /** Plans a slot as a non-starter (backing off, say), unless it is planned already. */
+    public void planNonStarter(Schedule s, long slot, Instant at, String reason) {
+        jdbc.update("INSERT INTO scheduled_run (schedule_id, slot, planned_ms, status, reason) VALUES (?,?,?,?,?) "
+                + "ON CONFLICT (schedule_id, slot) DO NOTHING", s.id(), slot, at.toEpochMilli(), ScheduledRun.NONSTARTER, reason);
+    }
+
+    /** The point's planned runs due by now, earliest first. */
+    public List<ScheduledRun> due(String point, Instant now) {
+        return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                + "WHERE s.point = ? AND r.status = ? AND r.planned_ms <= ? ORDER BY r.planned_ms", this::run, point,
+                ScheduledRun.PLANNED, now.toEpochMilli());
+    }
+
+    /** The point's runs planned or running that end after from, for availability. */
+    public List<ScheduledRun> pending(String point) {
+        return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                + "WHERE s.point = ? AND r.status IN (?, ?) ORDER BY r.planned_ms", this::run, point, ScheduledRun.PLANNED,
+                ScheduledRun.RUNNING);
+    }
+
+    /** Takes a planned run for this caller; false when another took it first. */
+    public boolean claim(long runId, Instant now) {
+        return jdbc.update("UPDATE scheduled_run SET status = ?, started_ms = ? WHERE id = ? AND status = ?",
+                ScheduledRun.RUNNING, now.toEpochMilli(), runId, ScheduledRun.PLANNED) == 1;
+    }
+
+    public void finish(long runId, String status, Instant ended, String reason, Long observationId) {
+        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ?, observation_id = ? WHERE id = ?",
+                status, ended.toEpochMilli(), reason == null ? null : clip(reason), observationId, runId);
+    }
+
+    /** A planned run that will not start: its slot passed, or the host was taken. */
+    public boolean nonStarter(long runId, String reason) {
+        return jdbc.update("UPDATE scheduled_run SET status = ?, reason = ? WHERE id = ? AND status = ?",
+                ScheduledRun.NONSTARTER, clip(reason), runId, ScheduledRun.PLANNED) == 1;
+    }
+
+    /** Runs a point had begun when it stopped: they ended with it. */
+    public int interrupted(String point, Instant now) {
+        return jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE status = ? AND schedule_id IN "
+                        + "(SELECT id FROM schedule WHERE point = ?)", ScheduledRun.FAILED, now.toEpochMilli(),
+                "interrupted: the point stopped while the test ran", ScheduledRun.RUNNING, point);
+    }
+
+    /** A schedule's runs, newest first. */
+    public List<ScheduledRun> runs(long scheduleId, int limit) {
+        return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                + "WHERE r.schedule_id = ? ORDER BY r.slot DESC LIMIT ?", this::run, scheduleId, limit);
+    }
+
+    /** How many of a schedule's latest finished runs failed in a row. */
+    public int failuresInARow(long scheduleId) {
+        int n = 0;
+        for (String status : jdbc.queryForList("SELECT status FROM scheduled_run WHERE schedule_id = ? AND status IN (?, ?) "
+                + "ORDER BY slot DESC LIMIT 16", String.class, scheduleId, ScheduledRun.DONE, ScheduledRun.FAILED)) {
+            if (!status.equals(ScheduledRun.FAILED)) {
+                break;
+            }
+            n++;
+        }
+        return n;
+    }
+
+    /** The last run's duration, to plan around it; null when none has run. */
+    public Duration lastDuration(long scheduleId) {
+        List<Long> d = jdbc.queryForList("SELECT ended_ms - started_ms FROM scheduled_run WHERE schedule_id = ? AND "
+                + "ended_ms IS NOT NULL AND started_ms IS NOT NULL ORDER BY slot DESC LIMIT 1", Long.class, scheduleId);
+        return d.isEmpty() ? null : Duration.ofMillis(Math.max(0, d.get(0)));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 1000 ? s : s.substring(0, 1000) + "...";
+    }
+
+    private Schedule schedule(ResultSet rs, int row) throws SQLException {
+        long end = rs.getLong("end_ms");
+        return new Schedule(rs.getLong("id"), rs.getString("name"), rs.getString("point"), rs.getString("characteristic"),
+                rs.getString("dst"), read(rs.getString("parameters")), Duration.ofMillis(rs.getLong("period_ms")),
+                Duration.ofMillis(rs.getLong("slip_ms")), Instant.ofEpochMilli(rs.getLong("start_ms")),
+                rs.wasNull() || end == 0 ? null : Instant.ofEpochMilli(end), TestClass.parse(rs.getString("test_class")),
+                rs.getBoolean("enabled"));
+    }
+
+    private ScheduledRun run(ResultSet rs, int row) throws SQLException {
+        return new ScheduledRun(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getLong(4), Instant.ofEpochMilli(rs.getLong(5)),
+                rs.getString(6), instant(rs, 7), instant(rs, 8), rs.getString(9), nullableLong(rs, 10));
+    }
+
+    private static Instant instant(ResultSet rs, int col) throws SQLException {
+        long v = rs.getLong(col);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+    }
+
+    private static Long nullableLong(ResultSet rs, int col) throws SQLException {
+        long v = rs.getLong(col);
+        return rs.wasNull() ? null : v;
+    }
+
+    private String write(Map<String, String> p) {
+        try {
+            return json.writeValueAsString(new java.util.TreeMap<>(p));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Map<String, String> read(String text) {
+        try {
+            return json.readValue(text, new TypeReference<Map<String, String>>() { });
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("schedule parameters are not JSON: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package org.nmws.service.schedule;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestClass;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.PathSubject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs this point's schedules. A planner, once a second, plans each schedule's slots up to a
+ * horizon ahead and hands the runs that are due to a small pool; each run is claimed in the
+ * store (so only one point, one thread, once), takes the class interlock and the path within
+ * its slot's grace or is recorded as a non-starter with the reason, and its result is kept
+ * like any other. A schedule whose runs keep failing backs off (the next 2^n - 1 slots are
+ * non-starters, up to 31). After a restart, runs that were running are recorded as
+ * interrupted, slots that passed while the point was down as missed, and nothing runs twice.
+ */
+public final class Scheduler implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+    private static final Duration TICK = Duration.ofSeconds(1);
+
+    private final ScheduleStore store;
+    private final MeasurementService measurements;
+    private final String point;
+    private final Duration horizon;
+    private final int workers;
+    private final Clock clock;
+    private final Set<Long> inHand = ConcurrentHashMap.newKeySet();
+    /** One run of a schedule at a time: a run that overruns its period delays the next. */
+    private final Map<Long, Boolean> busySchedules = new ConcurrentHashMap<>();
+    private ScheduledExecutorService planner;
+    private ExecutorService pool;
+    private volatile boolean running;
+    private final boolean autoStartup;
+
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup) {
+        this.autoStartup = autoStartup;
+        this.store = store;
+        this.measurements = measurements;
+        this.point = point;
+        this.horizon = horizon;
+        this.workers = workers;
+        this.clock = clock;
+    }
+
+    @Override
+    public void start() {
+        Instant now = clock.instant();
+        int interrupted = store.interrupted(point, now);
+        if (interrupted > 0) {
+            log.info("{} scheduled runs were interrupted when this point stopped", interrupted);
+        }
+        pool = Executors.newFixedThreadPool(workers, r -> {
+            Thread t = new Thread(r, "nmws-scheduled-run");
+            t.setDaemon(true);
+            return t;
+        });
+        planner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "nmws-planner");
+            t.setDaemon(true);
+            return t;
+        });
+        running = true;
+        planner.scheduleWithFixedDelay(this::tickSafely, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (planner != null) {
+            planner.shutdownNow();
+        }
+        if (pool != null) {
+            pool.shutdownNow();
+            // Let running tests end and record themselves while the archive is still open; one
+            // that does not within the wait is recorded as interrupted at the next start.
+            try {
+                pool.awaitTermination(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private void tickSafely() {
+        try {
+            tick(clock.instant());
+        } catch (RuntimeException e) {
+            log.warn("scheduler tick failed: {}", e.toString()); // the next tick tries again
+        }
+    }
+
+    /** Plans ahead and starts what is due. Package-private for tests. */
+    void tick(Instant now) {
+        for (Schedule s : store.of(point)) {
+            plan(s, now);
+        }
+        for (ScheduledRun r : store.due(point, now)) {
+            if (inHand.add(r.id())) {
+                pool.execute(() -> {
+                    try {
+                        run(r);
+                    } catch (RuntimeException e) {
+                        if (running) {
+                            log.warn("scheduled run {} failed to record: {}", r.id(), e.toString());
+                        } // stopping: the archive may be closed; the next start records it as interrupted
+                    } finally {
+                        inHand.remove(r.id());
+                    }
+                });
+            }
+        }
+    }
+
+    /** Plans a schedule's slots from now to the horizon. Package-private for tests. */
+    void plan(Schedule s, Instant now) {
+        Instant from = now.isAfter(s.start()) ? now : s.start();
+        Instant until = now.plus(horizon.compareTo(s.period()) < 0 ? s.period() : horizon);
+        int failures = store.failuresInARow(s.id());
+        // Back off after failures: this many of the coming slots are skipped.
+        long skip = failures == 0 ? 0 : (1L << Math.min(failures, 5)) - 1;
+        for (long k = s.slotAt(from); ; k++) {
+            Instant at = s.plannedAt(k);
+            if (at.isAfter(until) || (s.end() != null && !at.isBefore(s.end()))) {
+                break;
+            }
+            if (skip > 0) {
+                store.planNonStarter(s, k, at, "backing off after " + failures + " failed runs in a row");
+                skip--;
+            } else {
+                store.plan(s, k, at);
+            }
+        }
+    }
+
+    private void run(ScheduledRun r) {
+        Schedule s = store.of(point).stream().filter(x -> x.id() == r.scheduleId()).findFirst().orElse(null);
+        if (s == null) {
+            store.nonStarter(r.id(), "the schedule was disabled or removed");
+            return;
+        }
+        Instant now = clock.instant();
+        Duration grace = grace(s);
+        if (now.isAfter(r.planned().plus(grace))) {
+            store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
+                    + " s (the point was down or its runs were over-booked)");
+            return;
+        }
+        if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
+            store.nonStarter(r.id(), "the schedule's previous run was still running");
+            return;
+        }
+        try {
+            if (!store.claim(r.id(), now)) {
+                return; // taken by another thread or point
+            }
+            long waitMs = Math.max(0, Duration.between(clock.instant(), r.planned().plus(grace)).toMillis());
+            Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
+            if (c == null) {
+                store.finish(r.id(), ScheduledRun.FAILED, clock.instant(), "unknown characteristic " + s.characteristic(), null);
+                return;
+            }
+            try {
+                MeasurementService.Measured m = measurements.measure(c, new PathSubject(null, Endpoint.parse(s.dst(), null)),
+                        s.parameters(), s.testClass(), waitMs);
+                store.finish(r.id(), ScheduledRun.DONE, clock.instant(), null, m.observation().id());
+            } catch (MeasurementException e) {
+                boolean noStart = e.kind() == MeasurementException.Kind.BUSY || e.kind() == MeasurementException.Kind.RATE_LIMITED;
+                store.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, clock.instant(),
+                        e.getMessage(), null);
+            } catch (RuntimeException e) {
+                log.warn("scheduled run {} of {} failed", r.slot(), s.name(), e);
+                store.finish(r.id(), ScheduledRun.FAILED, clock.instant(), "internal error: " + e, null);
+            }
+        } finally {
+            busySchedules.remove(s.id());
+        }
+    }
+
+    /** How late a run may start: a tenth of its period, between 2 and 30 s. */
+    static Duration grace(Schedule s) {
+        long ms = Math.max(2000, Math.min(30_000, s.period().toMillis() / 10));
+        return Duration.ofMillis(ms);
+    }
+
+    /**
+     * When a test of this class and duration could start, given this point's planned and
+     * running scheduled runs: the first moment at or after now whose window meets no run it
+     * cannot share the host with (exclusive meets everything but background; normal meets
+     * exclusive; background meets nothing).
+     */
+    public Instant availability(TestClass c, Duration duration, Instant now) {
+        if (c == TestClass.BACKGROUND) {
+            return now;
+        }
+        Map<Long, Schedule> byId = new java.util.HashMap<>();
+        for (Schedule s : store.of(point)) {
+            byId.put(s.id(), s);
+        }
+        List<Instant[]> busy = new ArrayList<>();
+        for (ScheduledRun r : store.pending(point)) {
+            Schedule s = byId.get(r.scheduleId());
+            if (s == null || s.testClass() == TestClass.BACKGROUND || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)) {
+                continue;
+            }
+            Duration d = store.lastDuration(s.id());
+            Instant from = r.started() != null ? r.started() : r.planned();
+            busy.add(new Instant[] {from, from.plus(d == null ? Duration.ofSeconds(10) : d)});
+        }
+        busy.sort((a, b) -> a[0].compareTo(b[0]));
+        Instant t = now;
+        for (Instant[] b : busy) {
+            if (t.plus(duration).isAfter(b[0]) && t.isBefore(b[1])) {
+                t = b[1];
+            }
+        }
+        return t;
+    }
+
+    public String point() {
+        return point;
+    }
+}

@@ -1,0 +1,96 @@
+package org.nmws.service.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nmws.service.archive.TestArchives;
+import org.nmws.service.measure.TestClass;
+
+/**
+ * Planning and availability on a real store (SQLite and PostgreSQL), on a clock the test
+ * sets: slots are planned once however often (and by however many restarted schedulers) they
+ * are planned, slips stay within the slip and are the same after a restart, and availability
+ * finds the first window each class may use.
+ */
+class SchedulerPlanTest {
+    private static final Instant T0 = Instant.parse("2026-11-25T12:00:00Z");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void onSqlite() throws Exception {
+        try (TestArchives.Store s = TestArchives.sqliteStore(dir, null)) {
+            check(new ScheduleStore(s.jdbc(), new ObjectMapper()));
+        }
+    }
+
+    @Test
+    void onPostgres() throws Exception {
+        try (TestArchives.Store s = TestArchives.postgresStore(null)) {
+            check(new ScheduleStore(s.jdbc(), new ObjectMapper()));
+        }
+    }
+
+    private void check(ScheduleStore store) {
+        Schedule x = store.put(new Schedule(0, "x", "p", "path.bandwidth.achievable.TCP", "10.0.0.2", Map.of("count", "1"),
+                Duration.ofSeconds(60), Duration.ZERO, T0, null, TestClass.EXCLUSIVE, true));
+        Schedule n = store.put(new Schedule(0, "n", "p", "path.delay.oneWay", "10.0.0.3", Map.of(),
+                Duration.ofSeconds(60), Duration.ZERO, T0.plusSeconds(20), null, TestClass.NORMAL, true));
+        Schedule j = store.put(new Schedule(0, "jitter", "p", "path.delay.roundTrip", "10.0.0.4", Map.of(),
+                Duration.ofSeconds(10), Duration.ofSeconds(5), T0, null, TestClass.BACKGROUND, true));
+        store.put(new Schedule(0, "elsewhere", "q", "path.delay.roundTrip", "10.0.0.5", Map.of(),
+                Duration.ofSeconds(10), Duration.ZERO, T0, null, TestClass.BACKGROUND, true));
+
+        Instant now = T0.minusSeconds(1);
+        Scheduler a = scheduler(store, now);
+        for (Schedule s : store.of("p")) {
+            a.plan(s, now);
+            a.plan(s, now); // again: nothing new
+        }
+        List<ScheduledRun> pending = store.pending("p");
+        // horizon 2 min: x and n 2 slots each, jitter 12 (slots 0..11 within T0-1 .. T0+119)
+        assertEquals(2 + 2 + 12, pending.size(), pending.toString());
+        assertTrue(store.pending("q").isEmpty(), "only this point's schedules are planned here");
+        // A restarted scheduler plans the same slots, at the same slipped times.
+        List<Instant> before = store.runs(j.id(), 100).stream().map(ScheduledRun::planned).toList();
+        Scheduler restarted = scheduler(store, now);
+        for (Schedule s : store.of("p")) {
+            restarted.plan(s, now);
+        }
+        assertEquals(pending.size(), store.pending("p").size());
+        assertEquals(before, store.runs(j.id(), 100).stream().map(ScheduledRun::planned).toList());
+        for (ScheduledRun r : store.runs(j.id(), 100)) {
+            long off = Duration.between(T0.plusSeconds(10 * r.slot()), r.planned()).toMillis();
+            assertTrue(off >= 0 && off < 5000, "slip within 5 s: " + off);
+        }
+        // A run is claimed once.
+        ScheduledRun first = store.runs(x.id(), 10).get(1); // oldest last: slot 0
+        assertEquals(0, first.slot());
+        assertTrue(store.claim(first.id(), T0));
+        assertTrue(!store.claim(first.id(), T0), "a second claim fails");
+
+        // Availability (runs of unknown length count 10 s): x [T0, T0+10] (running since T0),
+        // n [T0+20, T0+30], the background round trips never count.
+        assertEquals(T0.plusSeconds(10), a.availability(TestClass.EXCLUSIVE, Duration.ofSeconds(5), now));
+        assertEquals(T0.plusSeconds(30), a.availability(TestClass.EXCLUSIVE, Duration.ofSeconds(15), now));
+        assertEquals(T0.plusSeconds(10), a.availability(TestClass.NORMAL, Duration.ofSeconds(15), now));
+        assertEquals(now, a.availability(TestClass.BACKGROUND, Duration.ofMinutes(5), now));
+        assertEquals(now, a.availability(TestClass.NORMAL, Duration.ofMillis(900), now));
+        assertTrue(n.id() > 0);
+    }
+
+    private static Scheduler scheduler(ScheduleStore store, Instant now) {
+        return new Scheduler(store, null, "p", Duration.ofMinutes(2), 1, Clock.fixed(now, ZoneOffset.UTC), false);
+    }
+}
