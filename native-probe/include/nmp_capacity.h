@@ -54,6 +54,7 @@ typedef struct nmp_capacity_spec {
     uint64_t timeout_ns;             /* wait after the last frame, <= 60 s; 0 = 500 ms */
     int ttl;                         /* outgoing TTL, 0 = system default */
     uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
+    const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
 } nmp_capacity_spec;
 
 typedef struct nmp_capacity_result {

@@ -19,6 +19,7 @@ typedef struct nmp_rr_spec {
     uint64_t timeout_ns;             /* wait after the last send for replies */
     int ttl;                         /* outgoing TTL / hop limit, 0 = system default */
     uint32_t connect_timeout_ms;     /* control connect and reply wait, 0 = 5000 */
+    const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
 } nmp_rr_spec;
 
 typedef struct nmp_rr_result {

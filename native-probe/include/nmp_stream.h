@@ -37,6 +37,7 @@ typedef struct nmp_stream_spec {
     uint64_t timeout_ns;             /* wait after the last send before fetching records */
     int ttl;                         /* outgoing TTL, 0 = system default */
     uint32_t connect_timeout_ms;     /* control timeout, 0 = 5000 */
+    const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
     uint32_t hist_bins;              /* inter-arrival histogram bins, 0 = 50 */
     uint64_t hist_width_ns;          /* bin width, 0 = automatic */
     uint32_t train_len;              /* 0 or 1: frames evenly spaced interval_ns apart; 2..NMP_TRAIN_MAX:

@@ -43,6 +43,7 @@ typedef struct nmp_tcp_spec {
     uint64_t sample_ns;              /* time-series bin and TCP_INFO interval, >= 1 ms; 0 = 100 ms */
     uint64_t timeout_ns;             /* wait for acknowledgement and receiver results, 0 = 5 s */
     uint32_t connect_timeout_ms;     /* control and data connect timeout, 0 = 5000 */
+    const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
 } nmp_tcp_spec;
 
 /* One TCP_INFO sample of one sender socket. */

@@ -122,7 +122,7 @@ static int run_step(const nmp_avail_spec *spec, const nmp_control *ctl, nmp_avai
     nmp_stream_spec ss = {.host = spec->host, .port = spec->port, .count = count, .size = size,
                           .interval_ns = (uint64_t)(interval + 0.5), .ttl = spec->ttl, .hist_bins = 1,
                           .timeout_ns = spec->timeout_ns ? spec->timeout_ns : DEFAULT_TIMEOUT_NS,
-                          .connect_timeout_ms = spec->connect_timeout_ms};
+                          .connect_timeout_ms = spec->connect_timeout_ms, .key_file = spec->key_file};
     nmp_control sc = {.cancel = ctl ? ctl->cancel : NULL};
     nmp_stream_result sr;
     int rc = nmp_stream_run(&ss, &sc, &sr, err, errlen);
@@ -245,6 +245,8 @@ static const nmp_spec_field avail_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_avail_spec, port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_avail_spec, key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_avail_spec, size), .lo = NMP_FRAME_HDR,
      .hi = NMP_FRAME_MAX, .def = DEFAULT_SIZE, .cli = "size", .cli_short = 's', .help = "UDP payload bytes per frame"},
     /* 0 = stepMbps; else 0.1..maxMbps (avail_check) */

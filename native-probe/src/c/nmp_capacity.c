@@ -180,7 +180,8 @@ int nmp_capacity_run(const nmp_capacity_spec *spec, const nmp_control *ctl, nmp_
     if (rc < 0) return rc;
     nmp_stream_spec ss = {.host = spec->host, .port = spec->port, .size = size, .ttl = spec->ttl,
                           .timeout_ns = spec->timeout_ns ? spec->timeout_ns : DEFAULT_TIMEOUT_NS,
-                          .connect_timeout_ms = spec->connect_timeout_ms, .hist_bins = 1, .train_len = len};
+                          .connect_timeout_ms = spec->connect_timeout_ms, .key_file = spec->key_file,
+                          .hist_bins = 1, .train_len = len};
     nmp_stream_result sr;
     memset(&sr, 0, sizeof(sr));
     res->start_wall = nmp_wall_now();
@@ -244,6 +245,8 @@ static const nmp_spec_field capacity_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_capacity_spec, port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_capacity_spec, key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     {.name = "trains", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, trains), .lo = 1,
      .hi = NMP_CAP_MAX_TRAINS, .def = 40, .cli = "trains", .cli_short = 'n', .help = "trains to send"},
     {.name = "trainLen", .type = NMP_S_U32, .offset = offsetof(nmp_capacity_spec, train_len), .lo = 4,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nmp_client.h"
+#include "nmp_auth.h"
 
 void nmp_client_close(nmp_client *c) {
     nmp_net_close(&c->ctl);
@@ -66,8 +67,9 @@ static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t 
 }
 
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
-                    const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen) {
-    int rc = nmp_client_open_ctl(c, host, port, timeout_ms, cancel, request, err, errlen);
+                    const volatile int32_t *cancel, const char *request, int ttl, const char *key_file, char *err,
+                    size_t errlen) {
+    int rc = nmp_client_open_ctl(c, host, port, timeout_ms, cancel, request, key_file, err, errlen);
     if (rc < 0) return rc;
     if ((rc = nmp_net_udp_open(c->peer.ss_family, ttl, &c->udp, err, errlen)) < 0) goto error;
     struct sockaddr_storage dst = c->peer;
@@ -87,10 +89,36 @@ error:
     return rc;
 }
 
+/* Answers a CHALLENGE with AUTH: the MAC of its nonce and our SESSION line
+ * under the shared key. Returns 0, or -EPERM when we have no key. */
+static int answer_challenge(nmp_client *c, const nmp_ctl_msg *m, const nmp_auth_key *key, const char *request,
+                            char *err, size_t errlen) {
+    char line[NMP_CTL_MAXLINE + 1], hex[2 * NMP_AUTH_MAC + 1], e[NMP_ERRLEN];
+    uint8_t nonce[NMP_AUTH_NONCE], mac[NMP_AUTH_MAC];
+    if (key == NULL) {
+        nmp_seterr(err, errlen, "responder %s:%d admits only authenticated sessions: give its shared key "
+                   "(keyFile, --key-file)", c->host, c->port);
+        return -EPERM;
+    }
+    if (nmp_hex_decode(nonce, sizeof(nonce), nmp_ctl_get(m, "nonce")) < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: CHALLENGE without a valid nonce", c->host, c->port);
+        return -EPROTO;
+    }
+    nmp_auth_mac(key, nonce, request, strlen(request), mac);
+    nmp_hex_encode(hex, mac, sizeof(mac));
+    int len = nmp_ctl_format(line, sizeof(line), NMP_CTL_AUTH, "mac=%s", hex);
+    int rc = nmp_net_write_all(c->ctl, line, (size_t)len, nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull, e,
+                               sizeof(e));
+    if (rc < 0) nmp_seterr(err, errlen, "responder %s:%d: %s", c->host, c->port, e);
+    return rc;
+}
+
 int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
-                        const volatile int32_t *cancel, const char *request, char *err, size_t errlen) {
+                        const volatile int32_t *cancel, const char *request, const char *key_file, char *err,
+                        size_t errlen) {
     char e[NMP_ERRLEN];
     nmp_ctl_msg m;
+    nmp_auth_key key;
     uint64_t v;
     int rc;
     memset(c, 0, sizeof(*c));
@@ -99,6 +127,9 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
     c->port = port;
     c->timeout_ms = timeout_ms ? timeout_ms : 5000;
     c->cancel = cancel;
+    memset(&key, 0, sizeof(key));
+    /* a key that cannot be read fails the test before anything is sent */
+    if (key_file != NULL && (rc = nmp_auth_key_load(key_file, &key, err, errlen)) < 0) goto error;
     if ((rc = nmp_net_tcp_connect(host, port, c->timeout_ms, &c->ctl, &c->peer, err, errlen)) < 0) goto error;
     rc = nmp_net_write_all(c->ctl, request, strlen(request),
                            nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull, e, sizeof(e));
@@ -107,6 +138,13 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
         goto error;
     }
     if ((rc = read_msg(c, &m, err, errlen)) < 0) goto error;
+    if (m.verb == NMP_CTL_CHALLENGE) {
+        /* an authenticating responder; one that does not ask is answered without the key */
+        if ((rc = answer_challenge(c, &m, key_file ? &key : NULL, request, err, errlen)) < 0 ||
+            (rc = read_msg(c, &m, err, errlen)) < 0)
+            goto error;
+    }
+    nmp_auth_key_wipe(&key);
     if (m.verb == NMP_CTL_BUSY) {
         busy_message(c, &m, err, errlen);
         rc = -EBUSY;
@@ -133,6 +171,7 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
     c->opened = nmp_mono_now();
     return 0;
 error:
+    nmp_auth_key_wipe(&key);
     nmp_client_close(c);
     return rc;
 }

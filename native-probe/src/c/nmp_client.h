@@ -25,17 +25,21 @@ typedef struct nmp_client {
     nmp_monotime_ns next_watch;     /* nmp_client_watch looks again from then */
 } nmp_client;
 
-/* Connects, sends 'request' (a full control line) and reads the answer.
- * On OK opens the UDP socket (ttl > 0 sets its TTL) connected to the
- * session port. Errors: -EBUSY (BUSY; err says what runs), -EPERM (ERR;
- * err carries the responder's reason), -EPROTO, connect and socket errors.
- * On failure everything is closed. */
+/* Connects, sends 'request' (a full control line) and reads the answer;
+ * a CHALLENGE (an authenticating responder) is answered with the key read
+ * from key_file (NULL: none, and such a responder cannot be used). On OK
+ * opens the UDP socket (ttl > 0 sets its TTL) connected to the session
+ * port. Errors: -EBUSY (BUSY; err says when to retry), -EPERM (ERR, or a
+ * challenge without a key; err carries the reason), -EPROTO, key file,
+ * connect and socket errors. On failure everything is closed. */
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
-                    const volatile int32_t *cancel, const char *request, int ttl, char *err, size_t errlen);
+                    const volatile int32_t *cancel, const char *request, int ttl, const char *key_file, char *err,
+                    size_t errlen);
 /* The control part of nmp_client_open only (no UDP socket; c->udp_port
  * holds the port the responder named). Same errors. */
 int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
-                        const volatile int32_t *cancel, const char *request, char *err, size_t errlen);
+                        const volatile int32_t *cancel, const char *request, const char *key_file, char *err,
+                        size_t errlen);
 /* Sends END and reads BYE (whose rx/tx are stored if the pointers are not
  * NULL). Returns 0 or a negative code; the connection stays open. */
 int nmp_client_end(nmp_client *c, uint64_t *rx, uint64_t *tx, char *err, size_t errlen);

@@ -33,6 +33,7 @@
 #include "nmp_net.h"
 #include "nmp_tcpsink.h"
 #include "nmp_stamp.h"
+#include "nmp_auth.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
@@ -54,6 +55,10 @@ typedef struct pending_conn {
     struct sockaddr_storage peer;   /* remote address */
     nmp_linebuf lb;                 /* bytes received so far */
     nmp_monotime_ns opened;         /* accept time */
+    int challenged;                 /* keyed responder: CHALLENGE sent, AUTH awaited */
+    uint8_t nonce[NMP_AUTH_NONCE];  /* the challenge */
+    char req[NMP_CTL_MAXLINE + 1];  /* the SESSION line it answers, as received */
+    size_t req_len;                 /* its length */
 } pending_conn;
 
 /* The one active test session. */
@@ -112,6 +117,8 @@ struct nmp_responder {
     pending_conn pend[MAX_PENDING]; /* connections before their request */
     session s;                      /* the active session, if any */
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
+    int keyed;                      /* nonzero: sessions must authenticate with key */
+    nmp_auth_key key;               /* the shared key (--key-file) */
     uint8_t buf[NMP_FRAME_MAX + 64];/* datagram buffer */
     uint8_t mbuf[MMSG_BATCH][MMSG_HDR]; /* stream datagram headers */
     char mcbuf[MMSG_BATCH][128];    /* their control messages */
@@ -194,6 +201,11 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
     socklen_t sl = sizeof(ss);
     getsockname(r->lfd, (struct sockaddr *)&ss, &sl);
     r->port = nmp_addr_port((struct sockaddr *)&ss);
+    if (cfg->key_file != NULL) {
+        if ((rc = nmp_auth_key_load(cfg->key_file, &r->key, err, errlen)) < 0) goto error;
+        r->keyed = 1;
+    }
+    r->cfg.key_file = NULL; /* read once; the path is the caller's */
     if (cfg->stamp_port >= 0) {
         /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
         nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
@@ -840,6 +852,63 @@ static void accept_conn(nmp_responder *r) {
     rlog(r, 2, "control connection from %s:%d", ps, nmp_addr_port((struct sockaddr *)&peer));
 }
 
+/* Refuses a pending connection that did not authenticate. */
+static void refuse_auth(nmp_responder *r, pending_conn *pc, const char *ps, const char *why) {
+    rlog(r, 1, "reject %s: %s", ps, why);
+    send_err(r, pc->fd, "auth", why);
+    close_read_out(&pc->fd);
+}
+
+/* Keyed responder, first line: a SESSION request is answered with a fresh
+ * challenge and kept until AUTH proves its sender holds the key; its limits
+ * are checked only then (an unauthenticated peer learns nothing of them).
+ * Anything else gets the usual ERR from handle_request. */
+static void challenge(nmp_responder *r, pending_conn *pc, const char *ps, const char *line, size_t len) {
+    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN], hex[2 * NMP_AUTH_NONCE + 1];
+    nmp_ctl_msg m;
+    if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 || m.verb != NMP_CTL_SESSION) {
+        handle_request(r, pc, line, len);
+        return;
+    }
+    if (nmp_net_random(pc->nonce, sizeof(pc->nonce)) < 0) {
+        send_err(r, pc->fd, "internal", "no random numbers for a challenge");
+        close_read_out(&pc->fd);
+        return;
+    }
+    memcpy(pc->req, line, len);
+    pc->req_len = len;
+    pc->challenged = 1;
+    nmp_hex_encode(hex, pc->nonce, sizeof(pc->nonce));
+    rlog(r, 2, "challenge %s", ps);
+    send_line(r, pc->fd, out, nmp_ctl_format(out, sizeof(out), NMP_CTL_CHALLENGE, "nonce=%s", hex));
+}
+
+/* Keyed responder, the line after CHALLENGE: AUTH with the MAC of the
+ * challenge and the SESSION line admits the request (handle_request), all
+ * else is refused with ERR reason=auth. */
+static void authenticate(nmp_responder *r, pending_conn *pc, const char *ps, const char *line, size_t len) {
+    char e[NMP_ERRLEN];
+    uint8_t mac[NMP_AUTH_MAC], want[NMP_AUTH_MAC];
+    nmp_ctl_msg m;
+    if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 || m.verb != NMP_CTL_AUTH || m.nkv != 1 ||
+        nmp_ctl_get(&m, "mac") == NULL) {
+        refuse_auth(r, pc, ps, "authentication required: this responder admits only sessions that answer its "
+                               "CHALLENGE with AUTH mac=..");
+        return;
+    }
+    if (nmp_hex_decode(mac, sizeof(mac), nmp_ctl_get(&m, "mac")) < 0) {
+        refuse_auth(r, pc, ps, "authentication failed: mac must be 64 hex digits (HMAC-SHA256)");
+        return;
+    }
+    nmp_auth_mac(&r->key, pc->nonce, pc->req, pc->req_len, want);
+    if (!nmp_auth_mac_equal(mac, want)) {
+        refuse_auth(r, pc, ps, "authentication failed: wrong MAC (another key, or the SESSION line was changed)");
+        return;
+    }
+    rlog(r, 2, "authenticated %s", ps);
+    handle_request(r, pc, pc->req, pc->req_len);
+}
+
 static void pending_readable(nmp_responder *r, pending_conn *pc) {
     char line[NMP_CTL_MAXLINE + 1], ps[64];
     size_t len;
@@ -847,18 +916,26 @@ static void pending_readable(nmp_responder *r, pending_conn *pc) {
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     nmp_addr_str((struct sockaddr *)&pc->peer, ps, sizeof(ps));
     if (n <= 0) {
-        rlog(r, 2, "control connection from %s closed before a request", ps);
+        rlog(r, 2, "control connection from %s closed before a request%s", ps,
+             pc->challenged ? " (challenged, no AUTH)" : "");
         nmp_net_close(&pc->fd);
         return;
     }
     pc->lb.len += (size_t)n;
-    int t = nmp_linebuf_take(&pc->lb, line, &len);
-    if (t < 0) {
-        rlog(r, 1, "reject %s: request line longer than %d bytes", ps, NMP_CTL_MAXLINE);
-        send_err(r, pc->fd, "request", "request line too long");
-        nmp_net_close(&pc->fd);
-    } else if (t == 1) {
-        handle_request(r, pc, line, len);
+    while (pc->fd >= 0) {
+        int t = nmp_linebuf_take(&pc->lb, line, &len);
+        if (t == 0) return;
+        if (t < 0) {
+            rlog(r, 1, "reject %s: request line longer than %d bytes", ps, NMP_CTL_MAXLINE);
+            send_err(r, pc->fd, "request", "request line too long");
+            close_read_out(&pc->fd);
+        } else if (!r->keyed) {
+            handle_request(r, pc, line, len);
+        } else if (!pc->challenged) {
+            challenge(r, pc, ps, line, len); /* the loop goes on: AUTH may already be here */
+        } else {
+            authenticate(r, pc, ps, line, len);
+        }
     }
 }
 
@@ -897,10 +974,10 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
     struct pollfd p[P_KIND + KIND_MAX_FDS];
     char bs[64];
     snprintf(bs, sizeof(bs), "%s", r->bind_addr);
-    rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms)",
+    rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms%s)",
          bs, r->port, r->cfg.limits.max_frames, r->cfg.limits.max_size, r->cfg.limits.max_rate_mbps,
          r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
-         r->cfg.idle_timeout_ms);
+         r->cfg.idle_timeout_ms, r->keyed ? ", authenticated sessions only" : "");
     if (r->stamp)
         rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s)",
              nmp_stamp_reflector_port(r->stamp), r->cfg.stamp_stateful ? "stateful" : "stateless",
@@ -946,6 +1023,7 @@ void nmp_responder_close(nmp_responder *r) {
     for (int i = 0; i < MAX_PENDING; i++) nmp_net_close(&r->pend[i].fd);
     nmp_net_close(&r->lfd);
     nmp_stamp_reflector_close(r->stamp);
+    nmp_auth_key_wipe(&r->key);
     nmp_net_close(&r->stop_pipe[0]);
     nmp_net_close(&r->stop_pipe[1]);
     free(r);

@@ -34,6 +34,8 @@ static void usage(FILE *f) {
             "                           (%d is the standard one; default: no reflector)\n"
             "      --stamp-stateful     number reflections per session (shows loss on the way there)\n"
             "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
+            "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
+            "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
             "  -v, --verbose            log more (repeat for debug)\n"
             "  -q, --quiet              log errors only\n"
             "  -V, --version            print the version\n"
@@ -54,7 +56,7 @@ int main(int argc, char **argv) {
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0}};
+        {"key-file", required_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
     double v;
@@ -96,6 +98,7 @@ int main(int argc, char **argv) {
             if (parse_num("--stamp-max-pps", optarg, 1, 10000000, &v) < 0) return 2;
             cfg.stamp_max_pps = (uint32_t)v;
             break;
+        case 'K': cfg.key_file = optarg; break;
         case 'v': cfg.verbose++; break;
         case 'q': cfg.quiet = 1; break;
         case 'V': printf("nmprobe-responder %s\n", NMP_VERSION); return 0;

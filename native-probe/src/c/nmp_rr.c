@@ -229,7 +229,7 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
         goto error;
     }
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms,
-                         ctl ? ctl->cancel : NULL, req, spec->ttl, err, errlen);
+                         ctl ? ctl->cancel : NULL, req, spec->ttl, spec->key_file, err, errlen);
     if (rc == -ECANCELED) {
         /* cancelled before the responder answered SESSION: nothing was sent,
          * but the result stays well formed (every per-frame array allocated) --
@@ -315,6 +315,8 @@ static const nmp_spec_field rr_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_rr_spec, key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     /* the engine has no default count; 10 is the CLI's */
     {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_rr_spec, count), .lo = 1, .hi = 10000000, .def = 10,
      .cli = "count", .cli_short = 'c', .help = "frames to send"},

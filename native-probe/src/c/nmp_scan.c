@@ -144,6 +144,8 @@ static const nmp_spec_field scan_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_scan_spec, rr.port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_scan_spec, rr.key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_scan_spec, rr.count), .lo = 1, .hi = 10000000,
      .def = 100, .cli = "count", .cli_short = 'c', .help = "frames per size"},
     {.name = "intervalNs", .type = NMP_S_U64, .offset = offsetof(nmp_scan_spec, rr.interval_ns), .hi = 60e9,

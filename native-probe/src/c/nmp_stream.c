@@ -420,7 +420,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
                    n, spec->size, (unsigned long long)declared, (unsigned long long)timeout_ms);
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
-                         spec->ttl, err, errlen);
+                         spec->ttl, spec->key_file, err, errlen);
     if (rc == -ECANCELED) {
         /* cancelled before the responder answered SESSION: nothing was sent;
          * the result stays well formed: keep the allocated arrays in their
@@ -533,6 +533,8 @@ static const nmp_spec_field stream_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(nmp_stream_spec, port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_stream_spec, key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     {.name = "count", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, count), .lo = 1, .hi = 10000000,
      .def = 1000, .cli = "count", .cli_short = 'c', .help = "frames to send"},
     {.name = "size", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, size), .lo = NMP_FRAME_HDR,

@@ -483,7 +483,7 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
         goto error;
     }
     rc = nmp_client_open_ctl(&t->cl, spec.host, spec.port, spec.connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
-                             err, errlen);
+                             spec.key_file, err, errlen);
     if (rc == -ECANCELED) {
         /* cancelled before the responder answered SESSION: nothing was sent;
          * the result keeps its empty series (readers never see a dangling array) */
@@ -579,6 +579,8 @@ static const nmp_spec_field tcp_fields[] = {
      .cli = "host", .cli_short = 'H', .help = "responder name or address (IPv4 or IPv6)"},
     {.name = "port", .type = NMP_S_INT, .offset = offsetof(tcp_kind_spec, t.port), .lo = 1, .hi = 65535,
      .def = NMP_DEFAULT_PORT, .cli = "port", .cli_short = 'p', .help = "responder control port"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(tcp_kind_spec, t.key_file), .hi = 4095, .cli = "key-file",
+     .help = "file with the responder's shared key (mode 600), for a responder started with --key-file"},
     {.name = "streams", .type = NMP_S_U32, .offset = offsetof(tcp_kind_spec, t.streams), .lo = 1,
      .hi = NMP_TCP_MAX_STREAMS, .def = 1, .cli = "streams", .cli_short = 'P', .help = "parallel TCP connections"},
     {.name = "size", .type = NMP_S_U32, .offset = offsetof(tcp_kind_spec, t.msg_size), .lo = NMP_TCP_MSG_HDR,

@@ -37,6 +37,19 @@ extern "C" {
  *       (see nmp_rec_decode); host counters are the responder's before
  *       (session admission) and after (RESULTS): cpu_total_b cpu_idle_b
  *       intr_b udp_in_b rcvbuf_b and the same with _a.
+ *
+ * Authenticated sessions (a responder started with --key-file; nmp_auth.h):
+ * SESSION is answered with
+ *     NMP/1 CHALLENGE nonce=<32 hex digits: 16 random bytes, new each time>
+ * and the client proves it holds the shared key with
+ *     NMP/1 AUTH mac=<64 hex digits>
+ *       HMAC-SHA256(key, nonce bytes || the SESSION line as sent, without
+ *       its final "
+" and a "" before it)
+ * before the responder decodes the request and answers OK, BUSY or ERR as
+ * above. Anything else than a valid AUTH after CHALLENGE is answered
+ * ERR reason=auth and closed. Only the control conversation is
+ * authenticated: test frames still carry the session's random cookie.
  */
 
 #define NMP_CTL_MAXLINE 512
@@ -52,7 +65,9 @@ typedef enum nmp_ctl_verb {
     NMP_CTL_ERR,
     NMP_CTL_BYE,
     NMP_CTL_RESULTS,
-    NMP_CTL_DATA
+    NMP_CTL_DATA,
+    NMP_CTL_CHALLENGE,
+    NMP_CTL_AUTH
 } nmp_ctl_verb;
 
 typedef struct nmp_ctl_msg {

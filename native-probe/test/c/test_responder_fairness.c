@@ -35,7 +35,7 @@ static int count_replies(const nmp_client *c) {
 /* Opens a session from a request line; returns 0 or -1. */
 static int open_session(nmp_client *c, int port, const char *req) {
     char err[NMP_ERRLEN];
-    if (nmp_client_open(c, "127.0.0.1", port, 5000, NULL, req, 0, err, sizeof(err)) < 0) {
+    if (nmp_client_open(c, "127.0.0.1", port, 5000, NULL, req, 0, NULL, err, sizeof(err)) < 0) {
         fprintf(stderr, "  open: %s\n", err);
         return -1;
     }

@@ -140,7 +140,7 @@ TEST(results_are_answered_once_per_session) {
     nmp_client c;
     char err[NMP_ERRLEN], req[NMP_CTL_MAXLINE + 1], line[NMP_CTL_MAXLINE + 1];
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=10 size=64 interval_ns=0 timeout_ms=100");
-    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", b.port, 5000, NULL, req, 0, err, sizeof(err)), 0);
+    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", b.port, 5000, NULL, req, 0, NULL, err, sizeof(err)), 0);
     /* an extra RESULTS first; nmp_client_results sends the second */
     CHECK_EQ_INT(send(c.ctl, "NMP/1 RESULTS\n", 14, MSG_NOSIGNAL), 14);
     nmp_ctl_msg data;
@@ -186,7 +186,7 @@ TEST(a_client_that_does_not_read_its_results_cannot_hold_the_responder_past_the_
     char err[NMP_ERRLEN], req[NMP_CTL_MAXLINE + 1], line[NMP_CTL_MAXLINE + 1];
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=32 interval_ns=5000 timeout_ms=100",
                    (unsigned)FRAMES);
-    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", b.port, 5000, NULL, req, 0, err, sizeof(err)), 0);
+    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", b.port, 5000, NULL, req, 0, NULL, err, sizeof(err)), 0);
     send_frames(&c, FRAMES, 32);
     /* ask for the results and read only the DATA line, never the records */
     CHECK_EQ_INT(send(c.ctl, "NMP/1 RESULTS\n", 14, MSG_NOSIGNAL), 14);

@@ -78,7 +78,7 @@ static uint64_t stream_until_data(nmp_client *c, int port, uint32_t frames) {
     char err[NMP_ERRLEN], req[NMP_CTL_MAXLINE + 1], line[NMP_CTL_MAXLINE + 1];
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=32 interval_ns=5000 timeout_ms=100",
                    frames);
-    if (nmp_client_open(c, "127.0.0.1", port, 5000, NULL, req, 0, err, sizeof(err)) < 0) {
+    if (nmp_client_open(c, "127.0.0.1", port, 5000, NULL, req, 0, NULL, err, sizeof(err)) < 0) {
         fprintf(stderr, "  %s\n", err);
         return 0;
     }

@@ -78,7 +78,7 @@ TEST(a_second_session_while_one_runs_is_refused_as_busy) {
     nmp_client held;
     char err[NMP_ERRLEN], req[NMP_CTL_MAXLINE + 1];
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=rr frames=10 size=64 interval_ns=1000000 timeout_ms=1000");
-    CHECK_EQ_INT(nmp_client_open(&held, "127.0.0.1", port, 2000, NULL, req, 0, err, sizeof(err)), 0);
+    CHECK_EQ_INT(nmp_client_open(&held, "127.0.0.1", port, 2000, NULL, req, 0, NULL, err, sizeof(err)), 0);
     nmp_rr_spec s = spec(5, 64, 0);
     nmp_rr_result r;
     CHECK_EQ_INT(nmp_rr_run(&s, NULL, &r, err, sizeof(err)), -EBUSY);
@@ -98,7 +98,7 @@ TEST(frames_with_a_wrong_cookie_are_not_reflected) {
     char err[NMP_ERRLEN], req[NMP_CTL_MAXLINE + 1];
     uint8_t buf[64] = {0};
     nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=rr frames=10 size=64 interval_ns=1000000 timeout_ms=1000");
-    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", port, 2000, NULL, req, 0, err, sizeof(err)), 0);
+    CHECK_EQ_INT(nmp_client_open(&c, "127.0.0.1", port, 2000, NULL, req, 0, NULL, err, sizeof(err)), 0);
     nmp_frame_hdr h = {.type = NMP_FRAME_RR_REQ, .cookie = c.cookie ^ 1, .seq = 0, .total = 10};
     nmp_frame_encode(buf, &h);
     CHECK_EQ_INT(send(c.udp, buf, 64, 0), 64);
