@@ -11,10 +11,11 @@ run="$top/run"
 mkdir -p "$run" "$top/data"
 
 need() { command -v "$1" >/dev/null 2>&1; }
-if ! need cmake || ! need gcc || ! need javac || ! need curl; then
-  echo "installing build tools (cmake, gcc, JDK 17, curl)..." >&2
-  if [ "$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q cmake gcc make openjdk-17-jdk-headless curl;
-  else sudo apt-get update -q && sudo apt-get install -y -q cmake gcc make openjdk-17-jdk-headless curl; fi
+# libssl-dev: the engine's HMAC-SHA256 for authenticated responder sessions (OpenSSL's libcrypto)
+if ! need cmake || ! need gcc || ! need javac || ! need curl || ! dpkg -s libssl-dev >/dev/null 2>&1; then
+  echo "installing build tools (cmake, gcc, JDK 17, curl, libssl-dev)..." >&2
+  if [ "$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q cmake gcc make openjdk-17-jdk-headless curl libssl-dev;
+  else sudo apt-get update -q && sudo apt-get install -y -q cmake gcc make openjdk-17-jdk-headless curl libssl-dev; fi
 fi
 
 echo "building (first run downloads dependencies)..." >&2

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # build tools; the namespace lab (iproute2, nftables, iptables, libnetfilter-queue for the delay line)
   pkgs="cmake gcc make curl iproute2 nftables iptables libnetfilter-queue-dev libnfnetlink-dev util-linux iperf3"
+  # OpenSSL's libcrypto: HMAC-SHA256 for authenticated responder sessions
+  pkgs="$pkgs libssl-dev"
   # clang for the libFuzzer run of the control-protocol parser (its runtime below)
   pkgs="$pkgs clang"
   # the PostgreSQL server the archive tests run against (a private cluster, started below)

@@ -34,7 +34,8 @@ class StampAndBusyEndToEndTest {
     void start() throws Exception {
         dataDir = Files.createTempDirectory("nmws-stamp");
         stampPort = Responder.freePort();
-        responder = Responder.start("127.0.0.1", List.of("--stamp-port", Integer.toString(stampPort)));
+        // The busy test holds a silent session: a 10 s idle timeout keeps it held (the default ends it after 1 s).
+        responder = Responder.start("127.0.0.1", List.of("--stamp-port", Integer.toString(stampPort), "--idle-timeout", "10"));
         service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
     }
 
