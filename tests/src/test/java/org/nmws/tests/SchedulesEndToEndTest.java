@@ -43,20 +43,21 @@ class SchedulesEndToEndTest {
                     "--nmws.scheduler.schedules[0].parameters.count=5", "--nmws.scheduler.schedules[0].parameters.interval=0.01"};
             Instant begin;
             try (Service service = Service.start(data, args)) {
-                // through the API: a normal one-way test (about 1 s) every 2 s, and two exclusive
+                // through the API: a normal one-way test (about 1 s) every 3 s, and two exclusive
                 // throughput tests (about 2.5 s each, longer than their 2 s grace) planned on the
-                // same 4 s slots: one of each pair cannot start in its slot.
-                put(service, "owd", "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"127.0.0.2\",\"period\":\"PT2S\","
-                        + "\"parameters\":{\"count\":\"100\",\"interval\":\"0.01\",\"port\":\"" + r2.port + "\"}}");
+                // same 6 s slots: one of each pair cannot start in its slot.
+                put(service, "owd", "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"127.0.0.2\",\"period\":\"PT3S\","
+                        + "\"parameters\":{\"count\":\"50\",\"interval\":\"0.01\",\"timeout\":\"0.5\",\"port\":\""
+                        + r2.port + "\"}}");
                 int i = 0;
                 for (Responder r : List.of(r3, r4)) {
                     i++;
                     put(service, "bw-" + i, "{\"characteristic\":\"path.bandwidth.achievable.UDP\",\"dst\":\"127.0.0." + (2 + i)
-                            + "\",\"period\":\"PT4S\",\"parameters\":{\"count\":\"2500\",\"packetSize\":\"1000\","
+                            + "\",\"period\":\"PT6S\",\"parameters\":{\"count\":\"2500\",\"packetSize\":\"1000\","
                             + "\"bandwidthLimit\":\"8M\",\"port\":\"" + r.port + "\"}}");
                 }
                 begin = Instant.now();
-                Thread.sleep(14_000);
+                Thread.sleep(18_000);
                 // The plan is over-booked for exclusive tests; a background one runs now (the
                 // availability arithmetic is checked in SchedulerAvailabilityTest).
                 JsonNode avail = get(service, "/api/availability?class=exclusive&duration=PT1S");
@@ -80,7 +81,7 @@ class SchedulesEndToEndTest {
                         assertTrue(slots.add(r.get("scheduleId").asText() + "/" + r.get("slot").asText()), "slot twice: " + r);
                     }
                 }
-                // Every 2 s over the time the point was up (about 14 + 7 s): the round trips all ran.
+                // Every 2 s over the time the point was up (about 18 + 7 s): the round trips all ran.
                 long upSeconds = Duration.between(begin, stopped).toSeconds() + 7;
                 long rttDone = done(rtt);
                 assertTrue(Math.abs(rttDone - upSeconds / 2.0) <= 2, rttDone + " round trips done in about " + upSeconds + " s up: "

@@ -38,8 +38,13 @@ final class Service implements AutoCloseable {
     }
 
     static Service start(Path dataDir, String... extraArgs) {
+        return start(dataDir, 0, extraArgs);
+    }
+
+    /** On a given port (0: any free one), for peers that must know it beforehand. */
+    static Service start(Path dataDir, int port, String... extraArgs) {
         String[] args = new String[extraArgs.length + 2];
-        args[0] = "--server.port=0";
+        args[0] = "--server.port=" + port;
         args[1] = "--nmws.data-dir=" + dataDir;
         System.arraycopy(extraArgs, 0, args, 2, extraArgs.length);
         return new Service(new SpringApplicationBuilder(NmwsApplication.class).run(args));

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.nmws.service.NmwsProperties;
+import org.nmws.service.mesh.Forwarder;
+import org.nmws.service.mesh.Mesh;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.archive.Series;
@@ -47,11 +49,19 @@ public class MessageHandler {
     private final Archive archive;
     private final NmwsProperties props;
     private final DataForms forms;
+    private final Forwarder forwarder;
     /** Raw frames held by all answers being built: two full answers' worth. */
     private final Semaphore framesInFlight;
 
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms) {
+        this(xml, measurements, archive, props, forms, new Forwarder(Mesh.NONE, "", xml::parse, java.time.Duration.ofSeconds(1)));
+    }
+
+    /** With the mesh's forwarder: requests for paths from other points go there. */
+    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
+                          DataForms forms, Forwarder forwarder) {
+        this.forwarder = forwarder;
         this.forms = forms;
         this.xml = xml;
         this.measurements = measurements;
@@ -268,12 +278,35 @@ public class MessageHandler {
                     + supported());
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), strict(() -> r.characteristic().testFor(r.parameters())));
+        // A path from another point of the mesh is measured there (once: a forwarded request is never forwarded on).
+        java.util.Optional<org.nmws.service.mesh.Mesh.Point> remote = subject.src() == null ? java.util.Optional.empty()
+                : forwarder.remote(subject.src().host());
+        if (remote.isPresent()) {
+            if (forwardedRequest()) {
+                throw new NmwgException(ErrorCodes.SUBJECT, "a forwarded request names another point as its source; "
+                        + "it is not forwarded again");
+            }
+            try {
+                w.imported(r.metadataId(), forwarder.forward(remote.get(), "MeasurementRequest", r.eventType(), subject.dst(),
+                        r.parameters()), remote.get().name());
+            } catch (Forwarder.ForwardException e) {
+                throw new NmwgException(ErrorCodes.MP_MEASUREMENT, e.getMessage(), e);
+            }
+            return;
+        }
         try {
             MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
             w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
         } catch (MeasurementException e) {
             throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
+    }
+
+    /** Whether the request this thread answers was forwarded by another point. */
+    private static boolean forwardedRequest() {
+        return org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
+                instanceof org.springframework.web.context.request.ServletRequestAttributes a
+                && a.getRequest().getHeader(Forwarder.FORWARDED_HEADER) != null;
     }
 
     private void setupData(NmwgWriter w, Resolved r) throws NmwgException {

@@ -3,6 +3,8 @@ package org.nmws.service.nmwg;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.mesh.Forwarder;
+import org.nmws.service.mesh.Mesh;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -16,7 +18,10 @@ class NmwgConfig {
 
     @Bean
     MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                                  DataForms forms) {
-        return new MessageHandler(xml, measurements, archive, props, forms);
+                                  DataForms forms, Mesh mesh) {
+        // A forwarded test may take as long as a test may run, plus the set-up and answer.
+        Forwarder forwarder = new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
+                props.limits().maxDuration().plusSeconds(30));
+        return new MessageHandler(xml, measurements, archive, props, forms, forwarder);
     }
 }

@@ -27,6 +27,7 @@ import org.nmws.schema.nmwg.ParametersType;
 import org.nmws.schema.nmwg.SubjectType;
 import org.nmws.schema.topology.EndPointPair;
 import org.nmws.schema.topology.EndPointType;
+import org.w3c.dom.Element;
 import org.nmws.service.archive.Series;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Environment;
@@ -99,7 +100,8 @@ public final class NmwgWriter {
         // filled a 384 MB heap): all answers together hold at most what the service allows.
         if (inFlight != null && points > 0 && !inFlight.tryAcquire((int) points)) {
             throw new NmwgException(ErrorCodes.MA_QUERY, "the service is building other raw-data answers and holds "
-                    + "no room for this one now; retry in a few seconds, or ask without raw");
+                    + "no room for this one now (all answers together hold at most twice nmws.limits.max-answer-frames); "
+                    + "retry in a few seconds, or ask without raw");
         }
         framesTaken += points;
         framesLeft -= points;
@@ -110,6 +112,39 @@ public final class NmwgWriter {
         if (inFlight != null && framesTaken > 0) {
             inFlight.release((int) framesTaken);
             framesTaken = 0;
+        }
+    }
+
+    /**
+     * Adds another point's answer to one request pair (a forwarded request): its metadata and
+     * data as that point wrote them, environment included, with ids prefixed so that they
+     * cannot clash with this answer's, and its top metadata answering requestMetadataId.
+     */
+    public void imported(String requestMetadataId, Element remoteMessage, String point) throws NmwgException {
+        Message remote;
+        try {
+            remote = CONTEXT.createUnmarshaller().unmarshal(remoteMessage, Message.class).getValue();
+        } catch (JAXBException e) {
+            throw new NmwgException(ErrorCodes.MP_MEASUREMENT, "point " + point + " answered a message this service cannot read");
+        }
+        String prefix = point + ".";
+        java.util.Set<String> remoteIds = new java.util.HashSet<>();
+        for (Object o : remote.getParametersOrMetadataOrData()) {
+            if (o instanceof Metadata md) {
+                remoteIds.add(md.getId());
+            }
+        }
+        for (Object o : remote.getParametersOrMetadataOrData()) {
+            if (o instanceof Metadata md) {
+                md.setId(prefix + md.getId());
+                String ref = md.getMetadataIdRef();
+                md.setMetadataIdRef(ref != null && remoteIds.contains(ref) ? prefix + ref : requestMetadataId);
+                message.getParametersOrMetadataOrData().add(md);
+            } else if (o instanceof Data d) {
+                d.setId(prefix + d.getId());
+                d.setMetadataIdRef(prefix + d.getMetadataIdRef());
+                message.getParametersOrMetadataOrData().add(d);
+            }
         }
     }
 

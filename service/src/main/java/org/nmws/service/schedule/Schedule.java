@@ -14,8 +14,8 @@ public record Schedule(long id, String name, String point, String characteristic
                        Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled) {
 
     public Schedule {
-        if (name == null || !name.matches("[A-Za-z0-9._:>@-]{1,128}")) {
-            throw new IllegalArgumentException("a schedule's name is 1..128 of [A-Za-z0-9._:>@-], was '" + name + "'");
+        if (name == null || !name.matches("[A-Za-z0-9._:@-]{1,128}")) {
+            throw new IllegalArgumentException("a schedule's name is 1..128 of [A-Za-z0-9._:@-], was '" + name + "'");
         }
         if (period == null || period.toMillis() < 1000 || period.toDays() > 366) {
             throw new IllegalArgumentException("schedule " + name + ": period must be 1 s..366 days, was " + period);

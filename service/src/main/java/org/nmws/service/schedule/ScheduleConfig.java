@@ -3,6 +3,7 @@ package org.nmws.service.schedule;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.mesh.Mesh;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,9 +20,22 @@ class ScheduleConfig {
 
     /** The configuration's schedules are written to the store before the scheduler starts. */
     @Bean
-    Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props) {
+    Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh) {
+        String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
-            store.put(ScheduleRequest.of(e).toSchedule(e.name(), measurements.measurementPoint()));
+            store.put(ScheduleRequest.of(e).toSchedule(e.name(), self));
+        }
+        // This point's share of the mesh: each group's pairs from here, named group:src:dst.
+        for (Mesh.Group g : mesh.groups()) {
+            for (Mesh.Point[] pair : mesh.pairsFrom(g, self)) {
+                java.util.Map<String, String> params = new java.util.HashMap<>(g.parameters() == null ? java.util.Map.of()
+                        : g.parameters());
+                if (pair[1].responderPort() > 0) {
+                    params.putIfAbsent("port", Integer.toString(pair[1].responderPort()));
+                }
+                store.put(new ScheduleRequest(g.characteristic(), pair[1].address(), params, g.period(), g.slip(), null, null,
+                        g.testClass(), self, true).toSchedule(g.name() + ":" + pair[0].name() + ":" + pair[1].name(), self));
+            }
         }
         // Disabled, it still answers availability and keeps schedules, but runs none.
         return new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),

@@ -48,12 +48,14 @@ class ScheduleController {
         return store.delete(name) ? ResponseEntity.noContent().build() : ResponseEntity.notFound().build();
     }
 
+    /** The runs that have come due (newest first), or with planned=true those planned ahead too. */
     @GetMapping("/api/schedules/{name}/runs")
-    ResponseEntity<List<ScheduledRun>> runs(@PathVariable String name, @RequestParam(defaultValue = "100") int limit) {
+    ResponseEntity<List<ScheduledRun>> runs(@PathVariable String name, @RequestParam(defaultValue = "100") int limit,
+                                            @RequestParam(defaultValue = "false") boolean planned) {
         if (limit < 1 || limit > 10_000) {
             return ResponseEntity.badRequest().build();
         }
-        return store.byName(name).map(s -> ResponseEntity.ok(store.runs(s.id(), limit)))
+        return store.byName(name).map(s -> ResponseEntity.ok(store.runs(s.id(), limit, planned ? Instant.MAX : Instant.now())))
                 .orElse(ResponseEntity.notFound().build());
     }
 

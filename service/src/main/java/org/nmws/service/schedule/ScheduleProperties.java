@@ -15,12 +15,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param workers runs at once (each holds a thread while its test runs)
  * @param horizon how far ahead runs are planned (at least a period)
  * @param schedules schedules kept in the configuration
- * @param meshFile a mesh description (points and test groups) this point runs its share of
  */
 @ConfigurationProperties("nmws.scheduler")
 public record ScheduleProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int workers,
-                                 @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules,
-                                 String meshFile) {
+                                 @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules) {
     public ScheduleProperties {
         if (workers < 1 || workers > 64) {
             throw new IllegalArgumentException("nmws.scheduler.workers must be 1..64, was " + workers);

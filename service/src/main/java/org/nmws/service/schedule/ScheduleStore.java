@@ -34,6 +34,10 @@ public final class ScheduleStore {
 
     /** Creates the schedule, or replaces the one of the same name; returns it as stored. */
     public Schedule put(Schedule s) {
+        Optional<Schedule> existing = byName(s.name());
+        if (existing.isPresent() && same(existing.get(), s)) {
+            return existing.get(); // a restart re-reading its configuration changes nothing
+        }
         jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
                         + "test_class, enabled, created_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET "
                         + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
@@ -47,6 +51,13 @@ public final class ScheduleStore {
         // A changed schedule plans afresh: slots not yet run are dropped and planned again.
         jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
         return stored;
+    }
+
+    private static boolean same(Schedule a, Schedule b) {
+        return a.point().equals(b.point()) && a.characteristic().equals(b.characteristic()) && a.dst().equals(b.dst())
+                && a.parameters().equals(b.parameters()) && a.period().equals(b.period()) && a.slip().equals(b.slip())
+                && a.start().equals(b.start()) && java.util.Objects.equals(a.end(), b.end()) && a.testClass() == b.testClass()
+                && a.enabled() == b.enabled();
     }
 
     public Optional<Schedule> byName(String name) {
@@ -116,10 +127,11 @@ public final class ScheduleStore {
                 "interrupted: the point stopped while the test ran", ScheduledRun.RUNNING, point);
     }
 
-    /** A schedule's runs, newest first. */
-    public List<ScheduledRun> runs(long scheduleId, int limit) {
+    /** A schedule's runs planned up to a time (Instant.MAX: the planned future too), newest first. */
+    public List<ScheduledRun> runs(long scheduleId, int limit, Instant until) {
+        long u = until.equals(Instant.MAX) ? Long.MAX_VALUE : until.toEpochMilli();
         return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
-                + "WHERE r.schedule_id = ? ORDER BY r.slot DESC LIMIT ?", this::run, scheduleId, limit);
+                + "WHERE r.schedule_id = ? AND r.planned_ms <= ? ORDER BY r.slot DESC LIMIT ?", this::run, scheduleId, u, limit);
     }
 
     /** How many of a schedule's latest finished runs failed in a row. */

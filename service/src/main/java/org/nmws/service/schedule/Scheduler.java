@@ -123,6 +123,9 @@ public final class Scheduler implements SmartLifecycle {
             plan(s, now);
         }
         for (ScheduledRun r : store.due(point, now)) {
+            if (!running) {
+                return; // stopping: the pool takes no more
+            }
             if (inHand.add(r.id())) {
                 pool.execute(() -> {
                     try {

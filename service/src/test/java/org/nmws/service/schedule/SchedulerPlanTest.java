@@ -63,19 +63,19 @@ class SchedulerPlanTest {
         assertEquals(2 + 2 + 12, pending.size(), pending.toString());
         assertTrue(store.pending("q").isEmpty(), "only this point's schedules are planned here");
         // A restarted scheduler plans the same slots, at the same slipped times.
-        List<Instant> before = store.runs(j.id(), 100).stream().map(ScheduledRun::planned).toList();
+        List<Instant> before = store.runs(j.id(), 100, Instant.MAX).stream().map(ScheduledRun::planned).toList();
         Scheduler restarted = scheduler(store, now);
         for (Schedule s : store.of("p")) {
             restarted.plan(s, now);
         }
         assertEquals(pending.size(), store.pending("p").size());
-        assertEquals(before, store.runs(j.id(), 100).stream().map(ScheduledRun::planned).toList());
-        for (ScheduledRun r : store.runs(j.id(), 100)) {
+        assertEquals(before, store.runs(j.id(), 100, Instant.MAX).stream().map(ScheduledRun::planned).toList());
+        for (ScheduledRun r : store.runs(j.id(), 100, Instant.MAX)) {
             long off = Duration.between(T0.plusSeconds(10 * r.slot()), r.planned()).toMillis();
             assertTrue(off >= 0 && off < 5000, "slip within 5 s: " + off);
         }
         // A run is claimed once.
-        ScheduledRun first = store.runs(x.id(), 10).get(1); // oldest last: slot 0
+        ScheduledRun first = store.runs(x.id(), 10, Instant.MAX).get(1); // oldest last: slot 0
         assertEquals(0, first.slot());
         assertTrue(store.claim(first.id(), T0));
         assertTrue(!store.claim(first.id(), T0), "a second claim fails");
