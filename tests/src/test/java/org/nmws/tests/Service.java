@@ -73,9 +73,12 @@ final class Service implements AutoCloseable {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> get(String path, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(30));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> delete(String path) throws Exception {

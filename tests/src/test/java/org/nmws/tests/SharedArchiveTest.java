@@ -45,10 +45,16 @@ class SharedArchiveTest {
             s.execute("CREATE SCHEMA " + schema);
         }
         String url = base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-        try (Service east = Service.start(dir.resolve("east"), "--spring.datasource.url=" + url,
-                "--nmws.measurement-point=mp-east");
-             Service west = Service.start(dir.resolve("west"), "--spring.datasource.url=" + url,
-                "--nmws.measurement-point=mp-west")) {
+        // Exporting the archive needs the admin role: an operator's key.
+        String key = "k-operator-31337";
+        String keyHash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        String[] admin = {"--nmws.security.api-keys[0].name=operator", "--nmws.security.api-keys[0].sha256=" + keyHash,
+                "--nmws.security.api-keys[0].roles=admin"};
+        try (Service east = Service.start(dir.resolve("east"), concat(admin, "--spring.datasource.url=" + url,
+                "--nmws.measurement-point=mp-east"));
+             Service west = Service.start(dir.resolve("west"), concat(admin, "--spring.datasource.url=" + url,
+                "--nmws.measurement-point=mp-west"))) {
             assertNotEquals(east.baseUrl, west.baseUrl);
             Instant t = Instant.parse("2026-04-01T08:00:00Z");
             long eastId = save(east, t, 1.5).id();
@@ -61,7 +67,8 @@ class SharedArchiveTest {
                 assertEquals(List.of("mp-east", "mp-west"), found.stream().map(Observation::measurementPoint).toList());
                 assertEquals(List.of(1.5, 2.5), found.stream().map(o -> o.summary().get("meanRtt")).toList());
 
-                HttpResponse<String> store = s.get("/archive/store?from=2026-04-01T00:00:00Z&to=2026-04-02T00:00:00Z");
+                HttpResponse<String> store = s.get("/archive/store?from=2026-04-01T00:00:00Z&to=2026-04-02T00:00:00Z",
+                        "X-Api-Key", key);
                 assertEquals(200, store.statusCode(), store.body());
                 assertEquals(List.of("mp-east", "mp-west"), points(store.body()));
             }
@@ -105,5 +112,11 @@ class SharedArchiveTest {
                     + " and sets it), or pass -Dnmws.test.postgres=skip to leave it out of a local run");
         }
         return url;
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 }
