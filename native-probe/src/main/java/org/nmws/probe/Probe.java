@@ -42,6 +42,22 @@ public final class Probe {
 
   private Probe() {}
 
+  /** The kinds whose sessions a keyed responder authenticates (the engine's keyFile field). */
+  private static final java.util.Set<String> KEYED_KINDS =
+      java.util.Set.of("rr", "stream", "scan", "tcp", "capacity", "avail");
+
+  private static volatile String responderKeyFile;
+
+  /**
+   * The shared key file every session to a responder proves it holds (a responder started with
+   * --key-file admits only those), or null for none. Process-wide because it is the
+   * operator's one secret for all of this point's responders, set once at start-up; the
+   * engine reads the file (16..1024 bytes, mode 600) when it opens each session.
+   */
+  public static void useResponderKey(String keyFile) {
+    responderKeyFile = keyFile == null || keyFile.isBlank() ? null : keyFile;
+  }
+
   /** Whether the native engine is loaded and usable. */
   public static boolean isAvailable() {
     return UNAVAILABLE == null;
@@ -73,6 +89,10 @@ public final class Probe {
     requireAvailable(kind);
     NativeSpecWriter out = new NativeSpecWriter();
     spec.writeTo(out);
+    String key = responderKeyFile;
+    if (key != null && KEYED_KINDS.contains(kind)) {
+      out.str("keyFile", key);
+    }
     byte[] packed = out.toByteArray();
     byte[][] result = new byte[1][];
     byte[] err = new byte[ERRLEN];

@@ -120,6 +120,45 @@ class SchedulesEndToEndTest {
         }
     }
 
+    @Test
+    void anNmwgRequestAndTheCliMakeSchedulesAndAContinuousOneIsKeptAMinuteAtATime() throws Exception {
+        try (Responder responder = Responder.start();
+             Service service = Service.start(Files.createTempDirectory("nmws-schedules-forms"),
+                     "--nmws.responder-port=" + responder.port, "--nmws.measurement-point=point-f")) {
+            String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 5,
+                    "<nmwg:parameter name=\"schedule.period\">PT2S</nmwg:parameter>"
+                            + "<nmwg:parameter name=\"schedule.name\">nmwg-rtt</nmwg:parameter>");
+            org.w3c.dom.Element answer = Service.validatedMessage(service.soap11(request).body());
+            assertEquals("success.schedule", answer.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent(),
+                    answer.getTextContent());
+            SoapEndToEndTest.assertError(service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 5,
+                    "<nmwg:parameter name=\"schedule.period\">soon</nmwg:parameter>"), "application/xml", null),
+                    "error.common.parameter");
+            Thread.sleep(5_000);
+            assertTrue(done(runs(service, "nmwg-rtt")) >= 1, "the schedule made by NMWG runs: " + runs(service, "nmwg-rtt"));
+
+            java.io.StringWriter out = new java.io.StringWriter();
+            picocli.CommandLine cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
+            cli.setOut(new java.io.PrintWriter(out, true));
+            assertEquals(0, cli.execute("--url", service.baseUrl, "schedule", "add", "owd-c", "-c", "path.delay.oneWay",
+                    "--dst", "127.0.0.1", "--continuous", "-p", "port=" + responder.port), out.toString());
+            JsonNode owd = JSON.readTree(out.toString());
+            assertEquals("PT1M", owd.get("period").asText());
+            assertEquals("background", owd.get("testClass").asText());
+            // 10 frames a second, ending (with its 1 s timeout) a second before the next minute
+            assertEquals("580", owd.get("parameters").get("count").asText());
+            assertEquals("0.1", owd.get("parameters").get("interval").asText());
+            cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
+            java.io.StringWriter out2 = new java.io.StringWriter();
+            cli.setOut(new java.io.PrintWriter(out2, true));
+            assertEquals(0, cli.execute("--url", service.baseUrl, "schedule", "remove", "nmwg-rtt"));
+            assertTrue(out2.toString().contains("removed"), out2.toString());
+            JsonNode all = get(service, "/api/schedules");
+            assertEquals(1, all.size(), all.toString());
+            assertEquals("owd-c", all.get(0).get("name").asText());
+        }
+    }
+
     /** The runs that reached their time, one line each, for a failure's message. */
     private static String brief(List<JsonNode> runs) {
         StringBuilder b = new StringBuilder();

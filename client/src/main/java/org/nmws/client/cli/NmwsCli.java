@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
-                NmwsCli.Tests.class, NmwsCli.HashPassword.class})
+                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.HashPassword.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
@@ -198,6 +198,106 @@ public final class NmwsCli {
             }
             parent.out().println("{bcrypt}" + new org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder().encode(password));
             return 0;
+        }
+    }
+
+    @Command(name = "schedule", description = "Regular tests (the service's /api/schedules): list them, add or replace one, "
+            + "remove one, or show one's runs.",
+            footer = {"", "Examples:",
+                    "  nmws schedule add rtt-b -c path.delay.roundTrip --dst 10.0.0.2 --period PT1M -p count=10",
+                    "  nmws schedule add owd-b -c path.delay.oneWay --dst 10.0.0.2 --continuous",
+                    "  nmws schedule runs rtt-b", "  nmws schedule remove rtt-b"})
+    static final class Schedule implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @CommandLine.Parameters(index = "0", description = "list, add, remove or runs") String action;
+        @CommandLine.Parameters(index = "1", arity = "0..1", description = "the schedule's name") String name;
+        @Option(names = {"-c", "--characteristic"}) String characteristic;
+        @Option(names = "--dst") String dst;
+        @Option(names = "--period", description = "ISO 8601 (PT1M) or seconds") String period;
+        @Option(names = "--slip", description = "random delay of each run, up to this") String slip;
+        @Option(names = "--class", description = "exclusive, normal or background") String testClass;
+        @Option(names = "--continuous", description = "a one-way stream kept a minute at a time") boolean continuous;
+        @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
+        java.util.Map<String, String> parameters = new java.util.LinkedHashMap<>();
+
+        @Override
+        public Integer call() throws InterruptedException {
+            String base = parent.url.replaceAll("/+$", "") + "/api/schedules";
+            HttpRequest.Builder b;
+            switch (action) {
+                case "list" -> b = HttpRequest.newBuilder(URI.create(base)).GET();
+                case "runs", "remove", "add" -> {
+                    if (name == null) {
+                        parent.spec.commandLine().getErr().println(action + " needs a schedule name");
+                        return 2;
+                    }
+                    URI one = URI.create(base + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8));
+                    if (action.equals("runs")) {
+                        b = HttpRequest.newBuilder(URI.create(one + "/runs")).GET();
+                    } else if (action.equals("remove")) {
+                        b = HttpRequest.newBuilder(one).DELETE();
+                    } else {
+                        b = HttpRequest.newBuilder(one).header("Content-Type", "application/json")
+                                .PUT(HttpRequest.BodyPublishers.ofString(json()));
+                    }
+                }
+                default -> {
+                    parent.spec.commandLine().getErr().println("unknown action '" + action + "': list, add, remove or runs");
+                    return 2;
+                }
+            }
+            parent.credentials().forEach(b::header);
+            HttpResponse<String> r;
+            try {
+                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()
+                        .send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                parent.spec.commandLine().getErr().println("cannot reach " + base + ": " + e.getMessage());
+                return 2;
+            }
+            parent.out().println(r.statusCode() == 204 ? "removed" : r.statusCode() == 404 ? "no schedule " + name : r.body());
+            return r.statusCode() / 100 == 2 ? 0 : 2;
+        }
+
+        private String json() {
+            StringBuilder j = new StringBuilder("{");
+            field(j, "characteristic", characteristic);
+            field(j, "dst", dst);
+            field(j, "period", period);
+            field(j, "slip", slip);
+            field(j, "testClass", testClass);
+            if (continuous) {
+                j.append("\"continuous\":true,");
+            }
+            j.append("\"parameters\":{");
+            String sep = "";
+            for (java.util.Map.Entry<String, String> e : parameters.entrySet()) {
+                j.append(sep).append(quote(e.getKey())).append(':').append(quote(e.getValue()));
+                sep = ",";
+            }
+            return j.append("}}").toString();
+        }
+
+        private static void field(StringBuilder j, String name, String value) {
+            if (value != null) {
+                j.append(quote(name)).append(':').append(quote(value)).append(',');
+            }
+        }
+
+        /** A JSON string: the few escapes JSON needs, written here rather than pulling a JSON library into the CLI. */
+        private static String quote(String s) {
+            StringBuilder q = new StringBuilder("\"");
+            for (char c : s.toCharArray()) {
+                if (c == '"' || c == '\\') {
+                    q.append('\\').append(c);
+                } else if (c < 0x20) {
+                    q.append(String.format("\\u%04x", (int) c));
+                } else {
+                    q.append(c);
+                }
+            }
+            return q.append('"').toString();
         }
     }
 }

@@ -10,6 +10,19 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class MeasureConfig {
 
+    /**
+     * The shared key for authenticated responder sessions (nmws.responder-key-file), handed to
+     * the engine once; checked here so that a wrong path stops the start, not the first test.
+     */
+    @Bean
+    Object responderKey(@org.springframework.beans.factory.annotation.Value("${nmws.responder-key-file:}") String keyFile) {
+        if (!keyFile.isBlank() && !java.nio.file.Files.isReadable(java.nio.file.Path.of(keyFile))) {
+            throw new IllegalArgumentException("nmws.responder-key-file " + keyFile + " cannot be read");
+        }
+        org.nmws.probe.Probe.useResponderKey(keyFile);
+        return keyFile;
+    }
+
     @Bean
     HostEnvironment hostEnvironment() {
         return new HostEnvironment(ClockState::read);

@@ -56,6 +56,11 @@ public class MeasurementService {
         this.measurementPoint = props.measurementPoint().isBlank() ? host.hostName() : props.measurementPoint();
     }
 
+    /** Refuses a client that may not start tests (as a MeasurementRequest would be refused). */
+    public void authorizeTests() throws MeasurementException {
+        admission.authorize(TestAdmission.currentClient());
+    }
+
     /** The host-wide interlock of test classes, shared by on-demand and scheduled tests. */
     public Interlock interlock() {
         return interlock;

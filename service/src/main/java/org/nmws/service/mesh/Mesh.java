@@ -36,8 +36,8 @@ public record Mesh(List<Point> points, List<Group> groups) {
             }
         }
         for (Group g : groups) {
-            if (g.name() == null || g.characteristic() == null || g.period() == null) {
-                throw new IllegalArgumentException("mesh: a group needs a name, a characteristic and a period");
+            if (g.name() == null || g.characteristic() == null || (g.period() == null && !Boolean.TRUE.equals(g.continuous()))) {
+                throw new IllegalArgumentException("mesh: a group needs a name, a characteristic and a period (or continuous)");
             }
             for (List<String> pair : g.pairs() == null ? List.<List<String>>of() : g.pairs()) {
                 if (pair.size() != 2 || !names.contains(pair.get(0)) || !names.contains(pair.get(1))) {
@@ -57,9 +57,10 @@ public record Mesh(List<Point> points, List<Group> groups) {
     /**
      * @param pairs [src, dst] point names; absent means every ordered pair
      * @param testClass exclusive, normal or background; absent means the characteristic's
+     * @param continuous a one-way stream that never stops, kept a minute at a time (powstream)
      */
     public record Group(String name, String characteristic, Map<String, String> parameters, String period, String slip,
-                        List<List<String>> pairs, String testClass) {
+                        List<List<String>> pairs, String testClass, Boolean continuous) {
     }
 
     public static Mesh load(Path file) throws IOException {

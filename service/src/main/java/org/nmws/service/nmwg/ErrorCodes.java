@@ -32,6 +32,8 @@ public final class ErrorCodes {
     public static final String INTERNAL = "error.common.internal";
 
     public static final String SUCCESS_ECHO = "success.echo";
+    /** A MeasurementRequest with schedule.* parameters made (or replaced) a schedule. */
+    public static final String SUCCESS_SCHEDULE = "success.schedule";
 
     /** The code a failed test is answered with, in every dialect. */
     public static String of(org.nmws.service.measure.MeasurementException.Kind kind) {

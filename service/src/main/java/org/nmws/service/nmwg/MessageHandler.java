@@ -50,18 +50,21 @@ public class MessageHandler {
     private final NmwsProperties props;
     private final DataForms forms;
     private final Forwarder forwarder;
+    private final Schedules schedules;
     /** Raw frames held by all answers being built: two full answers' worth. */
     private final Semaphore framesInFlight;
 
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms) {
-        this(xml, measurements, archive, props, forms, new Forwarder(Mesh.NONE, "", xml::parse, java.time.Duration.ofSeconds(1)));
+        this(xml, measurements, archive, props, forms, new Forwarder(Mesh.NONE, "", xml::parse, java.time.Duration.ofSeconds(1)),
+                Schedules.NONE);
     }
 
     /** With the mesh's forwarder: requests for paths from other points go there. */
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                          DataForms forms, Forwarder forwarder) {
+                          DataForms forms, Forwarder forwarder, Schedules schedules) {
         this.forwarder = forwarder;
+        this.schedules = schedules;
         this.forms = forms;
         this.xml = xml;
         this.measurements = measurements;
@@ -278,6 +281,19 @@ public class MessageHandler {
                     + supported());
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), strict(() -> r.characteristic().testFor(r.parameters())));
+        // schedule.* parameters make a schedule of the test instead of running it once.
+        if (r.parameters().keySet().stream().anyMatch(k -> k.startsWith("schedule."))) {
+            try {
+                measurements.authorizeTests();
+                w.status(r.metadataId(), ErrorCodes.SUCCESS_SCHEDULE, schedules.schedule(r.characteristic().dottedName(),
+                        subject.dst().host(), r.parameters()));
+            } catch (MeasurementException e) {
+                throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
+            } catch (IllegalArgumentException e) {
+                throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage(), e);
+            }
+            return;
+        }
         // A path from another point of the mesh is measured there (once: a forwarded request is never forwarded on).
         java.util.Optional<org.nmws.service.mesh.Mesh.Point> remote = subject.src() == null ? java.util.Optional.empty()
                 : forwarder.remote(subject.src().host());

@@ -18,6 +18,11 @@ class ScheduleConfig {
         return new ScheduleStore(jdbc, json);
     }
 
+    @Bean
+    org.nmws.service.nmwg.Schedules nmwgSchedules(ScheduleStore store, MeasurementService measurements) {
+        return new NmwgSchedules(store, measurements.measurementPoint());
+    }
+
     /** The configuration's schedules are written to the store before the scheduler starts. */
     @Bean
     Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh) {
@@ -34,7 +39,7 @@ class ScheduleConfig {
                     params.putIfAbsent("port", Integer.toString(pair[1].responderPort()));
                 }
                 store.put(new ScheduleRequest(g.characteristic(), pair[1].address(), params, g.period(), g.slip(), null, null,
-                        g.testClass(), self, true).toSchedule(g.name() + ":" + pair[0].name() + ":" + pair[1].name(), self));
+                        g.testClass(), self, true, g.continuous()).toSchedule(g.name() + ":" + pair[0].name() + ":" + pair[1].name(), self));
             }
         }
         // Disabled, it still answers availability and keeps schedules, but runs none.

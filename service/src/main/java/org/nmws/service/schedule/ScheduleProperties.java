@@ -29,6 +29,6 @@ public record ScheduleProperties(@DefaultValue("true") boolean enabled, @Default
     /** One configured schedule; unset start means slots aligned to the epoch, unset class the characteristic's. */
     public record Entry(String name, String characteristic, String dst, @DefaultValue Map<String, String> parameters,
                         Duration period, @DefaultValue("PT0S") Duration slip, Instant start, Instant end, String testClass,
-                        @DefaultValue("true") boolean enabled) {
+                        @DefaultValue("true") boolean enabled, @DefaultValue("false") boolean continuous) {
     }
 }

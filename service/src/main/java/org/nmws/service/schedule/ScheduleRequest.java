@@ -12,11 +12,22 @@ import org.nmws.service.observation.Params;
  * parameters are checked as a test of the characteristic would check them, when it first runs.
  */
 public record ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
-                              String start, String end, String testClass, String point, Boolean enabled) {
+                              String start, String end, String testClass, String point, Boolean enabled, Boolean continuous) {
+
+    /** Frames a second of a continuous one-way stream unless its parameters say otherwise (powstream's default). */
+    static final String CONTINUOUS_INTERVAL = "0.1";
+
+    public ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
+                           String start, String end, String testClass, String point, Boolean enabled) {
+        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, null);
+    }
 
     public Schedule toSchedule(String name, String defaultPoint) {
         Characteristic c = Characteristic.lookup(characteristic == null ? "" : characteristic).orElseThrow(() ->
                 new IllegalArgumentException("characteristic '" + Params.echo(String.valueOf(characteristic)) + "' is not known"));
+        if (Boolean.TRUE.equals(continuous)) {
+            return continuous(name, defaultPoint, c);
+        }
         Duration p = duration("period", period, null);
         return new Schedule(0, name, point == null || point.isBlank() ? defaultPoint : point, c.dottedName(), dst,
                 parameters == null ? Map.of() : parameters, p, duration("slip", slip, Duration.ZERO),
@@ -24,6 +35,31 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
                 end == null || end.isBlank() ? null : org.nmws.service.observation.Times.parse("end", end),
                 testClass == null || testClass.isBlank() ? TestClass.of(c.dottedName()) : TestClass.parse(testClass),
                 enabled == null || enabled);
+    }
+
+    /**
+     * Continuous background one-way latency, as powstream keeps it: a low-rate stream that
+     * never stops, cut into back-to-back one-minute sessions, each kept as one observation
+     * (its loss, delay percentiles and both ends' clock error) with its raw frames.
+     */
+    private Schedule continuous(String name, String defaultPoint, Characteristic c) {
+        if (!c.dottedName().equals("path.delay.oneWay") && !c.dottedName().equals("path.loss.oneWay")) {
+            throw new IllegalArgumentException("continuous is for one-way delay or loss, not " + c.dottedName());
+        }
+        Map<String, String> p = new java.util.HashMap<>(parameters == null ? Map.of() : parameters);
+        String interval = p.computeIfAbsent("interval", k -> CONTINUOUS_INTERVAL);
+        p.putIfAbsent("timeout", "1");
+        if (!Params.isDecimal(interval) || Double.parseDouble(interval) <= 0) {
+            throw new IllegalArgumentException("continuous: interval must be a positive number of seconds");
+        }
+        // The session ends (frames, then the timeout for the last) a second before the next minute starts.
+        long frames = (long) Math.floor((60 - Double.parseDouble(p.get("timeout")) - 1) / Double.parseDouble(interval));
+        if (frames < 1) {
+            throw new IllegalArgumentException("continuous: interval and timeout leave no frames in a minute");
+        }
+        p.put("count", Long.toString(frames));
+        return new Schedule(0, name, point == null || point.isBlank() ? defaultPoint : point, c.dottedName(), dst, p,
+                Duration.ofMinutes(1), Duration.ZERO, Instant.EPOCH, null, TestClass.BACKGROUND, enabled == null || enabled);
     }
 
     /** An ISO-8601 duration (PT30S) or plain seconds. */
@@ -47,6 +83,6 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
     static ScheduleRequest of(ScheduleProperties.Entry e) {
         return new ScheduleRequest(e.characteristic(), e.dst(), e.parameters(), e.period() == null ? null : e.period().toString(),
                 e.slip().toString(), e.start() == null ? null : e.start().toString(), e.end() == null ? null : e.end().toString(),
-                e.testClass(), null, e.enabled());
+                e.testClass(), null, e.enabled(), e.continuous());
     }
 }

@@ -228,8 +228,10 @@ public final class NetLab implements AutoCloseable {
      * so consecutive one-way delays differ by exactly +extraUs and then -extraUs once in k.
      */
     public void jitterLine(long delayUs, int everyK, long extraUs) throws IOException, InterruptedException {
+        // Frames 3 ms apart are sparse: spin before releases as the latency scan does, so a
+        // release after the long hold is not late by a vCPU's wake-up (the max - min check).
         startDelayLine(List.of("-d", Long.toString(delayUs), "-k", Integer.toString(everyK),
-                "-x", Long.toString(extraUs)), false, "udp");
+                "-x", Long.toString(extraUs), "-s", "400"), false, "udp");
     }
 
     /**
