@@ -57,6 +57,8 @@ public record NmwsProperties(
      * @param maxAnswerFrames most raw frames (and sample points) one answer may carry, over all
      *        its pairs: raw answers are built in memory, so this bounds what one request can cost
      *        (all answers being built at once hold at most twice this)
+     * @param maxRateMbps the fastest a test may send (UDP streams, available-bandwidth scans),
+     *        in Mbit/s of user data; 0 means no limit
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
@@ -64,8 +66,12 @@ public record NmwsProperties(
                          @DefaultValue("4") int maxMeasurementsPerMessage,
                          @DefaultValue({"127.0.0.0/8", "::1"}) List<String> testClients,
                          @DefaultValue("60") int testsPerClientPerMinute,
-                         @DefaultValue("100000") int maxAnswerFrames) {
+                         @DefaultValue("100000") int maxAnswerFrames,
+                         @DefaultValue("0") double maxRateMbps) {
         public Limits {
+            if (!(maxRateMbps >= 0 && maxRateMbps <= 1_000_000)) {
+                throw new IllegalArgumentException("nmws.limits.max-rate-mbps must be 0..1000000, was " + maxRateMbps);
+            }
             if (maxAnswerFrames < 1000 || maxAnswerFrames > 100_000_000) {
                 throw new IllegalArgumentException("nmws.limits.max-answer-frames must be 1000..100000000, was " + maxAnswerFrames);
             }

@@ -41,6 +41,7 @@ class SecurityEndToEndTest {
     private static final String ADMIN_KEY = "k-admin-9876543210";
     private static final String LAB_ONLY_KEY = "k-lab-only-5555";
     private static final String BRIEF_KEY = "k-brief-7777";
+    private static final String SLOW_KEY = "k-slow-4242";
     private static final String QUERY = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\" "
             + "id=\"q\"><nmwg:metadata id=\"m\"><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
             + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
@@ -68,7 +69,9 @@ class SecurityEndToEndTest {
                 "--nmws.security.api-keys[2].roles=measure", "--nmws.security.api-keys[2].limits.destinations=10.99.0.0/16",
                 "--nmws.security.api-keys[3].name=brief", "--nmws.security.api-keys[3].sha256=" + sha256(BRIEF_KEY),
                 "--nmws.security.api-keys[3].roles=measure", "--nmws.security.api-keys[3].limits.max-duration=PT2S",
-                "--nmws.security.api-keys[3].limits.tests-per-hour=1");
+                "--nmws.security.api-keys[3].limits.tests-per-hour=1",
+                "--nmws.security.api-keys[4].name=slow", "--nmws.security.api-keys[4].sha256=" + sha256(SLOW_KEY),
+                "--nmws.security.api-keys[4].roles=measure", "--nmws.security.api-keys[4].limits.max-rate-mbps=5");
         plain = Service.start(Files.createTempDirectory("nmws-sec-plain"), accounts.toArray(String[]::new));
         Path keystore = selfSignedKeystore(remote);
         List<String> tlsArgs = new java.util.ArrayList<>(accounts);
@@ -201,7 +204,16 @@ class SecurityEndToEndTest {
                 "application/xml", null, "X-Api-Key", BRIEF_KEY);
         SoapEndToEndTest.assertError(again, "error.mp.rate_limited");
         assertTrue(again.body().contains("1 tests an hour"), again.body());
-        assertEquals(before + 1, responder.sessions(), "only the one allowed test reached the responder");
+        // A stream faster than the key's 5 Mbit/s is refused; a slower one runs.
+        String udp = LabLikeRequests.request("127.0.0.1", "path.bandwidth.achievable.UDP", "count", "100", "packetSize", "1000",
+                "bandwidthLimit", "RATE");
+        HttpResponse<String> fast = send(http, local, udp.replace("RATE", "10M"), "application/xml", null, "X-Api-Key", SLOW_KEY);
+        SoapEndToEndTest.assertError(fast, "error.common.parameter");
+        assertTrue(fast.body().contains("over this client's limit of 5 Mbit/s"), fast.body());
+        Element slow = Service.validatedMessage(send(http, local, udp.replace("RATE", "2M"), "application/xml", null,
+                "X-Api-Key", SLOW_KEY).body());
+        assertEquals(100.0, figure(slow, "sent"), 0.0);
+        assertEquals(before + 2, responder.sessions(), "only the two allowed tests reached the responder");
     }
 
     @Test

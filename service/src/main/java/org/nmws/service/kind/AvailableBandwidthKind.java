@@ -30,7 +30,7 @@ final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameter
 
     @Override
     public BandwidthParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return BandwidthParameters.available(nmwg, c.responderPort(), c.limits().maxDuration());
+        return BandwidthParameters.available(nmwg, c.responderPort(), c.limits().maxDuration(), c.limits().maxRateMbps());
     }
 
     @Override

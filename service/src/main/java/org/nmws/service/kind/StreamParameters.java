@@ -18,6 +18,12 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
                                int port, boolean raw) {
 
     public static StreamParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        return parse(p, defaultPort, maxCount, maxDuration, 0);
+    }
+
+    /** @param maxRateMbps the fastest the stream may be sent (user data), 0 for no limit */
+    public static StreamParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration,
+                                         double maxRateMbps) {
         String protocol = p.getOrDefault("protocol", "UDP").trim();
         if (!protocol.equalsIgnoreCase("UDP")) {
             throw new IllegalArgumentException("parameter protocol is '" + protocol + "': this test is UDP");
@@ -55,6 +61,12 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
         boolean raw = Params.bool(p, "raw");
         Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.6f s + timeout %.3f s",
                 count, interval, timeout);
+        if (maxRateMbps > 0 && count > 1 && (interval <= 0 || size * 8.0 / interval / 1e6 > maxRateMbps)) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                    "%d-byte frames every %s s is %s Mbit/s: over this client's limit of %s Mbit/s", size,
+                    Params.plain(interval), interval <= 0 ? "as fast as the host can send" : Params.plain(size * 8.0 / interval / 1e6),
+                    Params.plain(maxRateMbps)));
+        }
         return new StreamParameters(count, size, interval, ttl, timeout, port, raw);
     }
 

@@ -41,7 +41,8 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
 
     @Override
     public StreamParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return StreamParameters.parse(nmwg, c.responderPort(), c.limits().maxCount(), c.limits().maxDuration());
+        return StreamParameters.parse(nmwg, c.responderPort(), c.limits().maxCount(), c.limits().maxDuration(),
+                c.limits().maxRateMbps());
     }
 
     @Override

@@ -57,14 +57,15 @@ public record SecurityProperties(
      *
      * @param maxDuration longest test
      * @param maxCount most frames in a test
+     * @param maxRateMbps fastest a test may send, Mbit/s of user data
      * @param testsPerHour tests started an hour
      * @param maxConcurrent tests running at once
      * @param destinations networks (CIDR) tests may go to; empty means any
      */
-    public record Limits(Duration maxDuration, Integer maxCount, Integer testsPerHour, Integer maxConcurrent,
+    public record Limits(Duration maxDuration, Integer maxCount, Double maxRateMbps, Integer testsPerHour, Integer maxConcurrent,
                          @DefaultValue List<String> destinations) {
         ClientLimits toClientLimits(String where) {
-            return ClientLimits.of(where, maxDuration, maxCount, testsPerHour, maxConcurrent, destinations);
+            return ClientLimits.of(where, maxDuration, maxCount, maxRateMbps, testsPerHour, maxConcurrent, destinations);
         }
     }
 

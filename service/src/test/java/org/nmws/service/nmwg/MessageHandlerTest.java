@@ -53,7 +53,7 @@ class MessageHandlerTest {
     @BeforeEach
     void setUp() {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, 250_000));
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, 250_000, 0));
         archive = TestArchives.sqlite(dir);
         MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
                 new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog);

@@ -191,7 +191,7 @@ class MetadataKeyAndSelectTest {
 
     private MessageHandler handler(int maxAnswerFrames) {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
-                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, maxAnswerFrames));
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, maxAnswerFrames, 0));
         return new MessageHandler(new SafeXml(65536, 32),
                 new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
                 new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog), archive, props,
