@@ -537,6 +537,80 @@ class HostileSuiteTest {
         assertTrue(r.contains("path.delay.roundTrip") && !r.contains("error."), r);
     }
 
+    @Test
+    @Order(6)
+    void theResponderCannotBeHeldAndTellsOthersOnlyWhenToRetry() throws Exception {
+        // A session of 1000 frames 10 ms apart that then sends nothing: cut after the idle second,
+        // not held for its 10 s.
+        try (Socket holder = new Socket("127.0.0.1", responder.port)) {
+            holder.setSoTimeout(5000);
+            holder.getOutputStream().write(("NMP/1 SESSION kind=rr frames=1000 size=64 interval_ns=10000000 "
+                    + "timeout_ms=1000\n").getBytes(StandardCharsets.US_ASCII));
+            String opened = line(holder);
+            assertTrue(opened.startsWith("NMP/1 OK"), "the holder's session opened: " + opened);
+            // Meanwhile another client hears BUSY with when to retry, and nothing of the holder.
+            String busy;
+            try (Socket other = new Socket("127.0.0.1", responder.port)) {
+                other.setSoTimeout(5000);
+                other.getOutputStream().write("NMP/1 SESSION kind=rr frames=5 size=64 interval_ns=1000000 timeout_ms=1000\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                busy = line(other);
+            }
+            assertTrue(busy.startsWith("NMP/1 BUSY") && busy.contains("remaining_ms="), busy);
+            assertTrue(!busy.contains("127.0.0.1") && !busy.contains("rr") && !busy.contains("peer"), "no owner details: " + busy);
+            // The silent holder is told why it was cut, within a few seconds rather than minutes.
+            String cut = line(holder);
+            assertTrue(cut.startsWith("NMP/1 ERR") && cut.contains("timeout"), cut);
+        }
+        // SESSION and END in one packet: both are handled, and the responder is free again.
+        try (Socket both = new Socket("127.0.0.1", responder.port)) {
+            both.setSoTimeout(5000);
+            both.getOutputStream().write(("NMP/1 SESSION kind=rr frames=5 size=64 interval_ns=1000000 timeout_ms=1000\n"
+                    + "NMP/1 END\n").getBytes(StandardCharsets.US_ASCII));
+            assertTrue(line(both).startsWith("NMP/1 OK"));
+            String end = line(both);
+            assertTrue(end.startsWith("NMP/1 BYE"), end);
+        }
+        String r = postNmwg(SoapEndToEndTest.measurementRequest("127.0.0.1", 5, ""));
+        assertTrue(r.contains("path.delay.roundTrip") && !r.contains("error."), "the responder serves again: " + r);
+    }
+
+    @Test
+    @Order(7)
+    void aResponderKilledMidTestIsReportedWithinTwoSeconds() throws Exception {
+        // A test of 20 s to a responder of its own, which is killed a second in.
+        try (Responder victim = Responder.start("127.0.0.1")) {
+            String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 2000, "<nmwg:parameter name=\"port\">" + victim.port
+                    + "</nmwg:parameter>").replace(">0.005<", ">0.01<");
+            CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return postNmwg(request);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            while (!get("/api/tests").body().contains("\"done\":") || get("/api/tests").body().contains("\"done\":0,")) {
+                Thread.sleep(20);
+            }
+            long killed = System.nanoTime();
+            victim.kill();
+            String body = answer.get(30, TimeUnit.SECONDS);
+            double seconds = (System.nanoTime() - killed) / 1e9;
+            assertTrue(body.contains("error.mp.measurement") && body.contains("went away"), body);
+            assertTrue(seconds < 2.0, "reported " + seconds + " s after the kill (the test had 18 s to go)");
+        }
+    }
+
+    private static String line(Socket s) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        InputStream in = s.getInputStream();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            b.write(c);
+        }
+        return b.toString(StandardCharsets.US_ASCII);
+    }
+
     private String postNmwg(String body) throws Exception {
         return http.send(post("/nmwg", utf8(body), "application/xml").timeout(Duration.ofSeconds(120)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();

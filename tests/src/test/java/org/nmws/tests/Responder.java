@@ -71,6 +71,12 @@ final class Responder implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a crash or a power cut would end it: no goodbye to its clients. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy(); // SIGTERM: the responder shuts down cleanly
