@@ -3,6 +3,9 @@
 #   scripts/test-postgres.sh start DIR   -> initdb in DIR (if new), start on a free 127.0.0.1 port,
 #                                           create user/database nmws_test, print the URL
 #   scripts/test-postgres.sh stop DIR
+# NMWS_PG_LISTEN (default 127.0.0.1): the addresses to listen on, comma-separated; with
+# NMWS_PG_TRUST_NET (a CIDR block) clients from there may connect too (the namespace lab's
+# points reach one shared archive over their management links).
 # Runs the server as the postgres user when called as root (postgres refuses to run as root).
 # Nothing here is shared with a system cluster: data, socket and log all live in DIR.
 set -euo pipefail
@@ -30,6 +33,10 @@ start)
     as_owner "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
   fi
+  listen=${NMWS_PG_LISTEN:-127.0.0.1}
+  if [ -n "${NMWS_PG_TRUST_NET:-}" ] && ! grep -q "^host all all ${NMWS_PG_TRUST_NET} " "$dir/data/pg_hba.conf"; then
+    echo "host all all ${NMWS_PG_TRUST_NET} trust" | as_owner tee -a "$dir/data/pg_hba.conf" >/dev/null
+  fi
   # A random free port; another process may take it between the probe and the start, so retry.
   started=""
   for attempt in 1 2 3 4 5; do
@@ -37,7 +44,7 @@ start)
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
     # fsync stays on: the durability tests must see what a real server does.
     if as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200" start >&2; then
+        -o "-c listen_addresses=$listen -p $port -k $dir -c max_connections=200" start >&2; then
       started=1; break
     fi
   done

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -243,6 +244,27 @@ class SecurityEndToEndTest {
                     + eventType + "</nmwg:eventType><nmwg:parameters id=\"p\">" + params + "</nmwg:parameters></nmwg:metadata>"
                     + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
         }
+    }
+
+    @Test
+    void aClientCancelsOnlyItsOwnTestsAndAnAdminAny() throws Exception {
+        String local = plain.baseUrl;
+        CompletableFuture<HttpResponse<String>> robots = http.sendAsync(HttpRequest.newBuilder(URI.create(local + "/nmwg"))
+                .header("Content-Type", "application/xml").header("X-Api-Key", MEASURE_KEY)
+                .POST(HttpRequest.BodyPublishers.ofString(SoapEndToEndTest.measurementRequest("127.0.0.1", 1000, ""))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        String id = null;
+        while (id == null && !robots.isDone()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"id\":\"([0-9a-f]+)\"")
+                    .matcher(call(http, "GET", local + "/api/tests").body());
+            id = m.find() ? m.group(1) : null;
+        }
+        assertTrue(id != null, "the robot's test was listed");
+        String[] alice = basic("alice", "alice-secret");
+        assertEquals(403, call(http, "DELETE", local + "/api/tests/" + id, alice[0], alice[1]).statusCode(),
+                "alice may measure, but this test is the robot's");
+        assertEquals(202, call(http, "DELETE", local + "/api/tests/" + id, "X-Api-Key", ADMIN_KEY).statusCode(), "an admin may");
+        SoapEndToEndTest.assertError(robots.get(30, java.util.concurrent.TimeUnit.SECONDS), "error.mp.measurement");
     }
 
     @Test

@@ -29,6 +29,8 @@ public final class RunningTests {
         final AtomicInteger done = new AtomicInteger();
         final AtomicInteger total = new AtomicInteger();
         final ProbeControl control;
+        /** Who started it: "account NAME", "address A", or null inside the service (a schedule). */
+        final String owner;
 
         /** The id clients list and cancel the test by. */
         public String id() {
@@ -46,9 +48,10 @@ public final class RunningTests {
             total.set(stepsTotal);
         }
 
-        Entry(String characteristic, String dst) {
+        Entry(String characteristic, String dst, String owner) {
             this.characteristic = characteristic;
             this.dst = dst;
+            this.owner = owner;
             this.control = new ProbeControl((d, t) -> {
                 done.set(d);
                 total.set(t);
@@ -63,7 +66,7 @@ public final class RunningTests {
     private final ConcurrentHashMap<String, Entry> tests = new ConcurrentHashMap<>();
 
     Entry start(String characteristic, String dst) {
-        Entry e = new Entry(characteristic, dst);
+        Entry e = new Entry(characteristic, dst, TestAdmission.currentOwner());
         tests.put(e.id, e);
         return e;
     }
@@ -109,13 +112,22 @@ public final class RunningTests {
         return worst;
     }
 
-    /** Asks a running test to stop; false when no such test runs. */
-    public boolean cancel(String id) {
+    /** What a cancel came to. */
+    public enum Cancel { CANCELLED, NOT_FOUND, NOT_YOURS }
+
+    /**
+     * Asks a running test to stop, if the caller started it or is an admin (a scheduled test
+     * belongs to no client: only admins cancel those).
+     */
+    public Cancel cancel(String id, String caller, boolean admin) {
         Entry e = tests.get(id);
         if (e == null) {
-            return false;
+            return Cancel.NOT_FOUND;
+        }
+        if (!admin && (e.owner == null || !e.owner.equals(caller))) {
+            return Cancel.NOT_YOURS;
         }
         e.control.cancel();
-        return true;
+        return Cancel.CANCELLED;
     }
 }

@@ -8,8 +8,9 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * GET /api/tests lists running tests with progress; DELETE /api/tests/{id} cancels one, for
- * clients with the measure role (nmws.security decides, before this is reached).
+ * GET /api/tests lists running tests with progress; DELETE /api/tests/{id} cancels one the
+ * client started (clients with the measure role, as nmws.security decides before this is
+ * reached), or any for an admin.
  */
 @RestController
 class RunningTestsController {
@@ -24,8 +25,13 @@ class RunningTestsController {
         return running.list();
     }
 
+    /** A client cancels its own tests; an admin any. */
     @DeleteMapping("/api/tests/{id}")
     ResponseEntity<Void> cancel(@PathVariable String id) {
-        return running.cancel(id) ? ResponseEntity.accepted().build() : ResponseEntity.notFound().build();
+        return switch (running.cancel(id, TestAdmission.currentOwner(), TestAdmission.currentIsAdmin())) {
+            case CANCELLED -> ResponseEntity.accepted().build();
+            case NOT_FOUND -> ResponseEntity.notFound().build();
+            case NOT_YOURS -> ResponseEntity.status(403).build();
+        };
     }
 }

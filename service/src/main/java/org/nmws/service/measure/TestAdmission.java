@@ -218,6 +218,18 @@ public final class TestAdmission {
         return a instanceof AnonymousAuthenticationToken ? anonymousLimits : limitsByName.getOrDefault(a.getName(), ClientLimits.NONE);
     }
 
+    /** Who this thread's client is, as running tests record their owner; null inside the service. */
+    static String currentOwner() {
+        String client = currentClient();
+        return client == null ? null : quotaKey(client);
+    }
+
+    /** Whether this thread's client is an admin. */
+    static boolean currentIsAdmin() {
+        Authentication a = SecurityContextHolder.getContext().getAuthentication();
+        return a != null && a.getAuthorities().stream().anyMatch(g -> "ROLE_ADMIN".equals(g.getAuthority()));
+    }
+
     /** Who a quota is kept for: the account, or for anonymous clients their address. */
     private static String quotaKey(String client) {
         Authentication a = SecurityContextHolder.getContext().getAuthentication();

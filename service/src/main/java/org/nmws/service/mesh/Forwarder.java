@@ -72,8 +72,10 @@ public final class Forwarder {
                 + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
         String envelope = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>" + message
                 + "</s:Body></s:Envelope>";
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(p.url().replaceAll("/+$", "") + "/services/MeasurementService"))
-                .timeout(timeout).header("Content-Type", "text/xml; charset=utf-8").header("SOAPAction", "\"\"")
+        // The NMWG v2 SOAPAction, which perfSONAR's services route by; nmws routes by the body.
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(p.soapAddress()))
+                .timeout(timeout).header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", "\"http://ggf.org/ns/nmwg/base/2.0/message/\"")
                 .header(FORWARDED_HEADER, self).POST(HttpRequest.BodyPublishers.ofString(envelope));
         if (p.apiKey() != null && !p.apiKey().isBlank()) {
             b.header("X-Api-Key", p.apiKey());

@@ -50,8 +50,13 @@ public record Mesh(List<Point> points, List<Group> groups) {
     /**
      * @param responderPort the responder's control port there (0: the service's default)
      * @param apiKey sent when forwarding a request to this point (its service must give it measure)
+     * @param endpoint the SOAP address requests are forwarded to, for an NMWG service that is not
+     *        nmws (a perfSONAR measurement point, say); unset: url + /services/MeasurementService
      */
-    public record Point(String name, String url, String address, int responderPort, String apiKey) {
+    public record Point(String name, String url, String address, int responderPort, String apiKey, String endpoint) {
+        public String soapAddress() {
+            return endpoint != null && !endpoint.isBlank() ? endpoint : url.replaceAll("/+$", "") + "/services/MeasurementService";
+        }
     }
 
     /**

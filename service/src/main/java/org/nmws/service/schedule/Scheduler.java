@@ -191,8 +191,7 @@ public final class Scheduler implements SmartLifecycle {
                 return;
             }
             try {
-                MeasurementService.Measured m = measurements.measure(c, new PathSubject(null, Endpoint.parse(s.dst(), null)),
-                        s.parameters(), s.testClass(), waitMs);
+                MeasurementService.Measured m = measureWithinGrace(c, s, r.planned().plus(grace), waitMs);
                 store.finish(r.id(), ScheduledRun.DONE, clock.instant(), null, m.observation().id());
             } catch (MeasurementException e) {
                 boolean noStart = e.kind() == MeasurementException.Kind.BUSY || e.kind() == MeasurementException.Kind.RATE_LIMITED;
@@ -206,6 +205,34 @@ public final class Scheduler implements SmartLifecycle {
             busySchedules.remove(s.id());
         }
     }
+
+    /**
+     * Runs the test; a busy far end (its responder serving another point's test) is tried again
+     * until the slot's grace is spent, as points of a mesh meet at each other's responders.
+     */
+    private MeasurementService.Measured measureWithinGrace(Characteristic c, Schedule s, Instant deadline, long waitMs)
+            throws MeasurementException {
+        while (true) {
+            try {
+                return measurements.measure(c, new PathSubject(null, Endpoint.parse(s.dst(), null)), s.parameters(),
+                        s.testClass(), waitMs);
+            } catch (MeasurementException e) {
+                Instant now = clock.instant();
+                if (e.kind() != MeasurementException.Kind.BUSY || !running || now.plusMillis(RETRY_MS).isAfter(deadline)) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(RETRY_MS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                waitMs = Math.max(0, Duration.between(clock.instant(), deadline).toMillis());
+            }
+        }
+    }
+
+    private static final long RETRY_MS = 250;
 
     /** How late a run may start: a tenth of its period, between 2 and 30 s. */
     static Duration grace(Schedule s) {

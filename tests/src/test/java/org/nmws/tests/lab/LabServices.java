@@ -24,8 +24,7 @@ final class LabServices {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private LabServices(NetLab lab, String address) {
-        this.lab = lab;
-        this.baseUrl = "http://" + address + ":" + SERVICE_PORT;
+        this(lab, address, null, null, null);
     }
 
     /** A second service instance, in namespace ns reached at address, as another measurement point. */
@@ -35,8 +34,53 @@ final class LabServices {
         return new LabServices(lab, address);
     }
 
+    /**
+     * A point of a mesh in namespace ns: its service listens on every address (other points reach
+     * it over the lab, the test over the management link at address), with extra settings.
+     */
+    static LabServices startPoint(NetLab lab, String ns, String address, String point, String... extraArgs)
+            throws IOException, InterruptedException {
+        List<String> cmd = serviceCommand(address, point, peerOnLink(address), extraArgs);
+        cmd.set(cmd.indexOf("--server.address=" + address), "--server.address=0.0.0.0");
+        Process s = lab.startIn(ns, cmd, "service-" + point);
+        NetLab.awaitPort(address, SERVICE_PORT, s, 120_000);
+        return new LabServices(lab, address, s, ns, cmd);
+    }
+
+    final Process process;
+    private final String ns;
+    private final List<String> command;
+
+    private LabServices(NetLab lab, String address, Process process, String ns, List<String> command) {
+        this.lab = lab;
+        this.baseUrl = "http://" + address + ":" + SERVICE_PORT;
+        this.process = process;
+        this.ns = ns;
+        this.command = command;
+    }
+
+    /** Kills this point's service as a crash would and starts it again with the same settings and archive. */
+    LabServices restart() throws IOException, InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+        String address = baseUrl.substring("http://".length(), baseUrl.lastIndexOf(':'));
+        Process s = lab.startIn(ns, command, "service-restarted");
+        NetLab.awaitPort(address, SERVICE_PORT, s, 120_000);
+        return new LabServices(lab, address, s, ns, command);
+    }
+
+    /** GETs a JSON path of the service. */
+    String get(String path) throws IOException, InterruptedException {
+        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (resp.statusCode() != 200) {
+            throw new IllegalStateException("HTTP " + resp.statusCode() + " for " + path + ": " + resp.body());
+        }
+        return resp.body();
+    }
+
     /** The test's end of a /30 management link whose far end is address (one below it). */
-    private static String peerOnLink(String address) {
+    static String peerOnLink(String address) {
         int dot = address.lastIndexOf('.');
         return address.substring(0, dot + 1) + (Integer.parseInt(address.substring(dot + 1)) - 1);
     }
