@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.nmws.client.NmwsClient;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
-                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.HashPassword.class})
+                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.HashPassword.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
@@ -298,6 +299,40 @@ public final class NmwsCli {
                 }
             }
             return q.append('"').toString();
+        }
+    }
+
+    @Command(name = "cost", description = "What moving some bytes to each destination would cost (GET /api/cost): ranked "
+            + "by estimated time, with rate, RTT, loss, the forecast's expected error, the data's age and basis.",
+            footer = {"", "Example:", "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9"})
+    static final class Cost implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Option(names = "--dst", required = true, description = "a candidate destination, repeatable") List<String> dst;
+        @Option(names = "--bytes", required = true, description = "bytes to move") String bytes;
+        @Option(names = "--max-age", defaultValue = "PT24H", description = "oldest measurement to use (default: ${DEFAULT-VALUE})")
+        String maxAge;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            StringBuilder q = new StringBuilder(parent.url.replaceAll("/+$", "") + "/api/cost?bytes=")
+                    .append(URLEncoder.encode(bytes, StandardCharsets.UTF_8)).append("&maxAge=")
+                    .append(URLEncoder.encode(maxAge, StandardCharsets.UTF_8));
+            for (String d : dst) {
+                q.append("&dst=").append(URLEncoder.encode(d, StandardCharsets.UTF_8));
+            }
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString())).timeout(Duration.ofSeconds(30)).GET();
+            parent.credentials().forEach(b::header);
+            HttpResponse<String> r;
+            try {
+                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                parent.spec.commandLine().getErr().println("cannot reach " + parent.url + ": " + e.getMessage());
+                return 2;
+            }
+            parent.out().println(r.body());
+            return r.statusCode() == 200 ? 0 : 2;
         }
     }
 }

@@ -16,8 +16,6 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class CostController {
-    private static final int MAX_DESTINATIONS = 100;
-    private static final Duration MAX_AGE = Duration.ofDays(36_500);
     private final CostService costs;
 
     CostController(CostService costs) {
@@ -27,17 +25,7 @@ class CostController {
     @GetMapping("/api/cost")
     List<TransferCost> rank(@RequestParam List<String> dst, @RequestParam double bytes,
                             @RequestParam(defaultValue = "PT24H") Duration maxAge) {
-        if (dst.isEmpty() || dst.size() > MAX_DESTINATIONS) {
-            throw new IllegalArgumentException("give 1.." + MAX_DESTINATIONS + " dst parameters, got " + dst.size());
-        }
-        if (!(bytes >= 1 && bytes <= 1e18)) {
-            throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
-        }
-        // bounded above too: a window reaching before the epoch would overflow the clock
-        if (maxAge.isNegative() || maxAge.isZero() || maxAge.compareTo(MAX_AGE) > 0) {
-            throw new IllegalArgumentException("maxAge must be positive and at most " + MAX_AGE + ", was " + maxAge);
-        }
-        return costs.rank(dst, (long) bytes, maxAge);
+        return costs.rankChecked(dst, bytes, maxAge);
     }
 
     /** A bad query is the client's: 400 with the reason, never a stack trace. */

@@ -12,7 +12,14 @@ import java.time.Instant;
  * @param measuredAt when the newest measurement used was taken
  * @param rttMs the round-trip time used, when known
  * @param lossPercent the loss used, when known
+ * @param predictor for a rate forecast from a series (achievable-tcp): the predictor chosen
+ *        (last, running-mean, mean-N, median-N, smooth-G), else null
+ * @param expectedErrorPercent the forecast's expected error as a share of the rate (the chosen
+ *        predictor's recent mean absolute error); null when the rate is not a forecast
+ * @param samples measurements the rate rests on
+ * @param ageSeconds how old the newest of them is
  */
 public record TransferCost(String dst, long bytes, Double seconds, Double rateMbps, String basis, Instant measuredAt,
-                           Double rttMs, Double lossPercent) {
+                           Double rttMs, Double lossPercent, String predictor, Double expectedErrorPercent, int samples,
+                           Long ageSeconds) {
 }

@@ -215,15 +215,9 @@ public class MessageHandler {
         List<RequestMessage.Param> select = new ArrayList<>();
         String key = null;
         String toolNamespace = null;
-        while (id != null) {
-            if (!seen.add(id)) {
-                throw new NmwgException(ErrorCodes.STRUCTURE, "metadata references form a cycle through '" + id + "'");
-            }
-            RequestMessage.Metadata md = byId.get(id);
-            if (md == null) {
-                throw new NmwgException(ErrorCodes.STRUCTURE, (seen.size() == 1 ? "data '" + data.id() + "'" : "a metadata")
-                        + " refers to metadata '" + id + "', which is not in the message");
-            }
+        List<RequestMessage.Metadata> chain = new ArrayList<>();
+        walk(id, data, byId, new java.util.LinkedHashSet<>(), seen, chain);
+        for (RequestMessage.Metadata md : chain) {
             if (subject == null && md.subject() != null && NmwgReader.children(md.subject()).size() > 0) {
                 subject = md.subject();
             }
@@ -249,7 +243,6 @@ public class MessageHandler {
             if (key == null) {
                 key = md.key();
             }
-            id = md.metadataIdRef() != null ? md.metadataIdRef() : md.subjectIdRef();
         }
         if (characteristic == null && unknown.isEmpty() && toolNamespace != null) {
             // perfSONAR MPs name the tool by the subject's namespace alone (ping:subject, owamp:subject).
@@ -270,6 +263,77 @@ public class MessageHandler {
                     + "' names no eventType; supported: " + supported());
         }
         return new Resolved(data.metadataIdRef(), characteristic, eventType, subject, params, select, key);
+    }
+
+    /**
+     * An empty endPointPair asks for every stored path: each path (source, destination) the
+     * archive holds for the test is answered as its own pair, up to MAX_SERIES paths.
+     */
+    private void everyPath(NmwgWriter w, Resolved r, Characteristic.ProbeTest test, Select select, boolean raw)
+            throws NmwgException {
+        Map<String, String> params = new LinkedHashMap<>(r.parameters());
+        params.remove("raw");
+        List<Series> series;
+        try {
+            series = archive.series(new SeriesQuery(test, null, null, params, MAX_SERIES));
+        } catch (RuntimeException e) {
+            log.error("archive series query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        Set<String> paths = new java.util.LinkedHashSet<>();
+        boolean any = false;
+        for (Series s : series) {
+            String src = s.subject().src() == null ? null : s.subject().src().host();
+            if (!paths.add(src + " " + s.subject().dst().host())) {
+                continue;
+            }
+            any = true;
+            ObservationQuery q = new ObservationQuery(test, s.subject().dst().host(), src, select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), s.subject(), null, q, select, raw);
+        }
+        if (!any) {
+            w.noData(r.metadataId(), r.eventType(), null, "No data in the archive for " + r.characteristic().dottedName()
+                    + " on any path.");
+        }
+    }
+
+    /** Deepest reference chain followed; a message's chains are short, so this only stops abuse. */
+    static final int MAX_CHAIN = 64;
+
+    /**
+     * The metadata a data trigger refers to and everything they refer to, nearest first: each
+     * metadata's own metadataIdRef, then its subject's (a select:subject naming the base
+     * metadata while the metadata chains to a select one: perfSONAR's merge chaining), in any
+     * order and to any depth up to MAX_CHAIN. A metadata reached twice by different routes is
+     * taken once; one reached again on its own route is a cycle.
+     */
+    private static void walk(String id, RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId,
+                             java.util.LinkedHashSet<String> route, Set<String> seen, List<RequestMessage.Metadata> out)
+            throws NmwgException {
+        if (route.contains(id)) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, "metadata references form a cycle through '" + id + "'");
+        }
+        if (route.size() >= MAX_CHAIN) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, "metadata references are chained deeper than " + MAX_CHAIN);
+        }
+        if (!seen.add(id)) {
+            return;
+        }
+        RequestMessage.Metadata md = byId.get(id);
+        if (md == null) {
+            throw new NmwgException(ErrorCodes.STRUCTURE, (route.isEmpty() ? "data '" + data.id() + "'" : "a metadata")
+                    + " refers to metadata '" + id + "', which is not in the message");
+        }
+        out.add(md);
+        route.add(id);
+        if (md.metadataIdRef() != null) {
+            walk(md.metadataIdRef(), data, byId, route, seen, out);
+        }
+        if (md.subjectIdRef() != null && !md.subjectIdRef().equals(md.metadataIdRef())) {
+            walk(md.subjectIdRef(), data, byId, route, seen, out);
+        }
+        route.remove(id);
     }
 
     private void measure(NmwgWriter w, Resolved r) throws NmwgException {
@@ -341,6 +405,10 @@ public class MessageHandler {
             ObservationQuery q = new ObservationQuery(test, null, fromHost.host(), select.from(), select.to(),
                     raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
             answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), null, null, q, select, raw);
+            return;
+        }
+        if (SubjectReader.emptyPair(r.subject())) {
+            everyPath(w, r, test, select, raw);
             return;
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), test);

@@ -55,6 +55,12 @@ final class SubjectReader {
      * The src of an endPointPair that names no dst, or null: an MA query for everything
      * measured from a host (as perfSONAR's owamp and bwctl clients ask).
      */
+    /** Whether the subject is an endPointPair naming neither end (every stored path). */
+    static boolean emptyPair(Element subject) {
+        Element pair = find(subject, "endPointPair");
+        return pair != null && NmwgReader.children(pair).isEmpty();
+    }
+
     static Endpoint sourceOnly(Element subject) throws NmwgException {
         Element pair = find(subject, "endPointPair");
         if (pair == null) {

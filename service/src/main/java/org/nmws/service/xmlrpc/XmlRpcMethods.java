@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
+import org.nmws.service.cost.CostService;
+import org.nmws.service.cost.TransferCost;
 import org.nmws.service.transport.Dialects;
 import org.nmws.service.v1.V1Fault;
 import org.nmws.service.v1.V1Outcome;
@@ -38,16 +40,23 @@ public class XmlRpcMethods {
                 + " Faults: 1 NoData, 2 Communication, 3 System, 4 Authorisation, 5 Request, 6 Discovery, 7 TryAgain.");
         HELP.put("nmwg.message", "nmwg.message(string xml) -> string. Answers a whole NMWG v2 message (or a GGF v1"
                 + " networkMeasurementRequest) exactly as POST /nmwg does and returns the response document.");
+        HELP.put("nmws.cost", "nmws.cost(struct request) -> array of struct. request: {destinations: array of string,"
+                + " bytes: double, maxAgeSeconds: int (default 86400)}. Returns the destinations ranked by the estimated"
+                + " time to move that many bytes from this point: {dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs,"
+                + " lossPercent, predictor, expectedErrorPercent, samples, ageSeconds} (members without a value left out)."
+                + " Faults: 5 Request.");
         HELP.put("system.listMethods", "system.listMethods() -> array of string. The methods this server answers.");
         HELP.put("system.methodHelp", "system.methodHelp(string name) -> string. What a method takes and returns.");
     }
 
     private final V1Service v1;
     private final Dialects dialects;
+    private final CostService costs;
 
-    public XmlRpcMethods(V1Service v1, Dialects dialects) {
+    public XmlRpcMethods(V1Service v1, Dialects dialects, CostService costs) {
         this.v1 = v1;
         this.dialects = dialects;
+        this.costs = costs;
     }
 
     public Object call(XmlRpcCodec.Call call) throws XmlRpcCodec.Fault {
@@ -71,6 +80,10 @@ public class XmlRpcMethods {
                 Object m = p.get(0);
                 byte[] xml = m instanceof byte[] b ? b : string(m, "NMWG message").getBytes(StandardCharsets.UTF_8);
                 yield new String(dialects.handle(xml), StandardCharsets.UTF_8);
+            }
+            case "nmws.cost" -> {
+                arity(call, 1);
+                yield cost(struct(p.get(0), "request"));
             }
             case "NetworkMeasurementRequest" -> {
                 arity(call, 1);
@@ -263,6 +276,52 @@ public class XmlRpcMethods {
             text += " (retry after " + (long) f.delaySeconds() + " s)";
         }
         return new XmlRpcCodec.Fault(f.kind().code, text);
+    }
+
+    /** nmws.cost: the same ranking as GET /api/cost. */
+    private List<Map<String, Object>> cost(Map<String, Object> r) throws XmlRpcCodec.Fault {
+        if (!(r.get("destinations") instanceof List<?> dsts) || dsts.stream().anyMatch(d -> !(d instanceof String))) {
+            throw new XmlRpcCodec.Fault(5, "destinations must be an array of strings");
+        }
+        if (!(r.get("bytes") instanceof Number bytes)) {
+            throw new XmlRpcCodec.Fault(5, "bytes must be a number");
+        }
+        Object age = r.getOrDefault("maxAgeSeconds", 86_400);
+        if (!(age instanceof Integer seconds)) {
+            throw new XmlRpcCodec.Fault(5, "maxAgeSeconds must be an int");
+        }
+        List<TransferCost> ranked;
+        try {
+            ranked = costs.rankChecked(dsts.stream().map(String.class::cast).toList(), bytes.doubleValue(),
+                    java.time.Duration.ofSeconds(seconds));
+        } catch (IllegalArgumentException e) {
+            throw new XmlRpcCodec.Fault(5, e.getMessage());
+        }
+        List<Map<String, Object>> out = new java.util.ArrayList<>();
+        for (TransferCost c : ranked) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("dst", c.dst());
+            m.put("bytes", (double) c.bytes());
+            putIf(m, "seconds", c.seconds());
+            putIf(m, "rateMbps", c.rateMbps());
+            m.put("basis", c.basis());
+            putIf(m, "measuredAt", c.measuredAt());
+            putIf(m, "rttMs", c.rttMs());
+            putIf(m, "lossPercent", c.lossPercent());
+            putIf(m, "predictor", c.predictor());
+            putIf(m, "expectedErrorPercent", c.expectedErrorPercent());
+            m.put("samples", c.samples());
+            putIf(m, "ageSeconds", c.ageSeconds() == null ? null : c.ageSeconds().doubleValue());
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** XML-RPC has no nil: a member without a value is left out. */
+    private static void putIf(Map<String, Object> m, String name, Object v) {
+        if (v != null) {
+            m.put(name, v);
+        }
     }
 
     private static void arity(XmlRpcCodec.Call call, int n) throws XmlRpcCodec.Fault {

@@ -2,6 +2,7 @@ package org.nmws.service.cost;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -64,6 +65,19 @@ class CostServiceTest {
         assertEquals(8e9 / 14.13248e6 + 0.020, mathis.seconds(), 1e-6);
         assertNull(ranked.get(3).seconds(), "nothing measured: no estimate, ranked last");
         assertEquals("none", ranked.get(3).basis());
+    }
+
+    @Test
+    void aSeriesOfThroughputIsForecastWithItsExpectedErrorAndFollowsAChange() {
+        for (int i = 0; i < 12; i++) {
+            store(ProbeTest.TCP_STREAM, "10.0.0.7", NOW.minusSeconds(1200 - 60L * i), Map.of("throughputMbps", i < 8 ? 100.0 : 50.0));
+        }
+        TransferCost c = costs.rank(List.of("10.0.0.7"), GB, Duration.ofHours(24)).get(0);
+        assertEquals("achievable-tcp", c.basis());
+        assertEquals(50.0, c.rateMbps(), 2.5, "the forecast follows the bottleneck's change: " + c);
+        assertEquals(12, c.samples());
+        assertTrue(c.predictor() != null && c.expectedErrorPercent() > 0, "the change shows in the expected error: " + c);
+        assertEquals(540, c.ageSeconds(), "the newest sample is 9 minutes old");
     }
 
     @Test

@@ -104,6 +104,35 @@ class MetadataKeyAndSelectTest {
     }
 
     @Test
+    void mergeChainingASelectByItsOwnReferenceAndTheBaseByTheSelectSubjectIsResolved() {
+        // As perfSONAR's MAs accept: the data's metadata chains to the time select by its own
+        // metadataIdRef while its select:subject names the base metadata, declared last.
+        Responses r = post(message("SetupDataRequest",
+                "<nmwg:metadata id=\"time\"><select:parameters id=\"sp\">"
+                + "<nmwg:parameter name=\"time\" operator=\"gte\">" + T0.plusSeconds(5).getEpochSecond() + "</nmwg:parameter>"
+                + "<nmwg:parameter name=\"time\" operator=\"lte\">" + T0.plusSeconds(75).getEpochSecond() + "</nmwg:parameter>"
+                + "</select:parameters></nmwg:metadata>"
+                + "<nmwg:metadata id=\"m\" metadataIdRef=\"time\"><select:subject id=\"ss\" metadataIdRef=\"base\"/>"
+                + "<nmwg:eventType>http://ggf.org/ns/nmwg/ops/select/2.0/</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:metadata id=\"base\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst value=\"10.9.0.1\"/>"
+                + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        List<String> minRtts = figures(r, "minRtt");
+        assertTrue(minRtts.containsAll(List.of("2", "3")) && !minRtts.contains("1") && !minRtts.contains("10"),
+                "only the window's results: " + minRtts + " " + r.eventTypes());
+        // An empty endPointPair asks for every stored path.
+        Responses all = post(message("SetupDataRequest", "<nmwg:metadata id=\"e\"><nmwg:subject id=\"s\"><nmwgt:endPointPair/>"
+                + "</nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"e\"/>"));
+        assertTrue(figures(all, "minRtt").containsAll(List.of("1", "2", "3", "10", "7", "4")), "both paths: " + figures(all, "minRtt"));
+        // A reference cycle is still an error, not a loop.
+        Responses cycle = post(message("SetupDataRequest", "<nmwg:metadata id=\"a\" metadataIdRef=\"b\"/>"
+                + "<nmwg:metadata id=\"b\"><select:subject id=\"x\" metadataIdRef=\"a\"/></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"a\"/>"));
+        assertEquals(List.of("error.common.structure"), cycle.eventTypes());
+    }
+
+    @Test
     void consolidationAggregatesEachFigureOverEpochAlignedBuckets() {
         String sel = "<nmwg:parameter name=\"startTime\">" + T0.getEpochSecond() + "</nmwg:parameter>"
                 + "<nmwg:parameter name=\"endTime\">" + T0.plusSeconds(100).getEpochSecond() + "</nmwg:parameter>"
