@@ -265,7 +265,8 @@ public final class NmwgStore {
                 }
             }
             return saved;
-        } catch (XMLStreamException e) {
+        } catch (XMLStreamException | com.ctc.wstx.exc.WstxLazyException e) {
+            // Woodstox reports some malformed text (a cut multi-byte character) unchecked, when read.
             throw new IllegalArgumentException("nmwg:store is not well-formed XML: " + e.getMessage(), e);
         } catch (NullPointerException | ArithmeticException | java.time.DateTimeException | NumberFormatException e) {
             // A missing or malformed attribute in the document: the client's error, not ours.

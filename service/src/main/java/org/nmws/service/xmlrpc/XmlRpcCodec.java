@@ -125,6 +125,11 @@ public final class XmlRpcCodec {
         } catch (XMLStreamException e) {
             String m = e.getMessage() == null ? "" : e.getMessage();
             throw new Fault(PARSE_ERROR, "request is not acceptable XML: " + m.replaceAll("\\s+", " "));
+        } catch (com.ctc.wstx.exc.WstxLazyException e) {
+            // Woodstox reports some malformed input (a multi-byte character cut short at the end,
+            // found by Jazzer) only when the text is read, unchecked: still the client's bad XML.
+            String m = e.getMessage() == null ? "" : e.getMessage();
+            throw new Fault(PARSE_ERROR, "request is not acceptable XML: " + m.replaceAll("\\s+", " "));
         } finally {
             if (r != null) {
                 try {
