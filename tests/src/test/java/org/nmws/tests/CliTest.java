@@ -54,6 +54,26 @@ class CliTest extends LiveServiceTest {
     }
 
     @Test
+    void theInstalledCliPrintsOnlyItsAnswerAndOneLineWhenTheServiceCannotBeReached() throws Exception {
+        java.nio.file.Path jar = java.nio.file.Path.of(System.getProperty("nmws.client.jar",
+                "../client/target/nmws-client-0.1.0-SNAPSHOT-exec.jar"));
+        String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process ok = new ProcessBuilder(javaBin, "-jar", jar.toString(), "--url", service.baseUrl, "echo").start();
+        String out = new String(ok.getInputStream().readAllBytes());
+        String err = new String(ok.getErrorStream().readAllBytes());
+        assertEquals(0, ok.waitFor());
+        assertTrue(out.contains("success.echo"), out);
+        assertEquals("", err, "no library noise on stderr");
+        Process down = new ProcessBuilder(javaBin, "-jar", jar.toString(), "--url", "http://127.0.0.1:1", "echo").start();
+        String downOut = new String(down.getInputStream().readAllBytes());
+        String downErr = new String(down.getErrorStream().readAllBytes());
+        assertEquals(2, down.waitFor());
+        assertEquals("", downOut);
+        assertEquals(1, downErr.lines().count(), downErr);
+        assertTrue(downErr.startsWith("nmws: cannot reach http://127.0.0.1:1"), downErr);
+    }
+
+    @Test
     void testsListsRunningTestsAndCancelSaysWhenThereIsNone() {
         Run list = nmws("tests");
         assertEquals(0, list.status(), list.out());

@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
-                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.HashPassword.class})
+                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.HashPassword.class,
+                NmwsCli.Completion.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
     String url;
@@ -64,8 +65,42 @@ public final class NmwsCli {
         return (soap12 ? NmwsClient.soap12(url) : NmwsClient.soap11(url)).withHeaders(credentials());
     }
 
+    /** CXF logs through java.util.logging; held here so the level set below is not collected away. */
+    private static final java.util.logging.Logger CXF_LOG = java.util.logging.Logger.getLogger("org.apache.cxf");
+
     public static void main(String[] args) {
-        System.exit(new CommandLine(new NmwsCli()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The CLI as users run it: the SOAP library's INFO and WARNING lines kept off the terminal
+     * (what matters comes back as the answer or as one error line), and a failure (the service
+     * unreachable, say) reported as "nmws: reason", exit status 2, without a stack trace.
+     */
+    public static CommandLine commandLine() {
+        CXF_LOG.setLevel(java.util.logging.Level.OFF);
+        CommandLine cli = new CommandLine(new NmwsCli());
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            // An I/O failure anywhere in the chain (CXF wraps it in a Fault) means the service was not reached.
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof java.io.IOException io) {
+                    cmd.getErr().println("nmws: cannot reach " + ((NmwsCli) cli(cmd).getCommand()).url + " ("
+                            + io.getClass().getSimpleName() + (io.getMessage() == null ? "" : ": " + io.getMessage()) + ")");
+                    return 2;
+                }
+            }
+            cmd.getErr().println("nmws: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            return 2;
+        });
+        return cli;
+    }
+
+    /** The top command of a (sub)command. */
+    private static CommandLine cli(CommandLine c) {
+        while (c.getParent() != null) {
+            c = c.getParent();
+        }
+        return c;
     }
 
     @Command(name = "echo", description = "EchoRequest: is the service there?")
@@ -333,6 +368,19 @@ public final class NmwsCli {
             }
             parent.out().println(r.body());
             return r.statusCode() == 200 ? 0 : 2;
+        }
+    }
+
+    @Command(name = "completion", description = "Prints a bash completion script: source <(nmws completion)")
+    static final class Completion implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+
+        @Override
+        public Integer call() {
+            parent.out().print(picocli.AutoComplete.bash("nmws", parent.spec.commandLine()));
+            parent.out().flush();
+            return 0;
         }
     }
 }
