@@ -138,6 +138,35 @@ class SchedulesEndToEndTest {
             Thread.sleep(5_000);
             assertTrue(done(runs(service, "nmwg-rtt")) >= 1, "the schedule made by NMWG runs: " + runs(service, "nmwg-rtt"));
 
+            // An on-demand exclusive test (about 3 s, to a responder of its own so that it meets the
+            // schedule only through its class) holds the host: availability leaves room for it.
+            Responder other = Responder.start("127.0.0.5");
+            java.util.concurrent.CompletableFuture<String> exclusive = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.5", 5,
+                                    "<nmwg:parameter name=\"port\">" + other.port + "</nmwg:parameter>")
+                            .replace("path.delay.roundTrip", "path.bandwidth.achievable.UDP")
+                            .replace("<nmwg:parameter name=\"count\">5</nmwg:parameter><nmwg:parameter name=\"interval\">0.005"
+                                    + "</nmwg:parameter>", "<nmwg:parameter name=\"count\">3000</nmwg:parameter>"
+                                    + "<nmwg:parameter name=\"packetSize\">1000</nmwg:parameter>"
+                                    + "<nmwg:parameter name=\"bandwidthLimit\">8M</nmwg:parameter>"), "application/xml", null).body();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            JsonNode during = null;
+            while (!exclusive.isDone()) {
+                if (get(service, "/api/tests").toString().contains("path.bandwidth.achievable.UDP")) {
+                    during = get(service, "/api/availability?class=normal&duration=PT1S");
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            assertTrue(during != null && during.get("inSeconds").asLong() >= 1,
+                    "a normal test must wait for the running exclusive one: " + during);
+            assertTrue(exclusive.get(60, java.util.concurrent.TimeUnit.SECONDS).contains("path.bandwidth.achievable.UDP"));
+            other.close();
+
             java.io.StringWriter out = new java.io.StringWriter();
             picocli.CommandLine cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
             cli.setOut(new java.io.PrintWriter(out, true));

@@ -56,6 +56,26 @@ public class MeasurementService {
         this.measurementPoint = props.measurementPoint().isBlank() ? host.hostName() : props.measurementPoint();
     }
 
+    /**
+     * The tests running now, on demand or scheduled, with their class and when each should be
+     * over (from its progress, else the longest a test may run): what a plan must leave room for.
+     */
+    public java.util.List<Busy> busyNow() {
+        java.util.List<Busy> out = new java.util.ArrayList<>();
+        Instant now = Instant.now();
+        for (RunningTests.Running r : running.list()) {
+            double elapsed = java.time.Duration.between(r.started(), now).toMillis() / 1000.0;
+            double left = r.done() > 0 && r.total() >= r.done() ? elapsed * (r.total() - r.done()) / r.done()
+                    : Math.max(1, props.limits().maxDuration().toSeconds() - elapsed);
+            out.add(new Busy(TestClass.of(r.characteristic()), r.started(), now.plusMillis((long) (left * 1000))));
+        }
+        return out;
+    }
+
+    /** A running test's class and the time it holds the host for. */
+    public record Busy(TestClass testClass, Instant from, Instant until) {
+    }
+
     /** Refuses a client that may not start tests (as a MeasurementRequest would be refused). */
     public void authorizeTests() throws MeasurementException {
         admission.authorize(TestAdmission.currentClient());

@@ -264,6 +264,14 @@ public final class Scheduler implements SmartLifecycle {
             Instant from = r.started() != null ? r.started() : r.planned();
             busy.add(new Instant[] {from, from.plus(d == null ? Duration.ofSeconds(10) : d)});
         }
+        // Tests running now (on demand too) hold the host until their progress says they end.
+        if (measurements != null) {
+            for (MeasurementService.Busy b : measurements.busyNow()) {
+                if (b.testClass() == TestClass.EXCLUSIVE || (c == TestClass.EXCLUSIVE && b.testClass() == TestClass.NORMAL)) {
+                    busy.add(new Instant[] {b.from(), b.until()});
+                }
+            }
+        }
         busy.sort((a, b) -> a[0].compareTo(b[0]));
         Instant t = now;
         for (Instant[] b : busy) {
