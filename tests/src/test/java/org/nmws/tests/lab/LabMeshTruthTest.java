@@ -129,14 +129,13 @@ class LabMeshTruthTest {
                 assertTrue(nonStarters >= 1, "over-booked throughput slots left non-starters with a reason");
 
                 // No two exclusive tests overlapped on one host: each point's stored throughput observations.
-                JsonNode stored = JSON.readTree(any.get("/api/results?characteristic=path.bandwidth.achievable.UDP&limit=1000&dst="
-                        + lab.bAddress()));
                 List<JsonNode> all = new ArrayList<>();
                 for (String dst : lab3.values()) {
                     JSON.readTree(any.get("/api/results?characteristic=path.bandwidth.achievable.UDP&limit=1000&dst=" + dst))
                             .get("results").forEach(all::add);
                 }
-                assertTrue(all.size() >= 3 && stored.get("count").asInt() >= 1, "throughput tests ran: " + all.size());
+                // (Which destinations they reached varies: two points' tests to one responder at once leave one busy.)
+                assertTrue(all.size() >= 3, "throughput tests ran: " + all.size());
                 for (JsonNode x : all) {
                     for (JsonNode y : all) {
                         if (x != y && x.get("measurementPoint").asText().equals(y.get("measurementPoint").asText())) {
