@@ -83,12 +83,6 @@ public final class ScheduleStore {
                 + "ON CONFLICT (schedule_id, slot) DO NOTHING", s.id(), slot, at.toEpochMilli(), ScheduledRun.PLANNED);
     }
 
-    /** Plans a slot as a non-starter (backing off, say), unless it is planned already. */
-    public void planNonStarter(Schedule s, long slot, Instant at, String reason) {
-        jdbc.update("INSERT INTO scheduled_run (schedule_id, slot, planned_ms, status, reason) VALUES (?,?,?,?,?) "
-                + "ON CONFLICT (schedule_id, slot) DO NOTHING", s.id(), slot, at.toEpochMilli(), ScheduledRun.NONSTARTER, reason);
-    }
-
     /** The point's planned runs due by now, earliest first. */
     public List<ScheduledRun> due(String point, Instant now) {
         return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
@@ -145,6 +139,13 @@ public final class ScheduleStore {
             n++;
         }
         return n;
+    }
+
+    /** The slot of the schedule's latest failed run, or null. */
+    public Long lastFailedSlot(long scheduleId) {
+        List<Long> s = jdbc.queryForList("SELECT MAX(slot) FROM scheduled_run WHERE schedule_id = ? AND status = ?", Long.class,
+                scheduleId, ScheduledRun.FAILED);
+        return s.isEmpty() ? null : s.get(0);
     }
 
     /** The last run's duration, to plan around it; null when none has run. */

@@ -146,21 +146,40 @@ public final class Scheduler implements SmartLifecycle {
     void plan(Schedule s, Instant now) {
         Instant from = now.isAfter(s.start()) ? now : s.start();
         Instant until = now.plus(horizon.compareTo(s.period()) < 0 ? s.period() : horizon);
-        int failures = store.failuresInARow(s.id());
-        // Back off after failures: this many of the coming slots are skipped.
-        long skip = failures == 0 ? 0 : (1L << Math.min(failures, 5)) - 1;
-        for (long k = s.slotAt(from); ; k++) {
+        // Each tick plans only the slots that entered the horizon since the last: a changed
+        // schedule (a new record) starts afresh; after a restart the store's unique slots dedupe.
+        Planned last = planned.get(s.id());
+        long k = last != null && last.schedule().equals(s) ? Math.max(last.nextSlot(), s.slotAt(from)) : s.slotAt(from);
+        for (; ; k++) {
             Instant at = s.plannedAt(k);
             if (at.isAfter(until) || (s.end() != null && !at.isBefore(s.end()))) {
                 break;
             }
-            if (skip > 0) {
-                store.planNonStarter(s, k, at, "backing off after " + failures + " failed runs in a row");
-                skip--;
-            } else {
-                store.plan(s, k, at);
-            }
+            store.plan(s, k, at);
         }
+        planned.put(s.id(), new Planned(s, k));
+    }
+
+    /** What was planned of a schedule: the record as planned, and the first slot not yet planned. */
+    private record Planned(Schedule schedule, long nextSlot) {
+    }
+
+    private final Map<Long, Planned> planned = new ConcurrentHashMap<>();
+
+    /**
+     * Whether a due run falls in a back-off: after n failed runs in a row, the 2^n - 1 slots
+     * (at most 31) after the last failure do not start. Decided when the run comes due, as
+     * runs are planned well ahead of any failure.
+     */
+    String backOff(Schedule s, ScheduledRun r) {
+        int failures = store.failuresInARow(s.id());
+        if (failures == 0) {
+            return null;
+        }
+        Long lastFailed = store.lastFailedSlot(s.id());
+        long skip = (1L << Math.min(failures, 5)) - 1;
+        return lastFailed != null && r.slot() > lastFailed && r.slot() - lastFailed <= skip
+                ? "backing off after " + failures + " failed runs in a row" : null;
     }
 
     private void run(ScheduledRun r) {
@@ -174,6 +193,11 @@ public final class Scheduler implements SmartLifecycle {
         if (now.isAfter(r.planned().plus(grace))) {
             store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
                     + " s (the point was down or its runs were over-booked)");
+            return;
+        }
+        String backingOff = backOff(s, r);
+        if (backingOff != null) {
+            store.nonStarter(r.id(), backingOff);
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {

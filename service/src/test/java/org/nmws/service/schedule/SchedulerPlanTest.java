@@ -88,6 +88,18 @@ class SchedulerPlanTest {
         assertEquals(now, a.availability(TestClass.BACKGROUND, Duration.ofMinutes(5), now));
         assertEquals(now, a.availability(TestClass.NORMAL, Duration.ofMillis(900), now));
         assertTrue(n.id() > 0);
+
+        // Two failed runs in a row: the next 3 slots back off, the 4th starts again.
+        List<ScheduledRun> js = new java.util.ArrayList<>(store.runs(j.id(), 100, Instant.MAX));
+        js.sort(java.util.Comparator.comparingLong(ScheduledRun::slot));
+        for (int i = 0; i < 2; i++) {
+            assertTrue(store.claim(js.get(i).id(), T0));
+            store.finish(js.get(i).id(), ScheduledRun.FAILED, T0, "refused", null);
+        }
+        for (int i = 2; i <= 4; i++) {
+            assertTrue(a.backOff(j, js.get(i)) != null && a.backOff(j, js.get(i)).contains("2 failed runs"), "slot " + i);
+        }
+        assertEquals(null, a.backOff(j, js.get(5)));
     }
 
     private static Scheduler scheduler(ScheduleStore store, Instant now) {
