@@ -4,6 +4,7 @@
 #define NMP_CLOCK_H
 
 #include "nmp_base.h"
+#include "nmp_ptp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,11 +41,27 @@ typedef struct nmp_clock_state {
     int64_t offset_ns;               /* timex.offset (ns when STA_NANO, else us * 1000) */
     char state[24];                  /* "ok", "unsynchronised", "leap-insert", "leap-delete",
                                         "leap-in-progress", "leap-occurred" */
+    nmp_ptp_state ptp;               /* a running ptp4l's view (ptp.present 0 when none answers) */
+    /* What a one-way delay can rely on: the reference this clock follows
+     * ("ptp:<grandmaster>" while a ptp4l measures it against one, "utc"
+     * while the kernel says NTP keeps it, "none") and its error bound
+     * against that reference; utc_error_ns is the bound against UTC (the
+     * kernel's estimate, or PTP's when the grandmaster is traceable). */
+    char reference[32];
+    int64_t error_ns;
+    int64_t utc_error_ns;
 } nmp_clock_state;
 
 /* Samples the clock state into *out. The clock source file is optional
  * (source "" when absent); adjtimex failing returns -errno. */
 int nmp_clock_state_read(nmp_clock_state *out, char *err, size_t errlen);
+/* Fills reference, error_ns and utc_error_ns from the kernel and PTP parts
+ * (pure; for tests). */
+void nmp_clock_state_reference(nmp_clock_state *cs);
+/* The uncertainty of a one-way delay between clocks A and B, ns: the sum of
+ * their errors against a grandmaster both follow, else against UTC. */
+int64_t nmp_clock_uncertainty_ns(const char *ref_a, int64_t err_a, int64_t utc_a, const char *ref_b, int64_t err_b,
+                                 int64_t utc_b);
 /* Derives synchronised and state from an adjtimex return code and status
  * bits (pure; for tests). */
 void nmp_clock_state_classify(int adjtimex_rc, int status, int *synchronised, char *state, size_t statelen);

@@ -103,6 +103,12 @@ typedef struct nmp_stream_result {
     uint64_t receiver_udp_in;        /* UDP datagrams delivered on the receiver (its netns) */
     uint64_t receiver_rcvbuf_drops;  /* UDP drops at full socket buffers on the receiver */
     uint32_t network_lost;           /* lost minus receiver socket drops, >= 0 */
+    /* clocks: what the one-way delays rest on (nmp_clock_state) */
+    char sender_clock_ref[32];       /* "ptp:<grandmaster>", "utc" or "none" */
+    char receiver_clock_ref[32];     /* the same, "" when the responder did not say */
+    double sender_clock_error_ns;    /* against its reference */
+    double receiver_clock_error_ns;  /* NaN when the responder did not say */
+    double owd_uncertainty_ns;       /* of every one-way delay (nmp_clock_uncertainty_ns); NaN unknown */
     /* identity */
     nmp_walltime_ns start_wall, end_wall; /* test start and end */
     char local_addr[64];             /* sender address */
@@ -116,6 +122,9 @@ typedef struct nmp_stream_result {
     int32_t *bytes;                  /* payload bytes received, 0 if lost */
 } nmp_stream_result;
 
+/* Decodes the responder's "clock=reference,error_ns,utc_error_ns" value
+ * (nmp_wire.h); 0 or -EPROTO. For tests. */
+int nmp_stream_clock_decode(const char *v, char *ref, size_t reflen, int64_t *error_ns, int64_t *utc_error_ns);
 /* Runs one stream test; result ownership and errors as nmp_rr_run. */
 int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stream_result *res, char *err,
                    size_t errlen);

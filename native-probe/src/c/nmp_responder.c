@@ -92,6 +92,7 @@ typedef struct session {
     uint32_t rec_cap;               /* stream: records allocated */
     uint64_t over;                  /* stream: arrivals not recorded (capacity) */
     nmp_host_counters host_before;  /* stream: counters at admission */
+    char clock[NMP_CTL_VALMAX + 1]; /* stream: this clock's reference,error_ns,utc_error_ns at admission */
     nmp_tcpsink *tcp;               /* tcp: data connections and what they delivered */
     struct sockaddr_storage local;  /* local address of the control connection */
 } session;
@@ -431,6 +432,16 @@ static int stream_start(nmp_responder *r, char *err, size_t errlen) {
     }
     char e[NMP_ERRLEN];
     if (nmp_host_sample(&s->host_before, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
+    /* read here, not at RESULTS: asking ptp4l can take a moment, and the
+     * session's frames are not arriving yet */
+    nmp_clock_state cs;
+    if (nmp_clock_state_read(&cs, e, sizeof(e)) < 0) {
+        rlog(r, 1, "clock: %s", e);
+        s->clock[0] = '\0';
+    } else {
+        snprintf(s->clock, sizeof(s->clock), "%s,%lld,%lld", cs.reference, (long long)cs.error_ns,
+                 (long long)cs.utc_error_ns);
+    }
     return 0;
 }
 
@@ -507,14 +518,14 @@ static void stream_results(nmp_responder *r) {
     int len = nmp_ctl_format(out, sizeof(out), NMP_CTL_DATA,
                              "records=%u bytes=%zu rx=%llu over=%llu invalid=%llu cpu_total_b=%llu cpu_idle_b=%llu "
                              "intr_b=%llu udp_in_b=%llu rcvbuf_b=%llu cpu_total_a=%llu cpu_idle_a=%llu intr_a=%llu "
-                             "udp_in_a=%llu rcvbuf_a=%llu",
+                             "udp_in_a=%llu rcvbuf_a=%llu%s%s",
                              s->nrec, bytes, (unsigned long long)s->rx, (unsigned long long)s->over,
                              (unsigned long long)s->invalid, (unsigned long long)b->cpu_total,
                              (unsigned long long)b->cpu_idle, (unsigned long long)b->interrupts,
                              (unsigned long long)b->udp_in, (unsigned long long)b->udp_rcvbuf_errors,
                              (unsigned long long)after.cpu_total, (unsigned long long)after.cpu_idle,
                              (unsigned long long)after.interrupts, (unsigned long long)after.udp_in,
-                             (unsigned long long)after.udp_rcvbuf_errors);
+                             (unsigned long long)after.udp_rcvbuf_errors, s->clock[0] ? " clock=" : "", s->clock);
     if (len < 0 || out_reserve(s, (size_t)len + bytes) < 0) {
         send_err(r, s->ctl, "internal", "cannot format results");
         session_close(r, "results failed");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "nmprobe.h"
 #include "nmp_opt.h"
@@ -36,6 +37,8 @@ static void usage(FILE *f) {
             "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
             "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
             "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
+            "      --ptp-socket PATH    ptp4l's management socket, asked for this clock's PTP state\n"
+            "                           (default " NMP_PTP_DEFAULT_SOCKET ")\n"
             "  -v, --verbose            log more (repeat for debug)\n"
             "  -q, --quiet              log errors only\n"
             "  -V, --version            print the version\n"
@@ -56,7 +59,8 @@ int main(int argc, char **argv) {
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
-        {"key-file", required_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
+        {"key-file", required_argument, NULL, 'K'}, {"ptp-socket", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
     double v;
@@ -99,6 +103,13 @@ int main(int argc, char **argv) {
             cfg.stamp_max_pps = (uint32_t)v;
             break;
         case 'K': cfg.key_file = optarg; break;
+        case 'C':
+            if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+                fprintf(stderr, "nmprobe-responder: --ptp-socket: path too long\n");
+                return 2;
+            }
+            nmp_ptp_set_socket(optarg);
+            break;
         case 'v': cfg.verbose++; break;
         case 'q': cfg.quiet = 1; break;
         case 'V': printf("nmprobe-responder %s\n", NMP_VERSION); return 0;

@@ -135,9 +135,10 @@ double nmp_stamp_error_decode(uint16_t e, int *synchronised, nmp_stamp_tsfmt *fm
 uint16_t nmp_stamp_local_error(nmp_stamp_tsfmt fmt) {
     nmp_clock_state cs;
     if (nmp_clock_state_read(&cs, NULL, 0) < 0) return nmp_stamp_error_encode(0, fmt, 16.0);
-    /* the kernel caps maxerror at 16 s once a clock has been left alone long enough */
-    int64_t us = cs.synchronised ? (cs.est_error_us > 0 ? cs.est_error_us : 1) : cs.max_error_us;
-    return nmp_stamp_error_encode(cs.synchronised, fmt, us > 0 ? us / 1e6 : 16.0);
+    /* S (synchronised to an external source) holds for a PTP slave or grandmaster too */
+    int sync = cs.synchronised || strncmp(cs.reference, "ptp:", 4) == 0;
+    double e = (double)cs.error_ns / 1e9;
+    return nmp_stamp_error_encode(sync, fmt, e > 0 ? e : 1e-9);
 }
 
 /* ---- session-sender ---- */

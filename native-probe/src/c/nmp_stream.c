@@ -4,6 +4,7 @@
  * RFC 4737 reordering, one-way delay and RFC 3393 IPDV, inter-arrival
  * histogram, loss pattern and the bottleneck buffer seen at loss onset. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -374,6 +375,41 @@ static void receiver_counters(nmp_stream_result *res, const nmp_ctl_msg *m) {
     res->invalid = get_or0(m, "invalid");
 }
 
+/* "reference,error_ns,utc_error_ns" from the responder's DATA line; 0 or -EPROTO. */
+int nmp_stream_clock_decode(const char *v, char *ref, size_t reflen, int64_t *error_ns, int64_t *utc_error_ns) {
+    const char *c1 = v == NULL ? NULL : strchr(v, ',');
+    const char *c2 = c1 == NULL ? NULL : strchr(c1 + 1, ',');
+    if (c2 == NULL || c1 == v || (size_t)(c1 - v) >= reflen) return -EPROTO;
+    char *end;
+    errno = 0;
+    long long e = strtoll(c1 + 1, &end, 10);
+    if (errno || end != c2 || e < 0 || !isdigit((unsigned char)c1[1])) return -EPROTO;
+    long long u = strtoll(c2 + 1, &end, 10);
+    if (errno || *end != '\0' || u < 0 || !isdigit((unsigned char)c2[1])) return -EPROTO;
+    memcpy(ref, v, (size_t)(c1 - v));
+    ref[c1 - v] = '\0';
+    *error_ns = e;
+    *utc_error_ns = u;
+    return 0;
+}
+
+/* Both ends' clocks and the one-way delays' uncertainty that follows. */
+static void clocks(nmp_stream_result *res, const nmp_clock_state *local, int local_ok, const nmp_ctl_msg *m) {
+    char ref[32];
+    int64_t err = 0, utc = 0;
+    res->sender_clock_error_ns = res->receiver_clock_error_ns = res->owd_uncertainty_ns = NAN;
+    if (local_ok) {
+        snprintf(res->sender_clock_ref, sizeof(res->sender_clock_ref), "%s", local->reference);
+        res->sender_clock_error_ns = (double)local->error_ns;
+    }
+    if (nmp_stream_clock_decode(nmp_ctl_get(m, "clock"), ref, sizeof(ref), &err, &utc) < 0) return;
+    snprintf(res->receiver_clock_ref, sizeof(res->receiver_clock_ref), "%s", ref);
+    res->receiver_clock_error_ns = (double)err;
+    if (local_ok)
+        res->owd_uncertainty_ns =
+            (double)nmp_clock_uncertainty_ns(local->reference, local->error_ns, local->utc_error_ns, ref, err, utc);
+}
+
 static int check_spec(const nmp_stream_spec *s, char *err, size_t errlen) {
     if (s->host == NULL || s->host[0] == '\0' || s->port < 1 || s->port > 65535 || s->count < 1 ||
         s->count > 10000000 || s->size < NMP_FRAME_HDR || s->size > NMP_FRAME_MAX || s->ttl < 0 || s->ttl > 255 ||
@@ -397,6 +433,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     nmp_rec *recs = NULL;
     int rc, slack = -1;
     memset(res, 0, sizeof(*res));
+    res->sender_clock_error_ns = res->receiver_clock_error_ns = res->owd_uncertainty_ns = NAN;
     if ((rc = check_spec(spec, err, errlen)) < 0) return rc;
     stream_run *t = calloc(1, sizeof(*t));
     if (t == NULL) return -ENOMEM;
@@ -446,6 +483,8 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     int ipv6 = t->cl.peer.ss_family == AF_INET6;
 
     if (nmp_host_sample(&hb, e2, sizeof(e2)) < 0) hb.valid = 0;
+    nmp_clock_state local_clock;
+    int local_clock_ok = nmp_clock_state_read(&local_clock, e2, sizeof(e2)) == 0;
     slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
     memset(t->buf, 0, sizeof(t->buf));
@@ -507,6 +546,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     res->sender_cpu_percent = nmp_host_cpu_busy_percent(&hb, &ha);
     res->sender_interrupts = hb.valid && ha.valid && ha.interrupts > hb.interrupts ? ha.interrupts - hb.interrupts : 0;
     receiver_counters(res, &data);
+    clocks(res, &local_clock, local_clock_ok, &data);
     res->network_lost = res->lost > res->receiver_rcvbuf_drops ? res->lost - (uint32_t)res->receiver_rcvbuf_drops : 0;
     if (was_cancelled) {
         rc = -ECANCELED;
@@ -659,6 +699,11 @@ static int stream_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out
     nmp_pack_f64(out, "queueDelayAtLossMs", r.queue_delay_at_loss_ns / 1e6);
     nmp_pack_f64(out, "bufferEstimateByDelayBytes", r.buffer_est_delay_bytes);
     nmp_pack_f64(out, "senderCpuPercent", r.sender_cpu_percent);
+    nmp_pack_str(out, "senderClockReference", r.sender_clock_ref);
+    nmp_pack_str(out, "receiverClockReference", r.receiver_clock_ref);
+    nmp_pack_f64(out, "senderClockErrorMs", r.sender_clock_error_ns / 1e6);
+    nmp_pack_f64(out, "receiverClockErrorMs", r.receiver_clock_error_ns / 1e6);
+    nmp_pack_f64(out, "oneWayUncertaintyMs", r.owd_uncertainty_ns / 1e6);
     nmp_pack_f64(out, "receiverCpuPercent", r.receiver_cpu_percent);
     nmp_pack_f64(out, "histogramStartNs", r.hist_lo_ns);
     nmp_pack_f64(out, "histogramBinWidthNs", r.hist_width_ns);

@@ -36,7 +36,9 @@ extern "C" {
  *       followed by exactly B = R * NMP_REC_SIZE bytes of receiver records
  *       (see nmp_rec_decode); host counters are the responder's before
  *       (session admission) and after (RESULTS): cpu_total_b cpu_idle_b
- *       intr_b udp_in_b rcvbuf_b and the same with _a.
+ *       intr_b udp_in_b rcvbuf_b and the same with _a; then, optionally,
+ *       clock=<reference>,<error_ns>,<utc_error_ns>: the responder's clock
+ *       at admission (nmp_clock_state), for the one-way delays' uncertainty.
  *
  * Authenticated sessions (a responder started with --key-file; nmp_auth.h):
  * SESSION is answered with
@@ -45,7 +47,8 @@ extern "C" {
  *     NMP/1 AUTH mac=<64 hex digits>
  *       HMAC-SHA256(key, nonce bytes || the SESSION line as sent, without
  *       its final "
-" and a "" before it)
+" and a "
+" before it)
  * before the responder decodes the request and answers OK, BUSY or ERR as
  * above. Anything else than a valid AUTH after CHALLENGE is answered
  * ERR reason=auth and closed. Only the control conversation is

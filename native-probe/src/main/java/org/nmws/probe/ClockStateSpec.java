@@ -1,7 +1,12 @@
 package org.nmws.probe;
 
-/** The "clock" kind: no parameters; reads this host's clock state. */
-record ClockStateSpec() implements ProbeSpec<ClockState> {
+/**
+ * The "clock" kind: reads this host's clock state.
+ *
+ * @param ptpSocket ptp4l's management socket (its uds_address), or null for the engine's default
+ *     ($NMP_PTP_SOCKET, else /var/run/ptp4l); it becomes the process's for every later test
+ */
+record ClockStateSpec(String ptpSocket) implements ProbeSpec<ClockState> {
 
   @Override
   public String kind() {
@@ -9,7 +14,11 @@ record ClockStateSpec() implements ProbeSpec<ClockState> {
   }
 
   @Override
-  public void writeTo(NativeSpecWriter out) {}
+  public void writeTo(NativeSpecWriter out) {
+    if (ptpSocket != null && !ptpSocket.isEmpty()) {
+      out.str("ptpSocket", ptpSocket);
+    }
+  }
 
   @Override
   public ClockState read(NativeRecord r) {

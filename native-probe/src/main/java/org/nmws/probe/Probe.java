@@ -155,7 +155,15 @@ public final class Probe {
    * @throws ProbeException when adjtimex fails or the native engine is unavailable
    */
   public static ClockState clockState() {
-    return run(new ClockStateSpec(), new ProbeControl());
+    return clockState(null);
+  }
+
+  /**
+   * Reads this host's clock state, asking the ptp4l at {@code ptpSocket} (null: the default), which
+   * becomes the engine's for every later test (the one-way delays' clocks).
+   */
+  public static ClockState clockState(String ptpSocket) {
+    return run(new ClockStateSpec(ptpSocket), new ProbeControl());
   }
 
   /** Runs a TCP throughput test without progress or cancellation. */

@@ -29,6 +29,7 @@ public record UdpStreamResult(
     LossPattern lossPattern,
     LossOnset lossOnset,
     Hosts hosts,
+    Clocks clocks,
     long startEpochNanos,
     long endEpochNanos,
     String localAddress,
@@ -141,6 +142,20 @@ public record UdpStreamResult(
       long receiverInvalid,
       long receiverRecordsOverflow) {}
 
+  /**
+   * The clocks the one-way delays rest on: each end's reference ("ptp:&lt;grandmaster&gt;" while
+   * a ptp4l measures it, "utc" while the kernel says NTP keeps it, "none") and its error bound
+   * against it, and the uncertainty of every one-way delay of this test: both errors summed
+   * against a grandmaster both ends follow, else against UTC. The receiver's part is NaN (and
+   * its reference empty) from a responder that does not report its clock.
+   */
+  public record Clocks(
+      String senderReference,
+      double senderErrorMs,
+      String receiverReference,
+      double receiverErrorMs,
+      double oneWayUncertaintyMs) {}
+
   @Override
   public int[] seq() {
     return seq.clone();
@@ -215,6 +230,9 @@ public record UdpStreamResult(
             r.i64("senderInterrupts"), r.i64("receiverInterrupts"), r.i64("receiverUdpIn"),
             r.i64("receiverSocketDrops"), r.i32("networkLost"), r.i64("invalid"),
             r.i64("recordsOver")),
+        new Clocks(r.str("senderClockReference"), r.f64("senderClockErrorMs"),
+            r.str("receiverClockReference"), r.f64("receiverClockErrorMs"),
+            r.f64("oneWayUncertaintyMs")),
         r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
         r.str("remoteAddress"), r.i32("remotePort"), r.ints("frames.seq"),
         r.longs("frames.sendEpochNanos"), r.longs("frames.arrivalEpochNanos"),

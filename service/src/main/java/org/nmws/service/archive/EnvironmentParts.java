@@ -19,9 +19,14 @@ import org.nmws.service.observation.Environment.Load;
  */
 record EnvironmentParts(Environment description, PerTest perTest) {
 
-    /** Per host: the clock's maximum and estimated error, and the load during the test. */
+    /**
+     * Per host: the clock's maximum and estimated error, its reference and error against it with
+     * ptp4l's figures, and the load during the test. Rows written before the reference have
+     * only the first three.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record HostFigures(Long maxErrorUs, Long estErrorUs, Load load) {
+    record HostFigures(Long maxErrorUs, Long estErrorUs, Load load, String reference, Long errorNs,
+                       String ptpPortState, String ptpGrandmaster, Long ptpOffsetNs, Long ptpPathDelayNs) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -53,8 +58,10 @@ record EnvironmentParts(Environment description, PerTest perTest) {
             return null;
         }
         Clock c = h.clock();
-        HostFigures f = new HostFigures(c == null ? null : c.maxErrorUs(), c == null ? null : c.estErrorUs(), h.load());
-        return f.maxErrorUs() == null && f.estErrorUs() == null && f.load() == null ? null : f;
+        HostFigures f = c == null ? new HostFigures(null, null, h.load(), null, null, null, null, null, null)
+                : new HostFigures(c.maxErrorUs(), c.estErrorUs(), h.load(), c.reference(), c.errorNs(), c.ptpPortState(),
+                        c.ptpGrandmaster(), c.ptpOffsetNs(), c.ptpPathDelayNs());
+        return f.equals(new HostFigures(null, null, null, null, null, null, null, null, null)) ? null : f;
     }
 
     private static Host join(Host h, HostFigures f) {
@@ -62,7 +69,8 @@ record EnvironmentParts(Environment description, PerTest perTest) {
             return h;
         }
         Clock c = h.clock();
-        Clock measured = c == null ? null : new Clock(c.source(), c.synchronised(), f.maxErrorUs(), f.estErrorUs(), c.state());
+        Clock measured = c == null ? null : new Clock(c.source(), c.synchronised(), f.maxErrorUs(), f.estErrorUs(), c.state(),
+                f.reference(), f.errorNs(), f.ptpPortState(), f.ptpGrandmaster(), f.ptpOffsetNs(), f.ptpPathDelayNs());
         return new Host(h.role(), h.name(), h.address(), h.kernel(), h.cpuModel(), h.cpus(), h.nic(), measured, f.load());
     }
 }

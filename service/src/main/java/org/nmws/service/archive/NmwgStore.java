@@ -192,6 +192,12 @@ public final class NmwgStore {
             optional(w, null, "maxErrorUs", h.clock().maxErrorUs());
             optional(w, null, "estErrorUs", h.clock().estErrorUs());
             optional(w, null, "state", h.clock().state());
+            optional(w, null, "reference", h.clock().reference());
+            optional(w, null, "errorNs", h.clock().errorNs());
+            optional(w, null, "ptpPortState", h.clock().ptpPortState());
+            optional(w, null, "ptpGrandmaster", h.clock().ptpGrandmaster());
+            optional(w, null, "ptpOffsetNs", h.clock().ptpOffsetNs());
+            optional(w, null, "ptpPathDelayNs", h.clock().ptpPathDelayNs());
         }
         if (h.load() != null) {
             w.writeEmptyElement(ENV, "load");
@@ -376,7 +382,10 @@ public final class NmwgStore {
                 String sync = r.getAttributeValue(null, "synchronized");
                 clock = new Environment.Clock(r.getAttributeValue(null, "source"), sync == null ? null : Boolean.valueOf(sync),
                         longOrNull(r.getAttributeValue(null, "maxErrorUs")), longOrNull(r.getAttributeValue(null, "estErrorUs")),
-                        r.getAttributeValue(null, "state"));
+                        r.getAttributeValue(null, "state"), r.getAttributeValue(null, "reference"),
+                        longOrNull(r.getAttributeValue(null, "errorNs")), r.getAttributeValue(null, "ptpPortState"),
+                        r.getAttributeValue(null, "ptpGrandmaster"), longOrNull(r.getAttributeValue(null, "ptpOffsetNs")),
+                        longOrNull(r.getAttributeValue(null, "ptpPathDelayNs")));
             } else if (r.getLocalName().equals("load")) {
                 String cpu = r.getAttributeValue(null, "cpuBusyPercent");
                 load = new Environment.Load(cpu == null ? null : Double.valueOf(cpu),

@@ -48,6 +48,10 @@ final class StreamObservations {
         s.put("maxDelayMs", d.maxMs());
         s.put("jitterMs", d.jitterMs());
         s.put("meanAbsIpdvMs", d.meanAbsIpdvMs());
+        // every one-way delay above is only as good as the two clocks: their summed error bound
+        s.put("oneWayUncertaintyMs", r.clocks().oneWayUncertaintyMs());
+        s.put("senderClockErrorMs", r.clocks().senderErrorMs());
+        s.put("receiverClockErrorMs", r.clocks().receiverErrorMs());
         s.put("senderUserMbps", r.sender().userMbps());
         if (p.intervalSeconds() > 0) {
             // A sender that could not keep the asked rate says so, not only in a lower senderUserMbps:
@@ -111,6 +115,10 @@ final class StreamObservations {
                 new Environment.Load(hosts.senderCpuPercent(), hosts.senderInterrupts(), null));
         Environment.Host dst = Environment.Host.remote(subject.dst().host(), r.remoteAddress()).withLoad(
                 new Environment.Load(hosts.receiverCpuPercent(), hosts.receiverInterrupts(), hosts.receiverSocketDrops()));
+        if (!r.clocks().receiverReference().isEmpty()) {
+            dst = dst.withClock(Environment.Clock.stated(r.clocks().receiverReference(),
+                    Math.round(r.clocks().receiverErrorMs() * 1e6)));
+        }
         return new Observation(0, point, Characteristic.ProbeTest.UDP_STREAM, subject, r.localAddress(), r.remoteAddress(),
                 MeasurementService.TOOL, Probe.version(), p.asNmwg(), new Environment(src, dst),
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);

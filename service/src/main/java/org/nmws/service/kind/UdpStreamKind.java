@@ -24,7 +24,8 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
     private static final int HISTOGRAM_BINS = 50;
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minDelayMs", "medianDelayMs", "meanDelayMs", "p95DelayMs", "p99DelayMs",
-                    "maxDelayMs", "jitterMs", "meanAbsIpdvMs", "receiveDurationMs", "queueDelayMs")
+                    "maxDelayMs", "jitterMs", "meanAbsIpdvMs", "receiveDurationMs", "queueDelayMs",
+                    "oneWayUncertaintyMs", "senderClockErrorMs", "receiverClockErrorMs")
             .of(Unit.MICROSECONDS, "senderSpacingUs", "minInterArrivalUs", "meanInterArrivalUs", "maxInterArrivalUs",
                     "interArrivalStartUs", "interArrivalBinWidthUs")
             .of(Unit.MBIT_PER_SECOND, "senderUserMbps", "offeredUserMbps", "senderWireMbps", "receiverUserMbps", "receiverWireMbps",
@@ -92,8 +93,12 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
             summary.setMinDelay(NmwgData.significant(f.get("minDelayMs") / 1e3));
             summary.setMaxDelay(NmwgData.significant(f.get("maxDelayMs") / 1e3));
         }
+        // owamp's maxError is the delays' error from both clocks; older observations knew only the sender's
+        Double uncertainty = f.get("oneWayUncertaintyMs");
         Environment.Clock clock = o.environment().src() == null ? null : o.environment().src().clock();
-        if (clock != null && clock.maxErrorUs() != null) {
+        if (uncertainty != null) {
+            summary.setMaxError(NmwgData.significant(uncertainty / 1e3));
+        } else if (clock != null && clock.maxErrorUs() != null) {
             summary.setMaxError(clock.maxErrorUs() / 1e6);
         }
         out.add(summary);
@@ -120,6 +125,9 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
                     d.setReceiveTime(NmwgData.unixTime(fr.sendEpochNanos() + fr.valueNanos()));
                 }
                 d.setNumBytes(Math.toIntExact(fr.bytes()));
+                if (uncertainty != null) {
+                    d.setTimeError(NmwgData.significant(uncertainty / 1e3));
+                }
                 out.add(d);
             }
         }

@@ -23,9 +23,17 @@ class MeasureConfig {
         return keyFile;
     }
 
+    /**
+     * The host description; its clock is read before every test, and asks the ptp4l at
+     * nmws.clock.ptp-socket (default /var/run/ptp4l) for the clock's PTP state. The engine keeps
+     * that socket for the one-way tests' own clock readings.
+     */
     @Bean
-    HostEnvironment hostEnvironment() {
-        return new HostEnvironment(ClockState::read);
+    HostEnvironment hostEnvironment(@org.springframework.beans.factory.annotation.Value("${nmws.clock.ptp-socket:}") String ptpSocket) {
+        String socket = ptpSocket.isBlank() ? null : ptpSocket;
+        // read once now: the engine takes the socket from this reading for the first test's own clock too
+        ClockState.read(socket);
+        return new HostEnvironment(() -> ClockState.read(socket));
     }
 
     @Bean

@@ -462,6 +462,12 @@ public final class NmwgWriter {
             c.setMaxErrorUs(h.clock().maxErrorUs());
             c.setEstErrorUs(h.clock().estErrorUs());
             c.setState(h.clock().state());
+            c.setReference(h.clock().reference());
+            c.setErrorNs(h.clock().errorNs());
+            c.setPtpPortState(h.clock().ptpPortState());
+            c.setPtpGrandmaster(h.clock().ptpGrandmaster());
+            c.setPtpOffsetNs(h.clock().ptpOffsetNs());
+            c.setPtpPathDelayNs(h.clock().ptpPathDelayNs());
             t.setClock(c);
         }
         if (h.load() != null) {

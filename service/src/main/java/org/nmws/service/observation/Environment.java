@@ -38,6 +38,10 @@ public record Environment(Host src, Host dst, List<RouteHop> route) {
         public Host withLoad(Load newLoad) {
             return new Host(role, name, address, kernel, cpuModel, cpus, nic, clock, newLoad);
         }
+
+        public Host withClock(Clock newClock) {
+            return new Host(role, name, address, kernel, cpuModel, cpus, nic, newClock, load);
+        }
     }
 
     /**
@@ -53,8 +57,22 @@ public record Environment(Host src, Host dst, List<RouteHop> route) {
 
     /**
      * The host clock: source (tsc, hpet, ...), whether the kernel considers it synchronised
-     * (NTP/PTP), and the kernel's maximum and estimated error in microseconds.
+     * (NTP/PTP), and the kernel's maximum and estimated error in microseconds; then what a
+     * one-way delay can rely on: the reference the clock follows ("ptp:&lt;grandmaster&gt;" while
+     * a ptp4l measures it against one, "utc" while the kernel says NTP keeps it, "none") and its
+     * error bound against that reference in ns; and ptp4l's own figures when one runs.
      */
-    public record Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state) {
+    public record Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state,
+                        String reference, Long errorNs, String ptpPortState, String ptpGrandmaster,
+                        Long ptpOffsetNs, Long ptpPathDelayNs) {
+        /** The kernel's view alone (no reference stated). */
+        public Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state) {
+            this(source, synchronised, maxErrorUs, estErrorUs, state, null, null, null, null, null, null);
+        }
+
+        /** A far end's clock as its responder stated it: its reference and error alone. */
+        public static Clock stated(String reference, Long errorNs) {
+            return new Clock(null, null, null, null, null, reference, errorNs, null, null, null, null);
+        }
     }
 }

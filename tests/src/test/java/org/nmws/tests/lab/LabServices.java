@@ -103,13 +103,20 @@ final class LabServices {
 
     /** A responder in B and the service in A, started with extra settings (--name=value). */
     static LabServices start(NetLab lab, String... serviceArgs) throws IOException, InterruptedException {
+        return start(lab, List.of(), serviceArgs);
+    }
+
+    /** The same, with extra options for the responder. */
+    static LabServices start(NetLab lab, List<String> responderArgs, String... serviceArgs) throws IOException, InterruptedException {
         Path responder = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
         if (!Files.isExecutable(responder)) {
             throw new IllegalStateException("build the responder first: " + responder.toAbsolutePath());
         }
         // B also reflects STAMP on the standard port, as a router or another tool would
-        Process r = lab.startIn(lab.b(), List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
-                "-p", Integer.toString(RESPONDER_PORT), "--stamp-port", "862"), "responder");
+        List<String> rcmd = new java.util.ArrayList<>(List.of(responder.toAbsolutePath().toString(), "-b", lab.bAddress(),
+                "-p", Integer.toString(RESPONDER_PORT), "--stamp-port", "862"));
+        rcmd.addAll(responderArgs);
+        Process r = lab.startIn(lab.b(), rcmd, "responder");
         Process s = lab.startIn(lab.a(), serviceCommand(lab.aManagementAddress(), "lab-a", lab.managementHostAddress(), serviceArgs), "service");
         NetLab.awaitPort(lab.aManagementAddress(), SERVICE_PORT, s, 90_000);
         if (!r.isAlive()) {

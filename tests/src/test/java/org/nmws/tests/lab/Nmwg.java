@@ -61,4 +61,18 @@ record Nmwg(Document doc, String text) {
         fail("no figure '" + name + "' in:\n" + text);
         return Double.NaN;
     }
+
+    /** An attribute of the clock of the environment's host in the given role (src, dst), or null. */
+    String clock(String role, String attribute) {
+        NodeList hosts = doc.getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "host");
+        for (int i = 0; i < hosts.getLength(); i++) {
+            Element h = (Element) hosts.item(i);
+            NodeList clocks = h.getElementsByTagNameNS("http://nmws.org/ns/environment/1.0/", "clock");
+            if (role.equals(h.getAttribute("role")) && clocks.getLength() > 0) {
+                Element c = (Element) clocks.item(0);
+                return c.hasAttribute(attribute) ? c.getAttribute(attribute) : null;
+            }
+        }
+        return null;
+    }
 }
