@@ -71,6 +71,12 @@ typedef struct nmp_tcp_stream_result {
     nmp_walltime_ns first_arrival_wall, last_arrival_wall; /* receiver's first and last byte */
     uint32_t total_retrans;          /* segments retransmitted (last TCP_INFO) */
     uint32_t final_srtt_us;          /* smoothed RTT at the end */
+    /* what limited the sender, from the last TCP_INFO (Linux 4.10+; 0 before):
+     * time with data in flight, and of it the time the receive window or the
+     * send buffer was the limit (the rest: the congestion window) */
+    uint64_t busy_us;                /* tcpi_busy_time */
+    uint64_t rwnd_limited_us;        /* tcpi_rwnd_limited */
+    uint64_t sndbuf_limited_us;      /* tcpi_sndbuf_limited */
 } nmp_tcp_stream_result;
 
 typedef struct nmp_tcp_result {

@@ -9,6 +9,7 @@
  * pacing rates); glibc's <netinet/tcp.h> would clash with it. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <math.h>
@@ -191,6 +192,11 @@ static void sample_info(tcp_run *t, nmp_monotime_ns now) {
         s->bytes_acked = ti.tcpi_bytes_acked;
         res->per[i].total_retrans = ti.tcpi_total_retrans;
         res->per[i].final_srtt_us = ti.tcpi_rtt;
+        if (tl >= offsetof(struct tcp_info, tcpi_sndbuf_limited) + sizeof(ti.tcpi_sndbuf_limited)) {
+            res->per[i].busy_us = ti.tcpi_busy_time;
+            res->per[i].rwnd_limited_us = ti.tcpi_rwnd_limited;
+            res->per[i].sndbuf_limited_us = ti.tcpi_sndbuf_limited;
+        }
     }
 }
 
@@ -701,6 +707,11 @@ static int tcp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, c
     nmp_pack_col_f64(out, "perStream.throughputMbps", r.per, ns, st, offsetof(nmp_tcp_stream_result, recv_mbps), 1);
     nmp_pack_col_i64(out, "perStream.retransmits", r.per, ns, st, offsetof(nmp_tcp_stream_result, total_retrans),
                      NMP_C_U32);
+    nmp_pack_col_i64(out, "perStream.busyUs", r.per, ns, st, offsetof(nmp_tcp_stream_result, busy_us), NMP_C_U64);
+    nmp_pack_col_i64(out, "perStream.rwndLimitedUs", r.per, ns, st, offsetof(nmp_tcp_stream_result, rwnd_limited_us),
+                     NMP_C_U64);
+    nmp_pack_col_i64(out, "perStream.sndbufLimitedUs", r.per, ns, st,
+                     offsetof(nmp_tcp_stream_result, sndbuf_limited_us), NMP_C_U64);
     nmp_pack_col_i64(out, "perStream.srttUs", r.per, ns, st, offsetof(nmp_tcp_stream_result, final_srtt_us),
                      NMP_C_U32);
     nmp_pack_col_i64(out, "perStream.firstArrivalEpochNanos", r.per, ns, st,

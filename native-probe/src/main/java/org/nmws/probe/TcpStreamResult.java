@@ -54,7 +54,11 @@ public record TcpStreamResult(
     perStream = List.copyOf(perStream);
   }
 
-  /** One stream's figures. Rates in Mbit/s. */
+  /**
+   * One stream's figures. Rates in Mbit/s. From the sender's last TCP_INFO: the time it had data
+   * in flight ({@code busyMicros}) and of that the time the receiver's window or the send buffer
+   * held it back (the rest, the congestion window; all 0 on kernels before 4.10).
+   */
   public record PerStream(
       long bytesSent,
       long bytesReceived,
@@ -65,7 +69,10 @@ public record TcpStreamResult(
       long firstArrivalEpochNanos,
       long lastArrivalEpochNanos,
       int totalRetransmits,
-      int finalSrttMicros) {}
+      int finalSrttMicros,
+      long busyMicros,
+      long rwndLimitedMicros,
+      long sndbufLimitedMicros) {}
 
   /**
    * Bytes the responder read per bin of {@code binNanos}, from {@code startEpochNanos} (its first
@@ -146,7 +153,8 @@ public record TcpStreamResult(
     int n = r.rows("perStream.bytesSent", "perStream.bytesReceived", "perStream.messagesSent",
         "perStream.messagesReceived", "perStream.sendMbps", "perStream.throughputMbps",
         "perStream.firstArrivalEpochNanos", "perStream.lastArrivalEpochNanos",
-        "perStream.retransmits", "perStream.srttUs");
+        "perStream.retransmits", "perStream.srttUs", "perStream.busyUs", "perStream.rwndLimitedUs",
+        "perStream.sndbufLimitedUs");
     long[] bs = r.longs("perStream.bytesSent");
     long[] br = r.longs("perStream.bytesReceived");
     long[] ms = r.longs("perStream.messagesSent");
@@ -157,10 +165,13 @@ public record TcpStreamResult(
     long[] la = r.longs("perStream.lastArrivalEpochNanos");
     int[] rt = r.ints("perStream.retransmits");
     int[] srtt = r.ints("perStream.srttUs");
+    long[] busy = r.longs("perStream.busyUs");
+    long[] rwnd = r.longs("perStream.rwndLimitedUs");
+    long[] sndbuf = r.longs("perStream.sndbufLimitedUs");
     List<PerStream> per = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       per.add(new PerStream(bs[i], br[i], ms[i], mr[i], sm[i], tm[i], fa[i], la[i], rt[i],
-          srtt[i]));
+          srtt[i], busy[i], rwnd[i], sndbuf[i]));
     }
     int bins = r.i32("bins");
     long[] series = r.longs("seriesBytes");

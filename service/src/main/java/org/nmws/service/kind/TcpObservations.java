@@ -55,6 +55,19 @@ final class TcpObservations {
         s.put("bytesReceived", (double) r.bytesReceived());
         s.put("receiverSeconds", r.receiverSeconds());
         s.put("retransmits", (double) r.totalRetransmits());
+        // What held the senders back while data was in flight (TCP_INFO, Linux 4.10+): the
+        // receiver's window, the send buffer, else the congestion window (loss, or the path).
+        long busy = 0, rwnd = 0, sndbuf = 0;
+        for (TcpStreamResult.PerStream ps : r.perStream()) {
+            busy += ps.busyMicros();
+            rwnd += ps.rwndLimitedMicros();
+            sndbuf += ps.sndbufLimitedMicros();
+        }
+        if (busy > 0) {
+            s.put("rwndLimitedPercent", 100.0 * rwnd / busy);
+            s.put("sndbufLimitedPercent", 100.0 * sndbuf / busy);
+            s.put("cwndLimitedPercent", 100.0 * Math.max(0, busy - rwnd - sndbuf) / busy);
+        }
         for (int i = 0; i < r.perStream().size(); i++) {
             TcpStreamResult.PerStream ps = r.perStream().get(i);
             s.put("stream" + i + "ThroughputMbps", ps.receiveMbps());

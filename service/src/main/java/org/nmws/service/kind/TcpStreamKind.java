@@ -27,6 +27,7 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters>, DataForm {
             .of(Unit.MICROSECONDS, "meanSrttUs", "maxRttvarUs")
             .of(Unit.MILLISECONDS, "minLatenessMs", "medianLatenessMs", "p99LatenessMs", "maxLatenessMs",
                     "steadyMaxLatenessMs")
+            .of(Unit.PERCENT, "rwndLimitedPercent", "sndbufLimitedPercent", "cwndLimitedPercent")
             .family(Unit.MBIT_PER_SECOND, "stream\\d+ThroughputMbps")
             .family(Unit.MICROSECONDS, "stream\\d+FinalSrttUs");
 
