@@ -16,6 +16,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="$pkgs postgresql"
   # the interoperability tests' independent clients: Python (xmlrpc.client, zeep) and curl
   pkgs="$pkgs python3 python3-pip"
+  # the dashboard test (tests/.../DashboardEndToEndTest) drives a real browser: Debian's chromium and its chromedriver
+  pkgs="$pkgs chromium chromium-driver"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
