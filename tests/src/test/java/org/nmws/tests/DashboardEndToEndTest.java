@@ -158,6 +158,23 @@ class DashboardEndToEndTest {
     }
 
     @Test
+    void thePathsViewListsEveryStoredSeriesWithItsCount() throws Exception {
+        JsonNode paths = api("/api/paths");
+        open("#paths");
+        List<WebElement> rows = browser.findElements(By.cssSelector("#paths tr:not(:first-child)"));
+        assertEquals(paths.size(), rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            List<WebElement> td = rows.get(i).findElements(By.tagName("td"));
+            assertEquals(paths.get(i).get("test").asText(), td.get(1).getText());
+            assertEquals(paths.get(i).get("dst").asText(), td.get(3).getText());
+            assertEquals(paths.get(i).get("count").asText(), td.get(5).getText());
+        }
+        rows.get(0).findElement(By.tagName("a")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> "path".equals(d.findElement(By.id("view"))
+                .getAttribute("data-view")) && "ready".equals(d.findElement(By.id("view")).getAttribute("data-state")));
+    }
+
+    @Test
     void thePathViewPlotsTheStoredSummariesOverTime() throws Exception {
         open("#path?dst=127.0.0.1");
         assertEquals(values(results("path.delay.roundTrip"), "medianRtt"), plottedSeries("path-rtt", "median RTT"));
