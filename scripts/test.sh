@@ -18,6 +18,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="$pkgs python3 python3-pip"
   # linuxptp: ptp4l and pmc, for the PTP clock lab (one-way delays' uncertainty)
   pkgs="$pkgs linuxptp"
+  # the dashboard test (tests/.../DashboardEndToEndTest) drives a real browser: Debian's chromium and its chromedriver
+  pkgs="$pkgs chromium chromium-driver"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

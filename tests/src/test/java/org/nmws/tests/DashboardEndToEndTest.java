@@ -1,0 +1,510 @@
+package org.nmws.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.nmws.client.NmwsClient;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The dashboard in a real browser (Debian's chromium through its chromedriver, headless)
+ * against the real service and responder: tests are run through the service, and each view's
+ * plotted values are compared with what the JSON API says the archive stored. Every page must
+ * load without a console error (a refused script, a failed request, an exception); a
+ * screenshot of each is kept under target/screenshots/.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DashboardEndToEndTest {
+    private static final String POINT = "dash-point";
+    private static final String FIGURE = "http://nmws.org/ns/result/1.0/";
+    private static final Path SHOTS = Path.of("target", "screenshots");
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private Path dataDir;
+    private Path downloads;
+    private Responder responder;
+    private Service service;
+    private ChromeDriver browser;
+    private Map<String, Double> scanReply;
+
+    @BeforeAll
+    void start() throws Exception {
+        dataDir = Files.createTempDirectory("nmws-dashboard");
+        Files.createDirectories(SHOTS);
+        downloads = Files.createDirectories(SHOTS.resolve("downloads").toAbsolutePath());
+        try (var old = Files.list(downloads)) {
+            old.forEach(f -> f.toFile().delete());
+        }
+        responder = Responder.start();
+        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port, "--nmws.measurement-point=" + POINT);
+        NmwsClient client = NmwsClient.soap11(service.baseUrl);
+        client.measure("127.0.0.1", "path.delay.roundTrip", Map.of("count", "200", "interval", "0.002"));
+        // three spacings of 1000-byte frames: the points of throughput against spacing
+        for (String interval : List.of("0.0004", "0.0002", "0.0001")) {
+            client.measure("127.0.0.1", "path.delay.oneWay", Map.of("count", "2000", "packetSize", "1000", "interval", interval));
+        }
+        client.measure("127.0.0.1", "path.bandwidth.achievable.TCP", Map.of("timeDuration", "1", "sampleInterval", "0.05"));
+        HttpResponse<String> scan = service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 20,
+                "<nmwg:parameter name=\"packetSizes\">64,512,1024,1472</nmwg:parameter>"), "application/xml", null);
+        scanReply = figures(Service.validatedMessage(scan.body()));
+
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        ChromeOptions options = new ChromeOptions().setBinary("/usr/bin/chromium")
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100");
+        options.setCapability("goog:loggingPrefs", logs);
+        options.setExperimentalOption("prefs", Map.of("download.default_directory", downloads.toString(),
+                "download.prompt_for_download", false,
+                // three downloads from one page without asking
+                "profile.default_content_setting_values.automatic_downloads", 1));
+        ChromeDriverService driver = new ChromeDriverService.Builder().usingDriverExecutable(new File("/usr/bin/chromedriver"))
+                .usingAnyFreePort().build();
+        browser = new ChromeDriver(driver, options);
+        // The console check below is only worth something if the console reaches the test.
+        browser.executeScript("console.error('nmws: the console is read')");
+        assertTrue(browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .anyMatch(e -> e.getMessage().contains("the console is read")), "the browser's console reaches the test");
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (service != null) {
+            service.close();
+        }
+        if (responder != null) {
+            responder.close();
+        }
+    }
+
+    /** No view may leave an error in the console: a failed request, a refused resource, an exception. */
+    @AfterEach
+    void theConsoleHoldsNoErrors(TestInfo test) throws Exception {
+        Files.write(SHOTS.resolve(test.getTestMethod().orElseThrow().getName() + ".png"),
+                browser.getScreenshotAs(OutputType.BYTES));
+        List<String> errors = new ArrayList<>();
+        for (LogEntry e : browser.manage().logs().get(LogType.BROWSER)) {
+            if (e.getLevel().intValue() >= Level.WARNING.intValue()) {
+                errors.add(e.getLevel() + " " + e.getMessage());
+            }
+        }
+        assertEquals(List.of(), errors, "browser console");
+    }
+
+    @Test
+    void theMeshGridShowsEachPathsLatestFiguresColouredByTheThresholds() throws Exception {
+        open("#overview");
+        WebElement grid = browser.findElement(By.id("mesh-grid"));
+        assertEquals("archive", grid.getAttribute("data-source"), "no mesh file: the grid comes from stored paths");
+        WebElement cell = browser.findElement(By.cssSelector("td[data-src='" + POINT + "'][data-dst='127.0.0.1']"));
+        double rtt = latest("path.delay.roundTrip").get("summary").get("medianRtt").asDouble();
+        double throughput = latest("path.bandwidth.achievable.TCP").get("summary").get("throughputMbps").asDouble();
+        JsonNode rr = latest("path.delay.roundTrip");
+        JsonNode stream = latest("path.delay.oneWay");
+        // loss is the newest observation's that has one, round trip or stream
+        JsonNode lossFrom = Instant.parse(rr.get("start").asText()).isAfter(Instant.parse(stream.get("start").asText()))
+                ? rr : stream;
+        double loss = lossFrom.get("summary").get("lossPercent").asDouble();
+        assertEquals(rtt, shown(cell, "rttMs"), 0.0);
+        assertEquals(throughput, shown(cell, "throughputMbps"), 0.0);
+        assertEquals(loss, shown(cell, "lossPercent"), 0.0);
+        assertEquals(stream.get("summary").get("medianDelayMs").asDouble(), shown(cell, "owdMs"), 0.0);
+        assertEquals(level(rtt, 50, 150, loss, 0.1, 1, throughput, 100, 10), cell.getAttribute("class"));
+        // a warning threshold below the measured RTT turns the cell at least to warn
+        setThreshold("threshold-rttMs-0", rtt / 2);
+        setThreshold("threshold-rttMs-1", rtt * 2);
+        assertEquals(level(rtt, rtt / 2, rtt * 2, loss, 0.1, 1, throughput, 100, 10), cell.getAttribute("class"));
+        assertTrue(!cell.getAttribute("class").equals("ok"));
+    }
+
+    @Test
+    void thePathsViewListsEveryStoredSeriesWithItsCount() throws Exception {
+        JsonNode paths = api("/api/paths");
+        open("#paths");
+        List<WebElement> rows = browser.findElements(By.cssSelector("#paths tr:not(:first-child)"));
+        assertEquals(paths.size(), rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            List<WebElement> td = rows.get(i).findElements(By.tagName("td"));
+            assertEquals(paths.get(i).get("test").asText(), td.get(1).getText());
+            assertEquals(paths.get(i).get("dst").asText(), td.get(3).getText());
+            assertEquals(paths.get(i).get("count").asText(), td.get(5).getText());
+        }
+        rows.get(0).findElement(By.tagName("a")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> "path".equals(d.findElement(By.id("view"))
+                .getAttribute("data-view")) && "ready".equals(d.findElement(By.id("view")).getAttribute("data-state")));
+    }
+
+    @Test
+    void thePathViewPlotsTheStoredSummariesOverTime() throws Exception {
+        open("#path?dst=127.0.0.1");
+        assertEquals(values(results("path.delay.roundTrip"), "medianRtt"), plottedSeries("path-rtt", "median RTT"));
+        assertEquals(values(results("path.delay.oneWay"), "medianDelayMs"), plottedSeries("path-owd", "median"));
+        assertEquals(values(results("path.delay.oneWay"), "lossPercent"), plottedSeries("path-loss", "one-way stream"));
+        assertEquals(values(results("path.bandwidth.achievable.TCP"), "throughputMbps"), plottedSeries("path-throughput", "TCP"));
+        assertEquals(6, browser.findElements(By.cssSelector("#tests a[data-test]")).size(),
+                "one round trip, three streams, one TCP test and one scan");
+    }
+
+    @Test
+    void aRoundTripTestShowsItsHistogramsAndTimeSequenceFromTheStoredFrames() throws Exception {
+        JsonNode rr = latest("path.delay.roundTrip");
+        open("#test?id=" + rr.get("id").asLong());
+        JsonNode frames = rr.get("frames");
+        assertEquals(200, frames.size());
+        List<Double> rtts = new ArrayList<>();
+        for (JsonNode f : frames) {
+            if (f.get("valueNanos").asLong() != -1) {
+                rtts.add(f.get("valueNanos").asLong() / 1e6);
+            }
+        }
+        assertHistogramCounts("latency-histogram", rtts);
+        assertTimeSequence(rr);
+        List<Double> ipdv = ipdv(frames);
+        assertHistogramCounts("ipdv-histogram", ipdv);
+
+        // the downloads: the histogram as PNG, SVG and the table it was drawn from as CSV
+        for (String type : List.of("png", "svg", "csv")) {
+            browser.findElement(By.cssSelector("#plot-latency-histogram button[data-download='" + type + "']")).click();
+        }
+        Path png = downloaded("latency-histogram.png");
+        byte[] magic = Files.readAllBytes(png);
+        assertEquals("PNG", new String(magic, 1, 3, StandardCharsets.US_ASCII));
+        assertTrue(Files.readString(downloaded("latency-histogram.svg")).contains("<svg"));
+        List<String> csv = Files.readAllLines(downloaded("latency-histogram.csv"));
+        List<List<Double>> rows = rows("latency-histogram");
+        assertEquals("binFrom,binTo,count", csv.get(0));
+        assertEquals(rows.size() + 1, csv.size());
+        for (int i = 0; i < rows.size(); i++) {
+            String[] c = csv.get(i + 1).split(",");
+            assertEquals(rows.get(i).get(2), Double.parseDouble(c[2]), 0.0);
+            assertEquals(rows.get(i).get(0), Double.parseDouble(c[0]), 0.0);
+        }
+    }
+
+    @Test
+    void aStreamShowsItsOneWayDelaysLossesAndThroughputAgainstSpacing() throws Exception {
+        JsonNode all = results("path.delay.oneWay");
+        JsonNode stream = all.get(all.size() - 1);
+        open("#test?id=" + stream.get("id").asLong());
+        List<Double> owd = new ArrayList<>();
+        for (JsonNode f : stream.get("frames")) {
+            if (f.get("valueNanos").asLong() != -1) {
+                owd.add(f.get("valueNanos").asLong() / 1e6);
+            }
+        }
+        assertHistogramCounts("latency-histogram", owd);
+        assertTimeSequence(stream);
+        List<List<Double>> lost = new ArrayList<>();
+        for (List<Double> r : rows("time-sequence")) {
+            if (r.get(3) == 1.0) {
+                lost.add(r);
+            }
+        }
+        assertEquals(stream.get("summary").get("lost").asDouble(), lost.size(), 0.0, "every lost frame is marked");
+        assertEquals(Math.max(0, lost.size() - 1), sum(rows("inter-loss"), 2), 0.0, "a gap between each two losses");
+        // one point per stored stream of this frame size: its spacing and received rate
+        List<List<Double>> spacing = rows("throughput-vs-spacing");
+        List<List<Double>> expected = new ArrayList<>();
+        for (JsonNode s : all) {
+            expected.add(List.of(s.get("summary").get("senderSpacingUs").asDouble(),
+                    s.get("summary").get("receiverUserMbps").asDouble(), s.get("summary").get("senderUserMbps").asDouble(),
+                    s.get("id").asDouble()));
+        }
+        expected.sort((a, b) -> Double.compare(a.get(0), b.get(0)));
+        assertEquals(expected, spacing);
+    }
+
+    @Test
+    void aLatencyScanShowsLatencyAgainstFrameSizeWithTheFittedLine() throws Exception {
+        JsonNode scan = api("/api/observations?test=LATENCY_SCAN&dst=127.0.0.1").get("results").get(0);
+        open("#test?id=" + scan.get("id").asLong());
+        JsonNode s = scan.get("summary");
+        List<List<Double>> rows = rows("latency-vs-size");
+        assertEquals(4, rows.size());
+        int[] sizes = {64, 512, 1024, 1472};
+        for (int i = 0; i < sizes.length; i++) {
+            List<Double> r = rows.get(i);
+            int size = sizes[i];
+            assertEquals(size, r.get(0), 0.0);
+            assertEquals(s.get("size" + size + "MinRttMs").asDouble(), r.get(1), 0.0);
+            assertEquals(s.get("size" + size + "MeanRttMs").asDouble(), r.get(2), 0.0);
+            double fitted = (s.get("interceptUs").asDouble() + s.get("slopeUsPerByte").asDouble() * size) / 1000;
+            assertEquals(fitted, r.get(3), 0.0);
+            // and what the measurement's own NMWG answer said (its figures have fewer digits)
+            double replied = scanReply.get("size" + size + "MinRttMs");
+            assertEquals(replied, r.get(1), Math.abs(replied) * 1e-4 + 1e-9);
+        }
+    }
+
+    @Test
+    void aTcpTestShowsItsTcpInfoSamplesOverTime() throws Exception {
+        JsonNode tcp = latest("path.bandwidth.achievable.TCP");
+        open("#test?id=" + tcp.get("id").asLong());
+        JsonNode s = tcp.get("summary");
+        List<List<Double>> rows = rows("tcp-cwnd");
+        assertEquals(s.get("tcpInfoSamples").asDouble(), rows.size(), 0.0);
+        double maxCwnd = 0;
+        double srttSum = 0;
+        for (List<Double> r : rows) {
+            maxCwnd = Math.max(maxCwnd, r.get(2));
+            srttSum += r.get(3) * 1000;
+        }
+        assertEquals(s.get("maxCwndSegments").asDouble(), maxCwnd, 0.0);
+        assertEquals(s.get("meanSrttUs").asDouble(), srttSum / rows.size(), 1e-6);
+        for (String plot : List.of("tcp-cwnd", "tcp-srtt", "tcp-retransmits")) {
+            assertTrue(browser.findElement(By.id("plot-" + plot)).findElements(By.tagName("canvas")).size() > 0, plot);
+        }
+    }
+
+    @Test
+    void aRunningTestShowsItsProgressAndIsCancelledFromThePage() throws Exception {
+        CompletableFuture<HttpResponse<String>> reply = CompletableFuture.supplyAsync(() -> {
+            try {
+                return service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 3000, ""), "application/xml", null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        open("#running");
+        WebElement row = new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> d.findElements(
+                By.cssSelector("#running tr[data-id] progress")).stream()
+                .filter(p -> Integer.parseInt(p.getAttribute("value")) > 0).findFirst()
+                .map(p -> p.findElement(By.xpath("ancestor::tr"))).orElse(null));
+        assertEquals("3000", row.findElement(By.tagName("progress")).getAttribute("max"));
+        String id = row.getAttribute("data-id");
+        Files.write(SHOTS.resolve("running-before-cancel.png"), browser.getScreenshotAs(OutputType.BYTES));
+        long cancelled = System.nanoTime();
+        row.findElement(By.cssSelector("button.cancel")).click();
+        HttpResponse<String> resp = reply.get(10, TimeUnit.SECONDS);
+        assertTrue(System.nanoTime() - cancelled < TimeUnit.SECONDS.toNanos(10));
+        Element message = Service.validatedMessage(resp.body());
+        assertEquals("error.mp.measurement", message.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent());
+        new WebDriverWait(browser, Duration.ofSeconds(5)).until(d ->
+                d.findElement(By.id("running-status")).getText().equals("cancelled " + id)
+                        && d.findElements(By.cssSelector("#running tr[data-id]")).isEmpty());
+    }
+
+    @Test
+    void theSchedulesViewListsTheSchedulesAndTheirRuns() throws Exception {
+        HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(service.baseUrl + "/api/schedules/dash-rtt"))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(
+                        "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\","
+                                + "\"enabled\":false,\"parameters\":{\"count\":\"10\"}}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, put.statusCode(), put.body());
+        open("#schedules");
+        WebElement row = browser.findElement(By.cssSelector("#schedules tr[data-name='dash-rtt']"));
+        List<String> cells = row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
+        assertEquals(List.of("dash-rtt", "path.delay.roundTrip", "127.0.0.1", "PT1H"), cells.subList(0, 4));
+        assertEquals("false", cells.get(5));
+        row.findElement(By.tagName("a")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(5)).until(d -> d.findElement(By.id("runs")).getText()
+                .startsWith("Runs of dash-rtt"));
+    }
+
+    // ---- the page -------------------------------------------------------------------------
+
+    private void open(String hash) {
+        browser.get(service.baseUrl + "/dashboard/" + hash);
+        WebElement view = browser.findElement(By.id("view"));
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> !"loading".equals(view.getAttribute("data-state")));
+        assertEquals("ready", view.getAttribute("data-state"), () -> browser.findElement(By.id("message")).getText());
+    }
+
+    private static double shown(WebElement cell, String figure) {
+        return Double.parseDouble(cell.findElement(By.cssSelector("[data-figure='" + figure + "']")).getAttribute("data-value"));
+    }
+
+    private void setThreshold(String id, double value) {
+        ((JavascriptExecutor) browser).executeScript("const i = document.getElementById(arguments[0]); i.value = arguments[1];"
+                + "i.dispatchEvent(new Event('change'));", id, Double.toString(value));
+    }
+
+    /** The dashboard's colouring rule, written out independently: the worst figure decides. */
+    private static String level(double rtt, double rttWarn, double rttBad, double loss, double lossWarn, double lossBad,
+                                double mbps, double mbpsWarn, double mbpsBad) {
+        int l = Math.max(rtt >= rttBad ? 2 : rtt >= rttWarn ? 1 : 0, loss >= lossBad ? 2 : loss >= lossWarn ? 1 : 0);
+        l = Math.max(l, mbps < mbpsBad ? 2 : mbps < mbpsWarn ? 1 : 0);
+        return List.of("ok", "warn", "bad").get(l);
+    }
+
+    /** The rows a plot was drawn from (its CSV), as numbers (blank as NaN). */
+    @SuppressWarnings("unchecked")
+    private List<List<Double>> rows(String plot) {
+        List<List<Object>> raw = (List<List<Object>>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.plots[arguments[0]].rows", plot);
+        List<List<Double>> out = new ArrayList<>();
+        for (List<Object> r : raw) {
+            out.add(r.stream().map(v -> v instanceof Number n ? n.doubleValue() : Double.NaN).toList());
+        }
+        return out;
+    }
+
+    /** The y values ECharts holds for one named series of a chart: what it draws. */
+    @SuppressWarnings("unchecked")
+    private List<Double> plottedSeries(String plot, String series) {
+        List<Map<String, Object>> all = (List<Map<String, Object>>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.plotted(arguments[0])", plot);
+        assertNotNull(all, plot + " is drawn");
+        for (Map<String, Object> s : all) {
+            if (series.equals(s.get("name"))) {
+                return ((List<List<Object>>) s.get("data")).stream().map(p -> ((Number) p.get(1)).doubleValue()).toList();
+            }
+        }
+        throw new AssertionError(plot + " has no series " + series + ": " + all);
+    }
+
+    /**
+     * A histogram's counts recounted from the stored values with the plot's own bin edges
+     * (each value in [from, to), the last bin closed), and its bars as drawn.
+     */
+    @SuppressWarnings("unchecked")
+    private void assertHistogramCounts(String plot, List<Double> values) {
+        List<List<Double>> rows = rows(plot);
+        assertTrue(!rows.isEmpty(), plot + " has bins");
+        double total = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            double lo = rows.get(i).get(0);
+            double hi = rows.get(i).get(1);
+            boolean last = i == rows.size() - 1;
+            long n = values.stream().filter(v -> v >= lo && (v < hi || last && v <= hi)).count();
+            assertEquals(n, rows.get(i).get(2), 0.0, plot + " bin [" + lo + ", " + hi + ")");
+            total += n;
+        }
+        assertEquals(values.size(), total, 0.0, plot + ": every value in a bin");
+        List<Map<String, Object>> drawn = (List<Map<String, Object>>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.plotted(arguments[0])", plot);
+        List<List<Object>> bars = (List<List<Object>>) drawn.get(0).get("data");
+        for (int i = 0; i < rows.size(); i++) {
+            assertEquals(rows.get(i).get(2), ((Number) bars.get(i).get(1)).doubleValue(), 0.0, plot + " bar " + i);
+        }
+    }
+
+    /** Each frame's arrival (send + delay, ms after the start) or its loss, as /api/results stored it. */
+    private void assertTimeSequence(JsonNode result) {
+        Instant start = Instant.parse(result.get("start").asText());
+        long startNs = start.getEpochSecond() * 1_000_000_000L + start.getNano();
+        List<List<Double>> rows = rows("time-sequence");
+        JsonNode frames = result.get("frames");
+        assertEquals(frames.size(), rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            JsonNode f = frames.get(i);
+            List<Double> r = rows.get(i);
+            long sendOffset = f.get("sendEpochNanos").asLong() - startNs;
+            assertEquals(f.get("seq").asDouble(), r.get(0), 0.0);
+            assertEquals(sendOffset / 1e6, r.get(1), 0.0);
+            long v = f.get("valueNanos").asLong();
+            if (v == -1) {
+                assertEquals(1.0, r.get(3), 0.0, "frame " + i + " lost");
+            } else {
+                assertEquals((sendOffset + v) / 1e6, r.get(2), 0.0, "frame " + i + " arrival");
+            }
+        }
+    }
+
+    /** Delay changes between consecutive sequence numbers that both arrived, from the stored frames. */
+    private static List<Double> ipdv(JsonNode frames) {
+        Map<Long, Long> bySeq = new HashMap<>();
+        for (JsonNode f : frames) {
+            if (f.get("valueNanos").asLong() != -1) {
+                bySeq.put(f.get("seq").asLong(), f.get("valueNanos").asLong());
+            }
+        }
+        List<Double> out = new ArrayList<>();
+        for (Map.Entry<Long, Long> e : bySeq.entrySet()) {
+            Long prev = bySeq.get(e.getKey() - 1);
+            if (prev != null) {
+                out.add((e.getValue() - prev) / 1e6);
+            }
+        }
+        return out;
+    }
+
+    private static double sum(List<List<Double>> rows, int column) {
+        return rows.stream().mapToDouble(r -> r.get(column)).sum();
+    }
+
+    private Path downloaded(String name) throws InterruptedException {
+        Path f = downloads.resolve(name);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!(Files.isRegularFile(f) && f.toFile().length() > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(Files.isRegularFile(f), name + " downloaded into " + downloads);
+        return f;
+    }
+
+    // ---- the stored values, through the JSON API -----------------------------------------
+
+    private JsonNode api(String path) throws Exception {
+        HttpResponse<String> r = service.get(path);
+        assertEquals(200, r.statusCode(), path + ": " + r.body());
+        return json.readTree(r.body());
+    }
+
+    /** Every stored result of a characteristic to 127.0.0.1 with its frames, oldest first. */
+    private JsonNode results(String characteristic) throws Exception {
+        return api("/api/results?dst=127.0.0.1&raw=true&limit=100&characteristic=" + characteristic).get("results");
+    }
+
+    private JsonNode latest(String characteristic) throws Exception {
+        JsonNode all = results(characteristic);
+        return all.get(all.size() - 1);
+    }
+
+    private static List<Double> values(JsonNode results, String figure) {
+        List<Double> out = new ArrayList<>();
+        results.forEach(r -> out.add(r.get("summary").get(figure).asDouble()));
+        return out;
+    }
+
+    private static Map<String, Double> figures(Element message) {
+        Map<String, Double> f = new HashMap<>();
+        NodeList figures = message.getElementsByTagNameNS(FIGURE, "figure");
+        for (int i = 0; i < figures.getLength(); i++) {
+            Element e = (Element) figures.item(i);
+            f.put(e.getAttribute("name"), Double.parseDouble(e.getAttribute("value")));
+        }
+        return f;
+    }
+}
