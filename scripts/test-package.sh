@@ -106,9 +106,9 @@ if ! $systemd; then
 fi
 
 echo "a round trip through the installed CLI" >&2
-out=$(/usr/bin/nmws --url "$url" rtt 127.0.0.1 --port "$rport" --count 10 --interval 0.005)
-grep -q 'name="sent"[^>]*value="10"' <<<"$out" || { echo "unexpected answer: $out" >&2; exit 1; }
-grep -q 'name="received"[^>]*value="10"' <<<"$out" || { echo "frames lost on loopback: $out" >&2; exit 1; }
+out=$(/usr/bin/nmws --url "$url" --json rtt 127.0.0.1 --port "$rport" --count 10 --interval 0.005)
+python3 -c 'import json,sys; f=json.load(sys.stdin)["results"][0]["figures"]; assert f["sent"]==10 and f["received"]==10, f' <<<"$out" \
+  || { echo "unexpected answer: $out" >&2; exit 1; }
 # kept in the archive under /var/lib/nmws and counted by the metrics
 stored=$(curl -fsS "$url/api/results?dst=127.0.0.1")
 python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["count"]==1 and r["results"][0]["summary"]["sent"]==10, r' <<<"$stored"
