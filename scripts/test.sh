@@ -58,6 +58,12 @@ fi
 
 ./mvnw -B -ntp install "$@"
 
+# The Debian package the build made: installed with apt, run from its installed layout (one
+# real round trip through the installed CLI), removed. Needs root and apt, as a CI runner has.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  scripts/test-package.sh
+fi
+
 # The C unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer (a JVM cannot
 # load an ASan library, so this is a build of its own), then a short libFuzzer run of the
 # control-protocol parser (the responder parses what any peer sends it) and of the packed-spec

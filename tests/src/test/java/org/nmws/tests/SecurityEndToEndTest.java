@@ -155,6 +155,9 @@ class SecurityEndToEndTest {
         assertEquals(401, send(https, tlsUrl("/nmwg"), QUERY, "application/xml", null).statusCode());
         HttpResponse<String> anonymousSoap = send(https, tlsUrl("/services/MeasurementService"), soap11(QUERY, ""), "text/xml", "");
         assertTrue(anonymousSoap.body().contains("authentication required"), anonymousSoap.body());
+        // Metrics need the read role too: without it, none.
+        assertEquals(401, call(https, "GET", tlsUrl("/actuator/prometheus")).statusCode());
+        assertEquals(200, call(https, "GET", tlsUrl("/actuator/prometheus"), "X-Api-Key", MEASURE_KEY).statusCode());
         // measure may not export the archive; admin may.
         assertEquals(403, call(https, "GET", tlsUrl("/archive/store"), "X-Api-Key", MEASURE_KEY).statusCode());
         assertEquals(200, call(https, "GET", tlsUrl("/archive/store"), "X-Api-Key", ADMIN_KEY).statusCode());

@@ -21,8 +21,20 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** The nmws command-line client: echo, run tests, query stored results, list and cancel running tests. */
-@Command(name = "nmws", mixinStandardHelpOptions = true, version = "nmws client 0.1.0",
-        description = "Talks to an nmws measurement service over SOAP and prints the NMWG response.",
+@Command(name = "nmws", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, version = "nmws client 0.1.0",
+        description = "Talks to an nmws measurement service: runs tests, reads stored results, lists and cancels "
+                + "running tests, manages schedules. Answers print as tables; --json or --xml for scripts.",
+        footer = {"", "Examples:",
+                "  nmws echo                            # is the service there?",
+                "  nmws rtt 10.0.0.2 --count 100        # round trip, loss, jitter now",
+                "  nmws measure 10.0.0.2 -c path.bandwidth.achievable.TCP",
+                "  nmws query 10.0.0.2 --from 2026-11-21T00:00:00Z --json",
+                "  nmws tests                           # running tests, with progress",
+                "  nmws --url https://mp.example.org:8443 --api-key $KEY tests",
+                "  source <(nmws completion)            # bash completion",
+                "",
+                "Exit status: 0 success, 2 an error answer or the service not reached.",
+                "A progress bar goes to standard error during long tests when it is a terminal."},
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
                 NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.HashPassword.class,
                 NmwsCli.Completion.class})
@@ -41,8 +53,37 @@ public final class NmwsCli {
             description = "NAME:PASSWORD for HTTP Basic (default: $NMWS_USER); use https from other hosts")
     String user;
 
+    @Option(names = "--json", scope = CommandLine.ScopeType.INHERIT, description = "print answers as JSON")
+    boolean json;
+
+    @Option(names = "--xml", scope = CommandLine.ScopeType.INHERIT,
+            description = "print NMWG answers as the service's XML (echo, rtt, measure, query)")
+    boolean xml;
+
+    @Option(names = "--progress", scope = CommandLine.ScopeType.INHERIT, defaultValue = "auto", paramLabel = "WHEN",
+            description = "progress bar on standard error during tests: auto (when it is a terminal), always or never")
+    String progress;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** How answers are printed; --json and --xml exclude each other. */
+    enum Format { TABLE, JSON, XML }
+
+    Format format() {
+        if (json && xml) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--json and --xml exclude each other");
+        }
+        return json ? Format.JSON : xml ? Format.XML : Format.TABLE;
+    }
+
+    /** A progress bar for a test to dst while it runs (see Progress). */
+    AutoCloseable progress(String dst) {
+        if (!List.of("auto", "always", "never").contains(progress)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--progress is '" + progress + "': auto, always or never");
+        }
+        return Progress.start(progress, url, credentials(), dst, spec.commandLine().getErr());
+    }
 
     /** The credential headers to send, if any. */
     java.util.Map<String, String> credentials() {
@@ -114,7 +155,9 @@ public final class NmwsCli {
         }
     }
 
-    @Command(name = "rtt", description = "MeasurementRequest: round-trip delay, loss and jitter to DST now.")
+    @Command(name = "rtt", description = "MeasurementRequest: round-trip delay, loss and jitter to DST now.",
+            footer = {"", "Examples:", "  nmws rtt 10.0.0.2", "  nmws rtt 10.0.0.2 --count 1000 --interval 0.01 --size 1400",
+                    "  nmws --json rtt 10.0.0.2 | jq .results[0].figures.meanRtt"})
     static final class Rtt implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -127,19 +170,26 @@ public final class NmwsCli {
         @Option(names = "--raw", description = "include one datum per frame") boolean raw;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             Map<String, String> p = new LinkedHashMap<>();
             if (count != null) p.put("count", count.toString());
             if (size != null) p.put("packetSize", size.toString());
             if (interval != null) p.put("interval", interval);
             if (port != null) p.put("port", port.toString());
             if (raw) p.put("raw", "true");
-            return parent.print(parent.client().roundTrip(dst, p));
+            parent.format();
+            org.nmws.client.nmwg.Message answer;
+            try (AutoCloseable bar = parent.progress(dst)) {
+                answer = parent.client().roundTrip(dst, p);
+            }
+            return parent.print(answer);
         }
     }
 
-    @Command(name = "measure", description = "MeasurementRequest for any characteristic to DST now, e.g. "
-            + "measure 10.0.0.2 -c path.delay.oneWay -p count=1000 -p packetSize=200")
+    @Command(name = "measure", description = "MeasurementRequest for any characteristic to DST now.",
+            footer = {"", "Examples:", "  nmws measure 10.0.0.2 -c path.delay.oneWay -p count=1000 -p packetSize=200",
+                    "  nmws measure 10.0.0.2 -c path.bandwidth.achievable.TCP -p streams=4",
+                    "  nmws measure 10.0.0.2 -c path.hoplist", "  nmws measure 10.0.0.2 -c path.bandwidth.capacity"})
     static final class Measure implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -152,12 +202,18 @@ public final class NmwsCli {
         Map<String, String> parameters = new LinkedHashMap<>();
 
         @Override
-        public Integer call() {
-            return parent.print(parent.client().measure(dst, characteristic, parameters));
+        public Integer call() throws Exception {
+            parent.format();
+            org.nmws.client.nmwg.Message answer;
+            try (AutoCloseable bar = parent.progress(dst)) {
+                answer = parent.client().measure(dst, characteristic, parameters);
+            }
+            return parent.print(answer);
         }
     }
 
-    @Command(name = "query", description = "SetupDataRequest: stored round-trip results to DST.")
+    @Command(name = "query", description = "SetupDataRequest: stored round-trip results to DST.",
+            footer = {"", "Examples:", "  nmws query 10.0.0.2 --from 2026-11-21T00:00:00Z", "  nmws --xml query 10.0.0.2 --raw"})
     static final class Query implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -172,14 +228,15 @@ public final class NmwsCli {
         }
     }
 
-    @Command(name = "tests", description = "Running tests with their progress (GET /api/tests), or cancel one.")
+    @Command(name = "tests", description = "Running tests with their progress (GET /api/tests), or cancel one.",
+            footer = {"", "Examples:", "  nmws tests", "  nmws --json tests", "  nmws tests --cancel 3f2a9c01"})
     static final class Tests implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
         @Option(names = "--cancel", paramLabel = "ID", description = "cancel the running test with this id") String cancel;
 
         @Override
-        public Integer call() throws InterruptedException {
+        public Integer call() throws InterruptedException, IOException {
             URI base = URI.create(parent.url.replaceAll("/+$", "") + "/api/tests");
             HttpRequest.Builder b = cancel == null
                     ? HttpRequest.newBuilder(base).timeout(Duration.ofSeconds(30)).GET()
@@ -196,7 +253,11 @@ public final class NmwsCli {
                 return 2;
             }
             if (cancel == null) {
-                parent.out().println(r.body());
+                if (r.statusCode() != 200 || parent.format() == Format.JSON) {
+                    parent.out().println(r.body());
+                } else {
+                    parent.testsTable(r.body());
+                }
                 return r.statusCode() == 200 ? 0 : 2;
             }
             String outcome = switch (r.statusCode()) {
@@ -210,9 +271,32 @@ public final class NmwsCli {
         }
     }
 
-    /** Prints the response; the exit status is 2 when the service answered with an error code. */
+    /** The running tests as a table: id, characteristic, destination, start and progress. */
+    void testsTable(String body) throws java.io.IOException {
+        com.fasterxml.jackson.databind.JsonNode list = Answers.JSON.readTree(body);
+        if (list.isEmpty()) {
+            out().println("no tests running");
+            return;
+        }
+        Table t = new Table(List.of("ID", "CHARACTERISTIC", "DST", "STARTED", "PROGRESS"));
+        for (com.fasterxml.jackson.databind.JsonNode r : list) {
+            int done = r.path("done").asInt();
+            int total = r.path("total").asInt();
+            t.row(List.of(r.path("id").asText(), r.path("characteristic").asText(), r.path("dst").asText(),
+                    r.path("started").asText(), total > 0 ? done + "/" + total + " (" + 100L * done / total + "%)" : "-"));
+        }
+        t.print(out());
+    }
+
+    /** Prints the response as asked; the exit status is 2 when the service answered with an error code. */
     int print(org.nmws.client.nmwg.Message response) {
-        out().println(NmwsClient.toXml(response));
+        String xmlText = NmwsClient.toXml(response);
+        switch (format()) {
+            case XML -> out().println(xmlText);
+            case JSON -> out().println(Answers.json(response.getType(), Answers.read(xmlText)));
+            case TABLE -> Answers.printTables(Answers.read(xmlText), out());
+        }
+        out().flush();
         boolean error = NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
         return error ? 2 : 0;
     }

@@ -59,7 +59,9 @@ class MeasureConfig {
     @Bean
     MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props,
                                           RunningTests running, TestAdmission admission, MeasurementKinds kinds,
-                                          ScheduledExecutorService testWatchdog) {
-        return new MeasurementService(archive, host, props, running, admission, kinds, testWatchdog);
+                                          ScheduledExecutorService testWatchdog,
+                                          org.springframework.beans.factory.ObjectProvider<TestListener> listeners) {
+        return new MeasurementService(archive, host, props, running, admission, kinds, testWatchdog,
+                listeners.orderedStream().toList());
     }
 }

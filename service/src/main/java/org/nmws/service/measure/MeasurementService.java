@@ -42,9 +42,18 @@ public class MeasurementService {
     private final ScheduledExecutorService watchdog;
     private final MeasurementKind.Context context;
     private final Interlock interlock = new Interlock();
+    private final java.util.List<TestListener> listeners;
 
     public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
                               TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog) {
+        this(archive, host, props, running, admission, kinds, watchdog, java.util.List.of());
+    }
+
+    /** As above, with listeners told of every test's end (metrics). */
+    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
+                              TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog,
+                              java.util.List<TestListener> listeners) {
+        this.listeners = java.util.List.copyOf(listeners);
         this.admission = admission;
         this.archive = archive;
         this.running = running;
@@ -124,9 +133,35 @@ public class MeasurementService {
                                  Map<String, String> nmwgParameters, MeasurementKind.Context context, TestClass testClass,
                                  long waitMillis) throws MeasurementException {
         P parameters = parse(() -> kind.parse(nmwgParameters, c, context));
-        Observation o = kind.run(parameters, subject, new Runner(c.dottedName(), testClass, waitMillis));
-        return new Measured(archive.save(o), kind.raw(parameters));
+        // Timed from here: a request refused before (bad parameters, no right to test) is no test.
+        long t0 = System.nanoTime();
+        Observation kept;
+        try {
+            kept = archive.save(kind.run(parameters, subject, new Runner(c.dottedName(), testClass, waitMillis)));
+        } catch (MeasurementException e) {
+            tell(c, kind.test(), subject, t0, e.kind(), null);
+            throw e;
+        } catch (RuntimeException e) {
+            tell(c, kind.test(), subject, t0, MeasurementException.Kind.FAILED, null);
+            throw e;
+        }
+        tell(c, kind.test(), subject, t0, null, kept);
+        return new Measured(kept, kind.raw(parameters));
     }
+
+    private void tell(Characteristic c, Characteristic.ProbeTest test, PathSubject subject, long t0,
+                      MeasurementException.Kind failure, Observation kept) {
+        java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - t0);
+        for (TestListener l : listeners) {
+            try {
+                l.ended(c, test, subject, took, failure, kept);
+            } catch (RuntimeException e) {
+                LOG.warn("test listener {} failed: {}", l.getClass().getName(), e.toString());
+            }
+        }
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MeasurementService.class);
 
     /** The kind that runs a test (for units of its figures, say). */
     public MeasurementKind<?> kind(Characteristic.ProbeTest test) {

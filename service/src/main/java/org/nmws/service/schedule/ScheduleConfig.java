@@ -25,7 +25,8 @@ class ScheduleConfig {
 
     /** The configuration's schedules are written to the store before the scheduler starts. */
     @Bean
-    Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh) {
+    Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh,
+                        org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener) {
         String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
             store.put(ScheduleRequest.of(e).toSchedule(e.name(), self));
@@ -44,6 +45,6 @@ class ScheduleConfig {
         }
         // Disabled, it still answers availability and keeps schedules, but runs none.
         return new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),
-                Clock.systemUTC(), props.enabled());
+                Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }));
     }
 }

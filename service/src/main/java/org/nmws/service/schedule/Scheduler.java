@@ -48,9 +48,25 @@ public final class Scheduler implements SmartLifecycle {
     private ExecutorService pool;
     private volatile boolean running;
     private final boolean autoStartup;
+    private final RunListener listener;
+
+    /**
+     * Told how each run that came due ended (metrics): status DONE, FAILED or NONSTARTER and,
+     * for the last two, a cause from a fixed set (missed, backoff, overlap, removed, busy,
+     * rate, failed, internal). Called on the run's thread; must be fast and must not throw.
+     */
+    public interface RunListener {
+        void ended(String status, String cause);
+    }
 
     public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
                      Clock clock, boolean autoStartup) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, (status, cause) -> { });
+    }
+
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener) {
+        this.listener = listener;
         this.autoStartup = autoStartup;
         this.store = store;
         this.measurements = measurements;
@@ -186,6 +202,7 @@ public final class Scheduler implements SmartLifecycle {
         Schedule s = store.of(point).stream().filter(x -> x.id() == r.scheduleId()).findFirst().orElse(null);
         if (s == null) {
             store.nonStarter(r.id(), "the schedule was disabled or removed");
+            told(ScheduledRun.NONSTARTER, "removed");
             return;
         }
         Instant now = clock.instant();
@@ -193,15 +210,18 @@ public final class Scheduler implements SmartLifecycle {
         if (now.isAfter(r.planned().plus(grace))) {
             store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
                     + " s (the point was down or its runs were over-booked)");
+            told(ScheduledRun.NONSTARTER, "missed");
             return;
         }
         String backingOff = backOff(s, r);
         if (backingOff != null) {
             store.nonStarter(r.id(), backingOff);
+            told(ScheduledRun.NONSTARTER, "backoff");
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
             store.nonStarter(r.id(), "the schedule's previous run was still running");
+            told(ScheduledRun.NONSTARTER, "overlap");
             return;
         }
         try {
@@ -212,18 +232,24 @@ public final class Scheduler implements SmartLifecycle {
             Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
             if (c == null) {
                 store.finish(r.id(), ScheduledRun.FAILED, clock.instant(), "unknown characteristic " + s.characteristic(), null);
+                told(ScheduledRun.FAILED, "internal");
                 return;
             }
             try {
                 MeasurementService.Measured m = measureWithinGrace(c, s, r.planned().plus(grace), waitMs);
                 store.finish(r.id(), ScheduledRun.DONE, clock.instant(), null, m.observation().id());
+                told(ScheduledRun.DONE, "");
             } catch (MeasurementException e) {
                 boolean noStart = e.kind() == MeasurementException.Kind.BUSY || e.kind() == MeasurementException.Kind.RATE_LIMITED;
                 store.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, clock.instant(),
                         e.getMessage(), null);
+                told(noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED,
+                        e.kind() == MeasurementException.Kind.BUSY ? "busy"
+                                : e.kind() == MeasurementException.Kind.RATE_LIMITED ? "rate" : "failed");
             } catch (RuntimeException e) {
                 log.warn("scheduled run {} of {} failed", r.slot(), s.name(), e);
                 store.finish(r.id(), ScheduledRun.FAILED, clock.instant(), "internal error: " + e, null);
+                told(ScheduledRun.FAILED, "internal");
             }
         } finally {
             busySchedules.remove(s.id());
@@ -257,6 +283,14 @@ public final class Scheduler implements SmartLifecycle {
     }
 
     private static final long RETRY_MS = 250;
+
+    private void told(String status, String cause) {
+        try {
+            listener.ended(status, cause);
+        } catch (RuntimeException e) {
+            log.warn("scheduler listener failed: {}", e.toString());
+        }
+    }
 
     /** How late a run may start: a tenth of its period, between 2 and 30 s. */
     static Duration grace(Schedule s) {

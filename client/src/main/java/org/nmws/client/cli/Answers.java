@@ -1,0 +1,278 @@
+package org.nmws.client.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Attr;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
+import org.w3c.dom.Node;
+
+/**
+ * An NMWG answer read for people and scripts: one result per data block, with the metadata it
+ * refers to (eventType, subject, parameters, key) and its datums, printed as tables or as JSON.
+ * Datums that carry a name and a value are figures (name, value, unit); others (per-frame
+ * datums, iperf and owamp summaries, hops) are rows of their attributes; a datum with only
+ * text is a message (an error's reason, an echo's answer).
+ */
+final class Answers {
+    static final String NMWG = "http://ggf.org/ns/nmwg/base/2.0/";
+    static final String TOPOLOGY = "http://ggf.org/ns/nmwg/topology/2.0/";
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Attributes that label every datum alike and say nothing in a table. */
+    private static final List<String> QUIET = List.of("timeType");
+
+    /** One result: what the metadata says, and the datums of its data block. */
+    record Result(String eventType, String src, String dst, Map<String, String> parameters, String key,
+                  List<Element> datums, String message) {
+        boolean isError() {
+            return eventType != null && eventType.startsWith("error.");
+        }
+    }
+
+    private Answers() {
+    }
+
+    /** The results of an answer given as XML text (NmwsClient.toXml). */
+    static List<Result> read(String xml) {
+        Document doc;
+        try {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            doc = f.newDocumentBuilder().parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the service's answer: " + e.getMessage(), e);
+        }
+        Map<String, Element> metadata = new HashMap<>();
+        for (Element md : children(doc.getDocumentElement(), NMWG, "metadata")) {
+            metadata.put(md.getAttribute("id"), md);
+        }
+        List<Result> out = new ArrayList<>();
+        for (Element data : children(doc.getDocumentElement(), NMWG, "data")) {
+            Element md = metadata.get(data.getAttribute("metadataIdRef"));
+            String eventType = null;
+            String src = null;
+            String dst = null;
+            String key = null;
+            Map<String, String> params = new LinkedHashMap<>();
+            // A metadata may refine another (metadataIdRef): the nearest says it first.
+            for (int hops = 0; md != null && hops < 8; hops++) {
+                for (Element e : children(md, NMWG, "eventType")) {
+                    eventType = eventType == null ? e.getTextContent().trim() : eventType;
+                }
+                for (Node n = md.getFirstChild(); n != null; n = n.getNextSibling()) {
+                    if (n instanceof Element e && "subject".equals(e.getLocalName())) {
+                        for (Element end : descendants(e, TOPOLOGY)) {
+                            if ("src".equals(end.getLocalName()) && src == null) {
+                                src = end.getAttribute("value");
+                            } else if ("dst".equals(end.getLocalName()) && dst == null) {
+                                dst = end.getAttribute("value");
+                            }
+                        }
+                    }
+                }
+                for (Element p : children(md, NMWG, "parameters")) {
+                    for (Element param : children(p, NMWG, "parameter")) {
+                        String v = param.hasAttribute("value") ? param.getAttribute("value") : param.getTextContent().trim();
+                        params.putIfAbsent(param.getAttribute("name"), v);
+                    }
+                }
+                for (Element k : children(md, NMWG, "key")) {
+                    for (Element p : children(k, NMWG, "parameters")) {
+                        for (Element param : children(p, NMWG, "parameter")) {
+                            if ("maKey".equals(param.getAttribute("name")) && key == null) {
+                                key = param.hasAttribute("value") ? param.getAttribute("value") : param.getTextContent().trim();
+                            }
+                        }
+                    }
+                }
+                md = md.hasAttribute("metadataIdRef") ? metadata.get(md.getAttribute("metadataIdRef")) : null;
+            }
+            List<Element> datums = new ArrayList<>();
+            String message = null;
+            for (Node n = data.getFirstChild(); n != null; n = n.getNextSibling()) {
+                if (n instanceof Element e) {
+                    if (e.getAttributes().getLength() == 0 && message == null) {
+                        message = e.getTextContent().trim();
+                    } else {
+                        datums.add(e);
+                    }
+                }
+            }
+            out.add(new Result(eventType, src, dst, params, key, datums, message));
+        }
+        return out;
+    }
+
+    /** The results as tables: a heading per result, its figures, then its other datums by kind. */
+    static void printTables(List<Result> results, PrintWriter out) {
+        boolean first = true;
+        for (Result r : results) {
+            if (!first) {
+                out.println();
+            }
+            first = false;
+            if (r.message() != null && r.datums().isEmpty()) {
+                out.println(r.eventType() + ": " + r.message());
+                continue;
+            }
+            StringBuilder h = new StringBuilder(r.eventType() == null ? "result" : r.eventType());
+            if (r.dst() != null) {
+                h.append(r.src() != null ? "  " + r.src() + " -> " + r.dst() : "  to " + r.dst());
+            }
+            if (r.key() != null) {
+                h.append("  (maKey ").append(r.key()).append(')');
+            }
+            out.println(h);
+            Table figures = new Table(List.of("FIGURE", "VALUE", "UNIT"));
+            Map<String, Boolean> seen = new HashMap<>();
+            Map<String, Table> others = new LinkedHashMap<>();
+            for (Element d : r.datums()) {
+                if (d.hasAttribute("name") && d.hasAttribute("value")) {
+                    if (seen.putIfAbsent(d.getAttribute("name"), Boolean.TRUE) == null) {
+                        figures.row(List.of(d.getAttribute("name"), d.getAttribute("value"), unit(d)));
+                    }
+                    continue;
+                }
+                List<String> names = attributeNames(d);
+                String kind = d.getNodeName() + " " + names;
+                Table t = others.computeIfAbsent(kind, k -> new Table(names.stream().map(Answers::header).toList()));
+                t.row(names.stream().map(d::getAttribute).toList());
+            }
+            if (!figures.isEmpty()) {
+                figures.print(out);
+            }
+            for (Map.Entry<String, Table> t : others.entrySet()) {
+                out.println();
+                out.println(t.getKey().substring(0, t.getKey().indexOf(' ')));
+                t.getValue().print(out);
+            }
+            if (figures.isEmpty() && others.isEmpty()) {
+                out.println("(no data)");
+            }
+        }
+    }
+
+    /** The results as JSON: figures as numbers by name, other datums as objects of their attributes. */
+    static String json(String messageType, List<Result> results) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("type", messageType);
+        ArrayNode list = root.putArray("results");
+        for (Result r : results) {
+            ObjectNode o = list.addObject();
+            o.put("eventType", r.eventType());
+            if (r.src() != null || r.dst() != null) {
+                ObjectNode s = o.putObject("subject");
+                if (r.src() != null) {
+                    s.put("src", r.src());
+                }
+                if (r.dst() != null) {
+                    s.put("dst", r.dst());
+                }
+            }
+            if (r.message() != null) {
+                o.put(r.isError() ? "error" : "message", r.message());
+            }
+            if (r.isError()) {
+                continue;
+            }
+            if (r.key() != null) {
+                o.put("maKey", r.key());
+            }
+            ObjectNode p = o.putObject("parameters");
+            r.parameters().forEach(p::put);
+            ObjectNode figures = o.putObject("figures");
+            ObjectNode units = o.putObject("units");
+            ArrayNode datums = o.putArray("datums");
+            for (Element d : r.datums()) {
+                if (d.hasAttribute("name") && d.hasAttribute("value")) {
+                    if (!figures.has(d.getAttribute("name"))) {
+                        number(figures, d.getAttribute("name"), d.getAttribute("value"));
+                        if (!unit(d).isEmpty()) {
+                            units.put(d.getAttribute("name"), unit(d));
+                        }
+                    }
+                    continue;
+                }
+                ObjectNode e = datums.addObject();
+                e.put("type", d.getNodeName());
+                for (String n : attributeNames(d)) {
+                    number(e, n, d.getAttribute(n));
+                }
+            }
+        }
+        try {
+            return JSON.writeValueAsString(root);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static final java.util.regex.Pattern JSON_NUMBER =
+            java.util.regex.Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+
+    /**
+     * A value as a JSON number when it is written as one, else as a string. Decimals go as
+     * BigDecimal so that every digit the service wrote is kept (a timeValue has nanoseconds).
+     */
+    static void number(ObjectNode o, String name, String value) {
+        if (!JSON_NUMBER.matcher(value).matches()) {
+            o.put(name, value);
+        } else if (value.matches("-?[0-9]{1,18}")) {
+            o.put(name, Long.parseLong(value));
+        } else {
+            o.put(name, new java.math.BigDecimal(value));
+        }
+    }
+
+    private static String unit(Element d) {
+        return d.hasAttribute("valueUnits") ? d.getAttribute("valueUnits") : d.getAttribute("units");
+    }
+
+    private static String header(String attribute) {
+        return attribute.toUpperCase(java.util.Locale.ROOT);
+    }
+
+    private static List<String> attributeNames(Element d) {
+        List<String> names = new ArrayList<>();
+        NamedNodeMap attrs = d.getAttributes();
+        for (int i = 0; i < attrs.getLength(); i++) {
+            Attr a = (Attr) attrs.item(i);
+            if (a.getNamespaceURI() == null && !QUIET.contains(a.getName())) {
+                names.add(a.getName());
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
+    private static List<Element> children(Element parent, String ns, String local) {
+        List<Element> out = new ArrayList<>();
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element e && ns.equals(e.getNamespaceURI()) && local.equals(e.getLocalName())) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    private static List<Element> descendants(Element parent, String ns) {
+        List<Element> out = new ArrayList<>();
+        org.w3c.dom.NodeList all = parent.getElementsByTagNameNS(ns, "*");
+        for (int i = 0; i < all.getLength(); i++) {
+            out.add((Element) all.item(i));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Installs the Debian package the build made (packaging/target/nmws_*.deb) with apt, starts
+# the responder and the service from the installed layout (with systemd when it runs the
+# machine; otherwise each unit's ExecStart, environment, user and capabilities as systemd
+# would apply them), runs one real round-trip test through the installed CLI, checks the
+# result reached the archive and the metrics, and removes the package. Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ "$(id -u)" = 0 ] || { echo "test-package.sh: needs root (apt-get install)" >&2; exit 2; }
+deb=$(ls packaging/target/nmws_*_amd64.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || { echo "test-package.sh: no packaging/target/nmws_*.deb: run ./mvnw install first" >&2; exit 2; }
+
+# Never over an operator's installation: this script purges what it installs.
+if dpkg -s nmws >/dev/null 2>&1; then echo "test-package.sh: nmws is installed here; not touching it" >&2; exit 2; fi
+had_user=false; getent passwd nmws >/dev/null && had_user=true
+had_state=false; [ -e /var/lib/nmws ] && had_state=true
+
+units=/lib/systemd/system
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+rport=$(free_port)
+pids=()
+systemd=false
+[ -d /run/systemd/system ] && systemd=true
+
+cleanup() {
+  if $systemd; then systemctl stop nmws.service nmprobe-responder.service 2>/dev/null || true; fi
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nmws >/dev/null 2>&1 || true
+  # what the package keeps on purge (the archive, the user), removed when this run made them
+  $had_state || rm -rf /var/lib/nmws
+  $had_user || deluser --quiet --system nmws >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+echo "installing $deb" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$deb" >/dev/null
+
+# What the package put in place.
+getent passwd nmws >/dev/null || { echo "postinst made no nmws user" >&2; exit 1; }
+for f in /usr/share/nmws/nmws-service.jar /usr/share/nmws/nmws-client.jar /usr/lib/nmws/libnmprobe_jni.so \
+         /usr/sbin/nmprobe-responder /usr/bin/nmprobe /usr/bin/nmws /etc/nmws/application.properties /etc/nmws/nmws.env \
+         $units/nmws.service $units/nmprobe-responder.service; do
+  [ -e "$f" ] || { echo "missing after install: $f" >&2; exit 1; }
+done
+[ "$(stat -c %U:%G:%a /var/lib/nmws)" = nmws:nmws:750 ] || { echo "/var/lib/nmws: $(stat -c %U:%G:%a /var/lib/nmws)" >&2; exit 1; }
+[ "$(stat -c %G:%a /etc/nmws/application.properties)" = nmws:640 ] || { echo "settings not 640 root:nmws" >&2; exit 1; }
+# systemd's own check of the installed units (directives, paths, users)
+if command -v systemd-analyze >/dev/null; then
+  systemd-analyze verify $units/nmws.service $units/nmprobe-responder.service
+fi
+/usr/bin/nmprobe clock >/dev/null   # the installed probe runs (its libraries resolve)
+
+# This run's ports, so it meets no other service or responder on this machine.
+sed -i -e "s/^RESPONDER_OPTS=.*/RESPONDER_OPTS=-b 127.0.0.1 -p $rport/" -e "s/^NMWS_PORT=.*/NMWS_PORT=$port/" /etc/nmws/nmws.env
+echo "nmws.responder-port=$rport" >>/etc/nmws/application.properties
+
+# Runs a unit's ExecStart as systemd would without systemd: its Environment= and
+# EnvironmentFile= (NAME=value lines, no shell), $VAR split into words, as its User= with its
+# AmbientCapabilities= only, no new privileges, in its WorkingDirectory=.
+run_unit() {
+  local unit=$units/$1 log=$2
+  (
+    env_lines=$(sed -n 's/^Environment=//p' "$unit")
+    while IFS= read -r l; do [ -n "$l" ] && export "$l"; done <<<"$env_lines"
+    envfile=$(sed -n 's/^EnvironmentFile=-\{0,1\}//p' "$unit")
+    while IFS= read -r l; do
+      case "$l" in ''|'#'*) continue ;; esac
+      export "${l%%=*}=${l#*=}"
+    done <"$envfile"
+    user=$(sed -n 's/^User=//p' "$unit")
+    caps=$(sed -n 's/^AmbientCapabilities=//p' "$unit" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+    wd=$(sed -n 's/^WorkingDirectory=//p' "$unit")
+    cd "${wd:-/}"
+    eval "set -- $(sed -n 's/^ExecStart=//p' "$unit")"
+    priv=(setpriv --reuid="$user" --regid="$user" --init-groups --no-new-privs)
+    [ -n "$caps" ] && priv+=(--inh-caps="$caps" --ambient-caps="$caps")
+    exec "${priv[@]}" -- "$@"
+  ) >"$log" 2>&1 &
+  pids+=($!)
+}
+
+logs=$(mktemp -d /tmp/nmws-package.XXXXXX)
+if $systemd; then
+  systemctl daemon-reload
+  systemctl restart nmprobe-responder.service nmws.service
+else
+  run_unit nmprobe-responder.service "$logs/responder.log"
+  run_unit nmws.service "$logs/service.log"
+fi
+
+url=http://127.0.0.1:$port
+for _ in $(seq 1 240); do
+  curl -fsS "$url/actuator/health" >/dev/null 2>&1 && break
+  if ! $systemd && ! kill -0 "${pids[1]}" 2>/dev/null; then echo "the installed service stopped:" >&2; tail -30 "$logs/service.log" >&2; exit 1; fi
+  sleep 0.25
+done
+curl -fsS "$url/actuator/health" >/dev/null || { echo "the installed service did not answer:" >&2; tail -30 "$logs/service.log" >&2; exit 1; }
+if ! $systemd; then
+  # as the unit says (setpriv execs the ExecStart, so the pid is the JVM's)
+  for p in "${pids[@]}"; do
+    [ "$(ps -o user= -p "$p" | tr -d ' ')" = nmws ] || { echo "pid $p not running as nmws: $(ps -o user=,args= -p "$p")" >&2; exit 1; }
+  done
+fi
+
+echo "a round trip through the installed CLI" >&2
+out=$(/usr/bin/nmws --url "$url" --json rtt 127.0.0.1 --port "$rport" --count 10 --interval 0.005)
+python3 -c 'import json,sys; f=json.load(sys.stdin)["results"][0]["figures"]; assert f["sent"]==10 and f["received"]==10, f' <<<"$out" \
+  || { echo "unexpected answer: $out" >&2; exit 1; }
+# kept in the archive under /var/lib/nmws and counted by the metrics
+stored=$(curl -fsS "$url/api/results?dst=127.0.0.1")
+python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["count"]==1 and r["results"][0]["summary"]["sent"]==10, r' <<<"$stored"
+[ -s /var/lib/nmws/nmws.db ] || { echo "no archive in /var/lib/nmws" >&2; exit 1; }
+curl -fsS "$url/actuator/prometheus" | grep -q '^nmws_tests_total{characteristic="path.delay.roundTrip",outcome="ok",test="round_trip"} 1.0' \
+  || { echo "the test is not in the metrics" >&2; exit 1; }
+
+cleanup
+trap - EXIT
+rm -rf "$logs"
+for f in /usr/bin/nmws /usr/sbin/nmprobe-responder $units/nmws.service /etc/nmws/nmws.env; do
+  [ ! -e "$f" ] || { echo "left after purge: $f" >&2; exit 1; }
+done
+echo "package: installed, ran a round trip from its layout, removed" >&2
