@@ -75,6 +75,28 @@ public final class NmwsClient {
         return port.submit(request);
     }
 
+    /**
+     * What moving bytes to each destination would cost, ranked (the WSDL's transferCost);
+     * with refresh, destinations whose data is older than maxAge are measured first.
+     */
+    public org.nmws.client.cost.CostResponse transferCost(java.util.List<String> destinations, double bytes,
+                                                          java.time.Duration maxAge, boolean refresh) {
+        org.nmws.client.cost.CostRequest r = new org.nmws.client.cost.CostRequest();
+        r.getDst().addAll(destinations);
+        r.setBytes(bytes);
+        if (maxAge != null) {
+            try {
+                r.setMaxAge(javax.xml.datatype.DatatypeFactory.newInstance().newDuration(maxAge.toMillis()));
+            } catch (javax.xml.datatype.DatatypeConfigurationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        if (refresh) {
+            r.setRefresh(true);
+        }
+        return port.transferCost(r);
+    }
+
     public Message echo() {
         Message m = message("EchoRequest");
         Metadata md = metadata("metadata1");

@@ -20,7 +20,7 @@ public final class NmwgSchemas {
     public static final List<String> FILES = List.of(
             "nmwg-base.xsd", "nmwg-topology.xsd", "nmwg-result.xsd", "nmwg-time.xsd",
             "nmwg-select.xsd", "nmwg-ping.xsd", "nmwg-pinger.xsd", "nmwg-owamp-summary.xsd", "nmwg-owamp-owd.xsd",
-            "nmwg-iperf.xsd", "nmwg-traceroute.xsd", "nmws-result.xsd", "nmws-environment.xsd");
+            "nmwg-iperf.xsd", "nmwg-traceroute.xsd", "nmws-result.xsd", "nmws-environment.xsd", "nmws-cost.xsd");
 
     private static volatile Schema schema;
 

@@ -61,4 +61,106 @@ class CostEndToEndTest {
             assertEquals("achievable-tcp", JSON.readTree(out.toString()).get(0).get("basis").asText());
         }
     }
+
+    /** An NMWG request with one cost (or diagnosis) metadata per destination. */
+    static String adviceRequest(String type, String eventType, String[] dsts, String params) {
+        StringBuilder b = new StringBuilder("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
+                + "xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" type=\"" + type + "\" id=\"c1\">");
+        for (int i = 0; i < dsts.length; i++) {
+            b.append("<nmwg:metadata id=\"m").append(i).append("\"><nmwg:subject id=\"s").append(i)
+                    .append("\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"").append(dsts[i])
+                    .append("\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>").append(eventType)
+                    .append("</nmwg:eventType><nmwg:parameters id=\"p").append(i).append("\">").append(params)
+                    .append("</nmwg:parameters></nmwg:metadata>");
+        }
+        for (int i = 0; i < dsts.length; i++) {
+            b.append("<nmwg:data id=\"d").append(i).append("\" metadataIdRef=\"m").append(i).append("\"/>");
+        }
+        return b.append("</nmwg:message>").toString();
+    }
+
+    private static org.w3c.dom.Element first(org.w3c.dom.Element root, String ns, String name, String attr, String value) {
+        org.w3c.dom.NodeList l = root.getElementsByTagNameNS(ns, name);
+        for (int i = 0; i < l.getLength(); i++) {
+            org.w3c.dom.Element e = (org.w3c.dom.Element) l.item(i);
+            if (attr == null || value.equals(e.getAttribute(attr))) {
+                return e;
+            }
+        }
+        throw new AssertionError("no " + name + (attr == null ? "" : " with " + attr + "=" + value));
+    }
+
+    @Test
+    void costAsAnNmwgMessageAndAWsdlOperationRefreshesStaleDataAndDiagnosisNamesACause() throws Exception {
+        String cost = "http://nmws.org/ns/cost/1.0/";
+        try (Responder responder = Responder.start();
+             Service service = Service.start(Files.createTempDirectory("nmws-cost2"), "--nmws.responder-port=" + responder.port)) {
+            // Nothing stored yet: the WSDL operation with refresh measures the path first.
+            org.nmws.client.NmwsClient client = org.nmws.client.NmwsClient.soap11(service.baseUrl);
+            org.nmws.client.cost.CostResponse resp = client.transferCost(java.util.List.of("127.0.0.1"), 1e9,
+                    java.time.Duration.ofHours(1), true);
+            assertEquals(1, resp.getCost().size());
+            org.nmws.client.cost.CostType c = resp.getCost().get(0);
+            assertEquals(1, c.getRank());
+            assertEquals("achievable-tcp", c.getBasis(), "a TCP test ran for the answer");
+            assertEquals(Boolean.TRUE, c.isRefreshed());
+            assertEquals(1, (int) c.getSamples());
+            double rate = c.getRateMbps();
+            assertEquals(1e9 * 8 / (rate * 1e6), c.getSeconds(), 0.01 + 2 * (c.getRttMs() == null ? 0 : c.getRttMs() / 1e3));
+            // the same with fresh data: no second test
+            c = client.transferCost(java.util.List.of("127.0.0.1"), 1e9, java.time.Duration.ofHours(1), true).getCost().get(0);
+            assertEquals(null, c.isRefreshed(), "fresh data is not measured again");
+            assertEquals(rate, c.getRateMbps(), 1e-9);
+
+            // NMWG form: one metadata per destination, ranked together, validated by the XSDs.
+            String nmwg = service.post("/nmwg", adviceRequest("SetupDataRequest", cost, new String[] {"192.0.2.99", "127.0.0.1"},
+                    "<nmwg:parameter name=\"bytes\">1e9</nmwg:parameter><nmwg:parameter name=\"maxAge\">PT1H</nmwg:parameter>"),
+                    "application/xml", null).body();
+            org.w3c.dom.Element msg = Service.validatedMessage(nmwg);
+            org.w3c.dom.Element local = first(msg, cost, "datum", "dst", "127.0.0.1");
+            org.w3c.dom.Element unknown = first(msg, cost, "datum", "dst", "192.0.2.99");
+            assertEquals("1", local.getAttribute("rank"), nmwg);
+            assertEquals("achievable-tcp", local.getAttribute("basis"));
+            assertEquals(rate, Double.parseDouble(local.getAttribute("rateMbps")), 1e-6);
+            assertEquals("2", unknown.getAttribute("rank"));
+            assertEquals("none", unknown.getAttribute("basis"));
+
+            // What a client gets wrong: an NMWG error result, a SOAP Client fault, an HTTP 400.
+            String bad = service.post("/nmwg", adviceRequest("SetupDataRequest", cost, new String[] {"127.0.0.1"},
+                    "<nmwg:parameter name=\"bytes\">0</nmwg:parameter>"), "application/xml", null).body();
+            assertTrue(bad.contains("error.common.parameter") && bad.contains("bytes must be"), bad);
+            jakarta.xml.ws.WebServiceException fault = org.junit.jupiter.api.Assertions.assertThrows(
+                    jakarta.xml.ws.WebServiceException.class,
+                    () -> client.transferCost(java.util.List.of(), 1e9, null, false));
+            org.apache.cxf.binding.soap.SoapFault soapFault = (org.apache.cxf.binding.soap.SoapFault) fault.getCause();
+            assertEquals("Client", soapFault.getFaultCode().getLocalPart(), "the client's fault, said so");
+            assertTrue(soapFault.getMessage().contains("give 1..100 destinations"), soapFault.getMessage());
+            HttpResponse<String> r400 = service.post("/nmwg", "<cost:costRequest xmlns:cost=\"" + cost + "\" bytes=\"-5\">"
+                    + "<cost:dst>127.0.0.1</cost:dst></cost:costRequest>", "application/xml", null);
+            assertEquals(400, r400.statusCode());
+            assertTrue(r400.body().contains("costFault") && r400.body().contains("bytes must be"), r400.body());
+
+            // Diagnosis with measure=true runs what it needs (the lab checks the causes against truth;
+            // on loopback no cause holds for sure), then the NMWG form answers alike from those results.
+            JsonNode d = JSON.readTree(service.get("/api/diagnosis?dst=127.0.0.1&measure=true&windowSize=65536").body());
+            assertTrue(java.util.Set.of("receive-window", "send-buffer", "packet-loss", "bottleneck-link", "unknown")
+                    .contains(d.get("cause").asText()), d.toString());
+            assertTrue(d.get("measured").toString().contains("path.bandwidth.achievable.TCP")
+                    && d.get("measured").toString().contains("path.delay.roundTrip"), d.toString());
+            JsonNode stored = JSON.readTree(service.get("/api/results?dst=127.0.0.1&characteristic=path.bandwidth.achievable.TCP"
+                    + "&limit=1000").body()).get("results");
+            JsonNode latest = stored.get(0);
+            for (JsonNode o : stored) {
+                latest = java.time.Instant.parse(o.get("start").asText()).isAfter(java.time.Instant.parse(latest.get("start").asText()))
+                        ? o : latest;
+            }
+            double newest = latest.get("summary").get("throughputMbps").asDouble();
+            assertEquals(newest, d.get("evidence").get(0).get("value").asDouble(), 1e-9, "evidence is the stored TCP test");
+            String dx = service.post("/nmwg", adviceRequest("SetupDataRequest", "http://nmws.org/ns/diagnosis/1.0/",
+                    new String[] {"127.0.0.1"}, ""), "application/xml", null).body();
+            org.w3c.dom.Element diag = first(Service.validatedMessage(dx), cost, "diagnosis", null, null);
+            assertEquals(d.get("cause").asText(), diag.getAttribute("cause"), dx);
+            assertTrue(diag.getElementsByTagNameNS(cost, "evidence").getLength() >= 3, dx);
+        }
+    }
 }

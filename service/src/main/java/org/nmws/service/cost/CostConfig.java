@@ -9,7 +9,12 @@ import org.springframework.context.annotation.Configuration;
 class CostConfig {
 
     @Bean
-    CostService costService(Archive archive) {
-        return new CostService(archive, Clock.systemUTC());
+    CostService costService(Archive archive, org.nmws.service.measure.MeasurementService measurements) {
+        return new CostService(archive, Clock.systemUTC(), measurements);
+    }
+
+    @Bean
+    DiagnosisService diagnosisService(Archive archive, org.nmws.service.measure.MeasurementService measurements) {
+        return new DiagnosisService(archive, Clock.systemUTC(), measurements);
     }
 }

@@ -10,9 +10,11 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * GET /api/cost?dst=A&amp;dst=B&amp;bytes=1e9[&amp;maxAge=PT24H]: the destinations ranked by the
- * estimated time to move that many bytes from this measurement point, with the basis of each
- * estimate, for brokers and replica managers choosing where to read from or write to.
+ * GET /api/cost?dst=A&amp;dst=B&amp;bytes=1e9[&amp;maxAge=PT24H][&amp;src=P][&amp;refresh=true
+ * &amp;timeBudget=PT30S&amp;streams=1]: the destinations ranked by the estimated time to move that
+ * many bytes from this measurement point (or src, from the shared archive), with the basis of
+ * each estimate, for brokers and replica managers choosing where to read from or write to;
+ * with refresh, stale destinations are measured first.
  */
 @RestController
 class CostController {
@@ -24,8 +26,12 @@ class CostController {
 
     @GetMapping("/api/cost")
     List<TransferCost> rank(@RequestParam List<String> dst, @RequestParam double bytes,
-                            @RequestParam(defaultValue = "PT24H") Duration maxAge) {
-        return costs.rankChecked(dst, bytes, maxAge);
+                            @RequestParam(defaultValue = "PT24H") Duration maxAge,
+                            @RequestParam(required = false) String src,
+                            @RequestParam(defaultValue = "false") boolean refresh,
+                            @RequestParam(defaultValue = "PT30S") Duration timeBudget,
+                            @RequestParam(defaultValue = "1") int streams) {
+        return costs.rank(new CostQuery(src, dst, bytes, maxAge, refresh, timeBudget, streams));
     }
 
     /** A bad query is the client's: 400 with the reason, never a stack trace. */

@@ -6,82 +6,125 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /**
- * Answers middleware's question "what does moving N bytes from here to each of these
- * destinations cost?" from what the archive holds, ranked cheapest first. The rate is, in
- * order of preference: a recent achievable-TCP measurement; else the TCP throughput the
- * Mathis et al. model (MSS/RTT * 1.22/sqrt(loss)) gives for the measured RTT and loss; capped
- * by the measured available bandwidth or capacity when those are known. Time is bytes over
- * rate plus two round trips (connection set-up and the last acknowledgement). A series of
- * achievable-TCP measurements is forecast as the Network Weather Service did ({@link Forecaster}),
- * with the forecast's expected error.
+ * Answers middleware's question "what does moving N bytes from a source to each of these
+ * destinations cost?", ranked cheapest first. The rate is, in order of preference: a forecast
+ * of the path's achievable-TCP series as the Network Weather Service made them
+ * ({@link Forecaster}), with its expected error; else the TCP throughput the Mathis et al.
+ * model (MSS/RTT * 1.22/sqrt(loss)) gives for the measured RTT and loss; capped by the
+ * measured available bandwidth or capacity when those are lower. Time is bytes over rate plus
+ * two round trips (connection set-up and the last acknowledgement).
+ *
+ * <p>The source is this point unless named: another point's results come from the archive when
+ * it is shared. Stale or missing data is measured first when the client asks for a refresh and
+ * may start tests (a TCP test per destination, within the client's time budget).
  */
 public class CostService {
     /** A TCP segment payload on an Ethernet path (1500 MTU less IP, TCP and timestamp headers). */
     static final double MSS_BYTES = 1448;
     /** The most recent measurements a forecast rests on. */
     static final int SERIES = 100;
+    /** A refresh test's length: long enough for TCP to leave slow start on a long path. */
+    static final Duration REFRESH_TEST = Duration.ofSeconds(5);
 
     private final Archive archive;
     private final Clock clock;
+    private final MeasurementService measurements;
 
-    public CostService(Archive archive, Clock clock) {
+    public CostService(Archive archive, Clock clock, MeasurementService measurements) {
         this.archive = archive;
         this.clock = clock;
+        this.measurements = measurements;
     }
 
-    static final int MAX_DESTINATIONS = 100;
-    static final Duration MAX_AGE = Duration.ofDays(36_500);
-
-    /** The same question with what a client sent checked first, for every dialect alike. */
+    /** Archive data only, from this point (tests and the JSON API's simple form). */
     public List<TransferCost> rankChecked(List<String> destinations, double bytes, Duration maxAge) {
-        if (destinations.isEmpty() || destinations.size() > MAX_DESTINATIONS) {
-            throw new IllegalArgumentException("give 1.." + MAX_DESTINATIONS + " destinations, got " + destinations.size());
-        }
-        if (!(bytes >= 1 && bytes <= 1e18)) {
-            throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
-        }
-        // bounded above too: a window reaching before the epoch would overflow the clock
-        if (maxAge.isNegative() || maxAge.isZero() || maxAge.compareTo(MAX_AGE) > 0) {
-            throw new IllegalArgumentException("maxAge must be positive and at most " + MAX_AGE + ", was " + maxAge);
-        }
-        return rank(destinations, (long) bytes, maxAge);
+        return rank(CostQuery.stored(destinations, bytes, maxAge));
     }
 
-    public List<TransferCost> rank(List<String> destinations, long bytes, Duration maxAge) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("bytes must be > 0, was " + bytes);
-        }
+    public List<TransferCost> rank(CostQuery q) {
+        String src = local(q.src()) ? null : q.src();
+        long bytes = (long) q.bytes();
         List<TransferCost> out = new ArrayList<>();
-        for (String dst : destinations) {
-            out.add(cost(dst, bytes, maxAge));
+        Instant deadline = clock.instant().plus(q.timeBudget());
+        for (int i = 0; i < q.destinations().size(); i++) {
+            String dst = q.destinations().get(i);
+            TransferCost c = cost(src, dst, bytes, q.maxAge());
+            if (q.refresh() && stale(c, q.maxAge())) {
+                c = refresh(src, dst, bytes, q, deadline, q.destinations().size() - i, c);
+            }
+            out.add(c);
         }
         out.sort(Comparator.comparing(TransferCost::seconds, Comparator.nullsLast(Comparator.naturalOrder())));
         return out;
     }
 
-    TransferCost cost(String dst, long bytes, Duration maxAge) {
+    /** Whether a named source is this point (or names none). */
+    private boolean local(String src) {
+        return src == null || measurements == null || src.equals(measurements.measurementPoint());
+    }
+
+    /** No forecast of measured TCP, or one older than the client accepts. */
+    private boolean stale(TransferCost c, Duration maxAge) {
+        return !"achievable-tcp".equals(c.basis()) || c.ageSeconds() == null || c.ageSeconds() > maxAge.toSeconds();
+    }
+
+    /**
+     * Measures achievable TCP to dst now and answers from the series with it; a test that cannot
+     * run (not allowed, busy, out of budget, another point's path) leaves the stored answer with
+     * the reason.
+     */
+    private TransferCost refresh(String src, String dst, long bytes, CostQuery q, Instant deadline, int left,
+                                 TransferCost stored) {
+        if (src != null) {
+            return stored.withRefresh(false, "not refreshed: " + src + " is another point; ask it");
+        }
+        Duration remaining = Duration.between(clock.instant(), deadline);
+        // each destination still to go gets its share of what is left of the budget
+        Duration share = remaining.dividedBy(Math.max(1, left)).minusSeconds(1);
+        Duration test = share.compareTo(REFRESH_TEST) < 0 ? share : REFRESH_TEST;
+        if (test.toMillis() < 1000) {
+            return stored.withRefresh(false, "not refreshed: the time budget is spent");
+        }
+        try {
+            measurements.measure(Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, new PathSubject(null, Endpoint.parse(dst, null)),
+                    Map.of("timeDuration", Double.toString(test.toMillis() / 1000.0), "streams", Integer.toString(q.streams())));
+        } catch (MeasurementException e) {
+            return stored.withRefresh(false, "not refreshed: " + e.getMessage());
+        }
+        return cost(null, dst, bytes, q.maxAge()).withRefresh(true, null);
+    }
+
+    TransferCost cost(String src, String dst, long bytes, Duration maxAge) {
         Instant since = clock.instant().minus(maxAge);
-        Optional<Observation> tcp = latest(Characteristic.ProbeTest.TCP_STREAM, dst, since);
-        Optional<Observation> rtt = latest(Characteristic.ProbeTest.ROUND_TRIP, dst, since);
-        Optional<Observation> avail = latest(Characteristic.ProbeTest.AVAILABLE, dst, since);
-        Optional<Observation> cap = latest(Characteristic.ProbeTest.CAPACITY, dst, since);
+        Optional<Observation> tcp = latest(Characteristic.ProbeTest.TCP_STREAM, src, dst, since);
+        Optional<Observation> rtt = latest(Characteristic.ProbeTest.ROUND_TRIP, src, dst, since);
+        Optional<Observation> avail = latest(Characteristic.ProbeTest.AVAILABLE, src, dst, since);
+        Optional<Observation> cap = latest(Characteristic.ProbeTest.CAPACITY, src, dst, since);
 
         Double rttMs = rtt.map(o -> o.summary().get("medianRtt")).orElse(null);
         Double loss = rtt.map(o -> o.summary().get("lossPercent")).orElse(null);
+        if (rttMs == null && tcp.isPresent() && tcp.get().summary().get("meanSrttUs") != null) {
+            rttMs = tcp.get().summary().get("meanSrttUs") / 1e3; // TCP's own smoothed RTT when no round trip was measured
+        }
         Double rate = null;
         String basis = "none";
         Instant at = null;
         Forecaster.Forecast forecast = null;
         if (tcp.isPresent() && tcp.get().summary().get("throughputMbps") != null) {
             // The series of achievable TCP throughput, forecast as NWS would (one sample: its value).
-            double[] series = archive.find(new ObservationQuery(Characteristic.ProbeTest.TCP_STREAM, dst, null, since, null,
+            double[] series = archive.find(new ObservationQuery(Characteristic.ProbeTest.TCP_STREAM, dst, src, since, null,
                             false, SERIES)).stream().map(o -> o.summary().get("throughputMbps")).filter(v -> v != null)
                     .mapToDouble(Double::doubleValue).toArray();
             forecast = Forecaster.forecast(series);
@@ -102,16 +145,18 @@ public class CostService {
             at = (avail.isPresent() ? avail : cap).get().start();
         }
         if (rate == null || rate <= 0) {
-            return new TransferCost(dst, bytes, null, null, "none", null, rttMs, loss, null, null, 0, null);
+            return new TransferCost(src, dst, bytes, null, null, "none", null, rttMs, loss, null, null, 0, null, false,
+                    src == null ? null : "nothing from " + src + " in the archive");
         }
         double seconds = bytes * 8 / (rate * 1e6) + 2 * (rttMs == null ? 0 : rttMs / 1e3);
-        return new TransferCost(dst, bytes, seconds, rate, basis, at, rttMs, loss,
+        return new TransferCost(src, dst, bytes, seconds, rate, basis, at, rttMs, loss,
                 forecast == null ? null : forecast.predictor(), forecast == null ? null : 100 * forecast.relativeError(),
-                forecast == null ? 1 : forecast.samples(), Math.max(0, Duration.between(at, clock.instant()).toSeconds()));
+                forecast == null ? 1 : forecast.samples(), Math.max(0, Duration.between(at, clock.instant()).toSeconds()),
+                false, null);
     }
 
-    private Optional<Observation> latest(Characteristic.ProbeTest test, String dst, Instant since) {
-        List<Observation> found = archive.find(new ObservationQuery(test, dst, null, since, null, false, 1));
+    private Optional<Observation> latest(Characteristic.ProbeTest test, String src, String dst, Instant since) {
+        List<Observation> found = archive.find(new ObservationQuery(test, dst, src, since, null, false, 1));
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(found.size() - 1));
     }
 }

@@ -3,8 +3,10 @@ package org.nmws.service.cost;
 import java.time.Instant;
 
 /**
- * What moving some bytes to a destination would cost, as far as the archive can tell.
+ * What moving some bytes from a source to a destination would cost, as far as the archive (or
+ * a test run for the answer) can tell.
  *
+ * @param src the source point, or null for this one
  * @param seconds estimated transfer time, or null when nothing measured the path
  * @param rateMbps the rate the estimate assumes
  * @param basis how the rate was found: achievable-tcp, mathis (from RTT and loss),
@@ -18,8 +20,15 @@ import java.time.Instant;
  *        predictor's recent mean absolute error); null when the rate is not a forecast
  * @param samples measurements the rate rests on
  * @param ageSeconds how old the newest of them is
+ * @param refreshed a test was run for this answer (the data was stale or missing)
+ * @param note why a refresh did not happen or where the answer came from, else null
  */
-public record TransferCost(String dst, long bytes, Double seconds, Double rateMbps, String basis, Instant measuredAt,
-                           Double rttMs, Double lossPercent, String predictor, Double expectedErrorPercent, int samples,
-                           Long ageSeconds) {
+public record TransferCost(String src, String dst, long bytes, Double seconds, Double rateMbps, String basis,
+                           Instant measuredAt, Double rttMs, Double lossPercent, String predictor,
+                           Double expectedErrorPercent, int samples, Long ageSeconds, boolean refreshed, String note) {
+
+    TransferCost withRefresh(boolean ran, String why) {
+        return new TransferCost(src, dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs, lossPercent, predictor,
+                expectedErrorPercent, samples, ageSeconds, ran, why);
+    }
 }

@@ -51,6 +51,9 @@ public class MessageHandler {
     private final DataForms forms;
     private final Forwarder forwarder;
     private final Schedules schedules;
+    /** Cost and diagnosis answers (eventTypes cost/1.0 and diagnosis/1.0); null where not wired. */
+    private final org.nmws.service.cost.CostService costs;
+    private final org.nmws.service.cost.DiagnosisService diagnoses;
     /** Raw frames held by all answers being built: two full answers' worth. */
     private final Semaphore framesInFlight;
 
@@ -63,6 +66,15 @@ public class MessageHandler {
     /** With the mesh's forwarder: requests for paths from other points go there. */
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms, Forwarder forwarder, Schedules schedules) {
+        this(xml, measurements, archive, props, forms, forwarder, schedules, null, null);
+    }
+
+    /** With the cost and diagnosis services: their eventTypes are answered too. */
+    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
+                          DataForms forms, Forwarder forwarder, Schedules schedules,
+                          org.nmws.service.cost.CostService costs, org.nmws.service.cost.DiagnosisService diagnoses) {
+        this.costs = costs;
+        this.diagnoses = diagnoses;
         this.forwarder = forwarder;
         this.schedules = schedules;
         this.forms = forms;
@@ -160,12 +172,22 @@ public class MessageHandler {
         }
         NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms, props.limits().maxAnswerFrames(), framesInFlight);
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
+        List<Resolved> costTriggers = new ArrayList<>();
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
             try {
                 // Listing what is stored needs no eventType (an empty filter lists everything).
                 boolean listing = msg.type().equals("MetadataKeyRequest") || msg.type().equals("DataInfoRequest");
                 Resolved r = resolve(data, byId, !listing);
+                if (r.advice() != null && !listing) {
+                    // the destinations of one message are ranked together, after every trigger is read
+                    if (r.advice().equals(Namespaces.COST)) {
+                        costTriggers.add(r);
+                    } else {
+                        diagnose(w, r, msg.type().equals("MeasurementRequest"));
+                    }
+                    continue;
+                }
                 switch (msg.type()) {
                     case "MeasurementRequest" -> measure(w, r);
                     case "MetadataKeyRequest" -> describeSeries(w, r, false);
@@ -180,12 +202,126 @@ public class MessageHandler {
                         + e.getClass().getSimpleName() + "); it has been logged");
             }
         }
+        if (!costTriggers.isEmpty()) {
+            cost(w, costTriggers, msg.type().equals("MeasurementRequest"));
+        }
         return w;
+    }
+
+    /**
+     * Cost triggers: each names one destination (its subject's dst) and, in its parameters,
+     * bytes and optionally maxAge (ISO 8601 or seconds), src, refresh, timeBudget (s) and streams;
+     * the triggers that share source and parameters are ranked together, each answered with its
+     * cost:datum (rank among them). A MeasurementRequest refreshes stale destinations.
+     */
+    private void cost(NmwgWriter w, List<Resolved> triggers, boolean measureRequest) {
+        Map<List<Object>, List<Resolved>> groups = new LinkedHashMap<>();
+        Map<Resolved, PathSubject> subjects = new java.util.HashMap<>();
+        for (Resolved r : triggers) {
+            try {
+                if (costs == null) {
+                    throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "this service does not answer cost requests");
+                }
+                if (r.subject() == null) {
+                    throw new NmwgException(ErrorCodes.SUBJECT, "a cost request needs a subject with an endPointPair");
+                }
+                PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
+                subjects.put(r, subject);
+                Map<String, String> p = new java.util.TreeMap<>(r.parameters());
+                groups.computeIfAbsent(List.of(subject.src() == null ? "" : subject.src().host(), p), k -> new ArrayList<>()).add(r);
+            } catch (NmwgException e) {
+                w.status(r.metadataId(), e.code(), e.getMessage());
+            }
+        }
+        for (List<Resolved> group : groups.values()) {
+            Resolved first = group.get(0);
+            try {
+                PathSubject s0 = subjects.get(first);
+                Map<String, String> p = first.parameters();
+                List<String> dsts = group.stream().map(r -> subjects.get(r).dst().host()).toList();
+                org.nmws.service.cost.CostQuery q = strict(() -> new org.nmws.service.cost.CostQuery(
+                        s0.src() == null ? p.get("src") : s0.src().host(), dsts, Params.decimal(p, "bytes", 0, 0, 1e18),
+                        duration(p.get("maxAge"), java.time.Duration.ofHours(24)),
+                        measureRequest || Params.bool(p, "refresh"), duration(p.get("timeBudget"), null),
+                        Params.integer(p, "streams", 1, 1, 16)));
+                if (q.refresh()) {
+                    try {
+                        measurements.authorizeTests();
+                    } catch (MeasurementException e) {
+                        throw new NmwgException(ErrorCodes.of(e.kind()), "refresh asks for tests: " + e.getMessage(), e);
+                    }
+                }
+                List<org.nmws.service.cost.TransferCost> ranked = costs.rank(q);
+                for (Resolved r : group) {
+                    String dst = subjects.get(r).dst().host();
+                    for (int i = 0; i < ranked.size(); i++) {
+                        if (ranked.get(i).dst().equals(dst)) {
+                            w.answer(r.metadataId(), r.eventType(), subjects.get(r),
+                                    List.of(org.nmws.service.cost.CostXml.datums(ranked).get(i)));
+                            break;
+                        }
+                    }
+                }
+            } catch (NmwgException e) {
+                group.forEach(r -> w.status(r.metadataId(), e.code(), e.getMessage()));
+            }
+        }
+    }
+
+    /** A duration parameter: ISO 8601 (PT1H) or seconds. */
+    private static java.time.Duration duration(String v, java.time.Duration dflt) {
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        String t = v.trim();
+        if (t.startsWith("P") || t.startsWith("p")) {
+            try {
+                return java.time.Duration.parse(t);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException("not an ISO 8601 duration: " + Params.echo(t));
+            }
+        }
+        double seconds = Params.decimal(Map.of("d", t), "d", 0, 0, 3.2e9);
+        return java.time.Duration.ofMillis(Math.round(seconds * 1000));
+    }
+
+    /** A diagnosis trigger: why the path of its subject is slow; a MeasurementRequest (or measure=true) runs the tests it needs. */
+    private void diagnose(NmwgWriter w, Resolved r, boolean measureRequest) throws NmwgException {
+        if (diagnoses == null) {
+            throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "this service does not answer diagnosis requests");
+        }
+        if (r.subject() == null) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "a diagnosis request needs a subject with an endPointPair");
+        }
+        PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
+        Map<String, String> p = r.parameters();
+        boolean measure = measureRequest || strict(() -> Params.bool(p, "measure"));
+        java.time.Duration maxAge = strict(() -> duration(p.get("maxAge"), java.time.Duration.ofHours(1)));
+        try {
+            org.nmws.service.cost.DiagnosisService.Diagnosis d = diagnoses.diagnose(
+                    subject.src() == null ? null : subject.src().host(), subject.dst().host(), maxAge, measure, p);
+            w.answer(r.metadataId(), r.eventType(), subject, List.of(org.nmws.service.cost.CostXml.diagnosis(d)));
+        } catch (MeasurementException e) {
+            throw new NmwgException(ErrorCodes.of(e.kind()), "the diagnosis needs a test: " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage(), e);
+        }
     }
 
     /** What a data trigger asks for, after following its metadata chain. */
     record Resolved(String metadataId, Characteristic characteristic, String eventType, Element subject,
-                    Map<String, String> parameters, List<RequestMessage.Param> select, String key) {
+                    Map<String, String> parameters, List<RequestMessage.Param> select, String key, String advice) {
+        Resolved(String metadataId, Characteristic characteristic, String eventType, Element subject,
+                 Map<String, String> parameters, List<RequestMessage.Param> select, String key) {
+            this(metadataId, characteristic, eventType, subject, parameters, select, key, null);
+        }
+    }
+
+    /** The nmws eventType a chain names that is not a characteristic: cost or diagnosis; else null. */
+    private static String advice(String eventType) {
+        String e = eventType.trim();
+        String slashed = e.endsWith("/") ? e : e + "/";
+        return slashed.equals(Namespaces.COST) ? Namespaces.COST : slashed.equals(Namespaces.DIAGNOSIS) ? Namespaces.DIAGNOSIS : null;
     }
 
     /**
@@ -215,6 +351,8 @@ public class MessageHandler {
         List<RequestMessage.Param> select = new ArrayList<>();
         String key = null;
         String toolNamespace = null;
+        String adviceType = null;
+        String adviceEventType = null;
         List<RequestMessage.Metadata> chain = new ArrayList<>();
         walk(id, data, byId, new java.util.LinkedHashSet<>(), seen, chain);
         for (RequestMessage.Metadata md : chain) {
@@ -226,6 +364,13 @@ public class MessageHandler {
             }
             for (String et : md.eventTypes()) {
                 if (et.startsWith(SELECT_EVENT_TYPE)) {
+                    continue;
+                }
+                if (advice(et) != null) {
+                    if (adviceType == null) {
+                        adviceType = advice(et);
+                        adviceEventType = et;
+                    }
                     continue;
                 }
                 Optional<Characteristic> c = Characteristic.lookup(et);
@@ -253,6 +398,9 @@ public class MessageHandler {
             } else {
                 unknown.add(toolNamespace);
             }
+        }
+        if (adviceType != null && characteristic == null) {
+            return new Resolved(data.metadataIdRef(), null, adviceEventType, subject, params, select, key, adviceType);
         }
         if (characteristic == null && (key == null || !unknown.isEmpty()) && (eventTypeRequired || !unknown.isEmpty())) {
             if (!unknown.isEmpty()) {

@@ -18,10 +18,12 @@ class NmwgConfig {
 
     @Bean
     MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                                  DataForms forms, Mesh mesh, org.springframework.beans.factory.ObjectProvider<Schedules> schedules) {
+                                  DataForms forms, Mesh mesh, org.springframework.beans.factory.ObjectProvider<Schedules> schedules,
+                                  org.nmws.service.cost.CostService costs, org.nmws.service.cost.DiagnosisService diagnoses) {
         // A forwarded test may take as long as a test may run, plus the set-up and answer.
         Forwarder forwarder = new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
                 props.limits().maxDuration().plusSeconds(30));
-        return new MessageHandler(xml, measurements, archive, props, forms, forwarder, schedules.getIfAvailable(() -> Schedules.NONE));
+        return new MessageHandler(xml, measurements, archive, props, forms, forwarder, schedules.getIfAvailable(() -> Schedules.NONE),
+                costs, diagnoses);
     }
 }

@@ -19,6 +19,7 @@ final class NmwgPrefixes extends NamespacePrefixMapper {
             Map.entry(Namespaces.PING, "ping"),
             Map.entry(Namespaces.PINGER, "pinger"),
             Map.entry(Namespaces.ENVIRONMENT, "env"),
+            Map.entry(Namespaces.COST, "cost"),
             Map.entry(Namespaces.OWAMP_SUMMARY, "summary"),
             Map.entry(Namespaces.OWD, "owd"),
             Map.entry(Namespaces.IPERF, "iperf"),

@@ -181,6 +181,19 @@ public final class NmwgWriter {
         data.getAny().add(datum);
     }
 
+    /**
+     * A pair answering with computed datums (a cost, a diagnosis): the metadata echoes the
+     * subject and eventType, the data holds the datums.
+     */
+    public void answer(String metadataIdRef, String eventType, PathSubject subject, java.util.List<Object> datums) {
+        Metadata md = metadata(metadataIdRef);
+        if (subject != null) {
+            md.getAny().add(subject(subject, md.getId()));
+        }
+        md.getAny().add(NMWG.createEventType(eventType));
+        data(md.getId()).getAny().addAll(datums);
+    }
+
     /** An observation in the form its clients read, chosen by the test that took it. */
     public void observation(String metadataIdRef, String eventType, Observation o, boolean raw) {
         Data data = data(resultMetadata(metadataIdRef, eventType, o, Long.toString(o.id())).getId());
@@ -496,7 +509,8 @@ public final class NmwgWriter {
             return JAXBContext.newInstance("org.nmws.schema.nmwg:org.nmws.schema.topology:org.nmws.schema.result"
                     + ":org.nmws.schema.time:org.nmws.schema.select:org.nmws.schema.ping:org.nmws.schema.pinger"
                     + ":org.nmws.schema.environment:org.nmws.schema.owamp.summary:org.nmws.schema.owamp.owd"
-                    + ":org.nmws.schema.iperf:org.nmws.schema.figure:org.nmws.schema.traceroute", NmwgWriter.class.getClassLoader());
+                    + ":org.nmws.schema.iperf:org.nmws.schema.figure:org.nmws.schema.traceroute:org.nmws.schema.cost",
+                    NmwgWriter.class.getClassLoader());
         } catch (JAXBException e) {
             throw new ExceptionInInitializerError(e);
         }

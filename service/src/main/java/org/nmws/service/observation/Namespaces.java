@@ -22,6 +22,10 @@ public final class Namespaces {
     public static final String NMWS_RESULT = "http://nmws.org/ns/result/1.0/";
     /** nmws: archive attributes of an exported nmwg:store. */
     public static final String ARCHIVE = "http://nmws.org/ns/archive/1.0/";
+    /** nmws: what a transfer costs and why a path is slow (cost:datum, cost:diagnosis), and the cost eventType. */
+    public static final String COST = "http://nmws.org/ns/cost/1.0/";
+    /** nmws: the diagnosis eventType ("why is this path slow"). */
+    public static final String DIAGNOSIS = "http://nmws.org/ns/diagnosis/1.0/";
     /** nmws: the WSDL's target namespace. */
     public static final String SERVICE = "http://nmws.org/ns/service/1.0/";
     /** GGF NM-WG v1, October 2004: what nmws writes. */

@@ -7,7 +7,11 @@ import javax.xml.transform.TransformerException;
 import javax.xml.transform.TransformerFactory;
 import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamResult;
+import org.nmws.service.cost.CostQuery;
+import org.nmws.service.cost.CostService;
+import org.nmws.service.cost.CostXml;
 import org.nmws.service.nmwg.MessageHandler;
+import org.nmws.service.observation.Namespaces;
 import org.nmws.service.nmwg.NmwgException;
 import org.nmws.service.nmwg.SafeXml;
 import org.nmws.service.v1.V1Codec;
@@ -27,11 +31,42 @@ public class Dialects {
     private final SafeXml xml;
     private final MessageHandler nmwg;
     private final V1Codec v1;
+    private final CostService costs;
 
     public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1) {
+        this(xml, nmwg, v1, null);
+    }
+
+    /** With the cost service: a cost:costRequest body (the WSDL's transferCost) is answered too. */
+    public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1, CostService costs) {
         this.xml = xml;
         this.nmwg = nmwg;
         this.v1 = v1;
+        this.costs = costs;
+    }
+
+    /** A request the client got wrong, for the transport to word (a SOAP Client fault, HTTP 400). */
+    public static final class ClientError extends RuntimeException {
+        ClientError(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private static boolean isCost(Element root) {
+        return Namespaces.COST.equals(root.getNamespaceURI()) && "costRequest".equals(root.getLocalName());
+    }
+
+    /** The ranked answer to a cost:costRequest; a bad request is a {@link ClientError}. */
+    private Document cost(Element root) {
+        if (costs == null) {
+            throw new ClientError("this service does not answer cost requests", null);
+        }
+        try {
+            CostQuery q = CostXml.query(root);
+            return CostXml.response(costs.rank(q));
+        } catch (IllegalArgumentException e) {
+            throw new ClientError(e.getMessage(), e);
+        }
     }
 
     public byte[] handle(byte[] request) {
@@ -42,6 +77,9 @@ public class Dialects {
             return nmwg.handle(request); // the handler words the parse error as every transport does
         }
         Element root = doc.getDocumentElement();
+        if (isCost(root)) {
+            return toBytes(cost(root));
+        }
         return V1Codec.isV1(root) ? toBytes(v1.handle(root)) : nmwg.handleParsed(root);
     }
 
@@ -51,6 +89,9 @@ public class Dialects {
             xml.checkDepth(root);
         } catch (NmwgException tooDeep) {
             return nmwg.handle(root); // words the depth error as every transport does
+        }
+        if (isCost(root)) {
+            return cost(root);
         }
         return V1Codec.isV1(root) ? v1.handle(root) : nmwg.handle(root);
     }

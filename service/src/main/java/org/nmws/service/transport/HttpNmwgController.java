@@ -4,6 +4,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import org.nmws.service.NmwsProperties;
+import org.nmws.service.cost.CostXml;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -30,6 +31,11 @@ class HttpNmwgController {
         try (InputStream in = request.getInputStream()) {
             body = in.readNBytes(maxBytes + 1); // one past the limit: the handler reports the oversize
         }
-        return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(handler.handle(body));
+        try {
+            return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(handler.handle(body));
+        } catch (Dialects.ClientError e) {
+            // a cost:costRequest has no NMWG error result: 400 with a cost:costFault saying why
+            return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_XML).body(CostXml.fault(e.getMessage()));
+        }
     }
 }

@@ -37,7 +37,14 @@ public final class SoapEndpoints {
         public DOMSource invoke(DOMSource request) {
             Node n = request == null ? null : request.getNode();
             Element root = n instanceof Document d ? d.getDocumentElement() : n instanceof Element e ? e : null;
-            return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root));
+            try {
+                return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root));
+            } catch (Dialects.ClientError e) {
+                // the transferCost operation has no NMWG error result: a Client (1.2: Sender) fault says what is wrong
+                org.apache.cxf.interceptor.Fault f = new org.apache.cxf.interceptor.Fault(new IllegalArgumentException(e.getMessage()));
+                f.setFaultCode(org.apache.cxf.interceptor.Fault.FAULT_CODE_CLIENT);
+                throw f;
+            }
         }
     }
 

@@ -20,11 +20,12 @@ import org.springframework.security.authentication.AuthenticationManager;
 @Configuration(proxyBeanMethods = false)
 class TransportConfig {
     /** The SOAPActions the WSDL declares: NMWG v2's, and the v1 operation's empty one. */
-    private static final java.util.Set<String> DECLARED_ACTIONS = java.util.Set.of("http://ggf.org/ns/nmwg/base/2.0/message/", "");
+    private static final java.util.Set<String> DECLARED_ACTIONS = java.util.Set.of("http://ggf.org/ns/nmwg/base/2.0/message/", "",
+            "http://nmws.org/ns/cost/1.0/transferCost");
 
     @Bean
-    Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1) {
-        return new Dialects(xml, handler, v1);
+    Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1, org.nmws.service.cost.CostService costs) {
+        return new Dialects(xml, handler, v1, costs);
     }
 
     @Bean

@@ -40,10 +40,12 @@ public class XmlRpcMethods {
                 + " Faults: 1 NoData, 2 Communication, 3 System, 4 Authorisation, 5 Request, 6 Discovery, 7 TryAgain.");
         HELP.put("nmwg.message", "nmwg.message(string xml) -> string. Answers a whole NMWG v2 message (or a GGF v1"
                 + " networkMeasurementRequest) exactly as POST /nmwg does and returns the response document.");
-        HELP.put("nmws.cost", "nmws.cost(struct request) -> array of struct. request: {destinations: array of string,"
-                + " bytes: double, maxAgeSeconds: int (default 86400)}. Returns the destinations ranked by the estimated"
-                + " time to move that many bytes from this point: {dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs,"
-                + " lossPercent, predictor, expectedErrorPercent, samples, ageSeconds} (members without a value left out)."
+        HELP.put("nmws.cost", "nmws.cost(struct request) -> array of struct. request: {[src: string,] destinations: array of string,"
+                + " bytes: double, maxAgeSeconds: int (default 86400), refresh: boolean (measure stale destinations first),"
+                + " timeBudgetSeconds: int (default 30), streams: int}. Returns the destinations ranked by the estimated"
+                + " time to move that many bytes from this point (or src): {src, dst, bytes, seconds, rateMbps, basis,"
+                + " measuredAt, rttMs, lossPercent, predictor, expectedErrorPercent, samples, ageSeconds, refreshed, note}"
+                + " (members without a value left out)."
                 + " Faults: 5 Request.");
         HELP.put("system.listMethods", "system.listMethods() -> array of string. The methods this server answers.");
         HELP.put("system.methodHelp", "system.methodHelp(string name) -> string. What a method takes and returns.");
@@ -79,7 +81,11 @@ public class XmlRpcMethods {
                 arity(call, 1);
                 Object m = p.get(0);
                 byte[] xml = m instanceof byte[] b ? b : string(m, "NMWG message").getBytes(StandardCharsets.UTF_8);
-                yield new String(dialects.handle(xml), StandardCharsets.UTF_8);
+                try {
+                    yield new String(dialects.handle(xml), StandardCharsets.UTF_8);
+                } catch (org.nmws.service.transport.Dialects.ClientError e) {
+                    throw new XmlRpcCodec.Fault(5, e.getMessage());
+                }
             }
             case "nmws.cost" -> {
                 arity(call, 1);
@@ -290,16 +296,26 @@ public class XmlRpcMethods {
         if (!(age instanceof Integer seconds)) {
             throw new XmlRpcCodec.Fault(5, "maxAgeSeconds must be an int");
         }
+        Object src = r.get("src");
+        Object refresh = r.getOrDefault("refresh", Boolean.FALSE);
+        Object budget = r.getOrDefault("timeBudgetSeconds", 30);
+        Object streams = r.getOrDefault("streams", 1);
+        if ((src != null && !(src instanceof String)) || !(refresh instanceof Boolean)
+                || !(budget instanceof Integer) || !(streams instanceof Integer)) {
+            throw new XmlRpcCodec.Fault(5, "src must be a string, refresh a boolean, timeBudgetSeconds and streams ints");
+        }
         List<TransferCost> ranked;
         try {
-            ranked = costs.rankChecked(dsts.stream().map(String.class::cast).toList(), bytes.doubleValue(),
-                    java.time.Duration.ofSeconds(seconds));
+            ranked = costs.rank(new org.nmws.service.cost.CostQuery((String) src, dsts.stream().map(String.class::cast).toList(),
+                    bytes.doubleValue(), java.time.Duration.ofSeconds(seconds), (Boolean) refresh,
+                    java.time.Duration.ofSeconds((Integer) budget), (Integer) streams));
         } catch (IllegalArgumentException e) {
             throw new XmlRpcCodec.Fault(5, e.getMessage());
         }
         List<Map<String, Object>> out = new java.util.ArrayList<>();
         for (TransferCost c : ranked) {
             Map<String, Object> m = new LinkedHashMap<>();
+            putIf(m, "src", c.src());
             m.put("dst", c.dst());
             m.put("bytes", (double) c.bytes());
             putIf(m, "seconds", c.seconds());
@@ -312,6 +328,8 @@ public class XmlRpcMethods {
             putIf(m, "expectedErrorPercent", c.expectedErrorPercent());
             m.put("samples", c.samples());
             putIf(m, "ageSeconds", c.ageSeconds() == null ? null : c.ageSeconds().doubleValue());
+            m.put("refreshed", c.refreshed());
+            putIf(m, "note", c.note());
             out.add(m);
         }
         return out;

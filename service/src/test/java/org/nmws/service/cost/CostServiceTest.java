@@ -34,7 +34,7 @@ class CostServiceTest {
     @BeforeEach
     void setUp() {
         archive = TestArchives.sqlite(dir);
-        costs = new CostService(archive, Clock.fixed(NOW, ZoneOffset.UTC));
+        costs = new CostService(archive, Clock.fixed(NOW, ZoneOffset.UTC), null);
     }
 
     private void store(ProbeTest test, String dst, Instant at, Map<String, Double> summary) {
@@ -49,7 +49,7 @@ class CostServiceTest {
         store(ProbeTest.ROUND_TRIP, "10.0.0.3", NOW.minusSeconds(300), Map.of("medianRtt", 10.0, "lossPercent", 1.0));
         store(ProbeTest.AVAILABLE, "10.0.0.4", NOW.minusSeconds(60), Map.of("availableMbps", 50.0));
 
-        List<TransferCost> ranked = costs.rank(List.of("10.0.0.5", "10.0.0.3", "10.0.0.4", "10.0.0.2"), GB, Duration.ofHours(24));
+        List<TransferCost> ranked = costs.rankChecked(List.of("10.0.0.5", "10.0.0.3", "10.0.0.4", "10.0.0.2"), GB, Duration.ofHours(24));
 
         assertEquals(List.of("10.0.0.2", "10.0.0.4", "10.0.0.3", "10.0.0.5"), ranked.stream().map(TransferCost::dst).toList());
         TransferCost tcp = ranked.get(0);
@@ -72,7 +72,7 @@ class CostServiceTest {
         for (int i = 0; i < 12; i++) {
             store(ProbeTest.TCP_STREAM, "10.0.0.7", NOW.minusSeconds(1200 - 60L * i), Map.of("throughputMbps", i < 8 ? 100.0 : 50.0));
         }
-        TransferCost c = costs.rank(List.of("10.0.0.7"), GB, Duration.ofHours(24)).get(0);
+        TransferCost c = costs.rankChecked(List.of("10.0.0.7"), GB, Duration.ofHours(24)).get(0);
         assertEquals("achievable-tcp", c.basis());
         assertEquals(50.0, c.rateMbps(), 2.5, "the forecast follows the bottleneck's change: " + c);
         assertEquals(12, c.samples());
@@ -83,15 +83,15 @@ class CostServiceTest {
     @Test
     void measurementsOlderThanTheAgeLimitAreNotUsed() {
         store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minus(Duration.ofDays(2)), Map.of("throughputMbps", 95.5));
-        assertNull(costs.rank(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0).seconds());
-        assertEquals("achievable-tcp", costs.rank(List.of("10.0.0.2"), GB, Duration.ofDays(3)).get(0).basis());
+        assertNull(costs.rankChecked(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0).seconds());
+        assertEquals("achievable-tcp", costs.rankChecked(List.of("10.0.0.2"), GB, Duration.ofDays(3)).get(0).basis());
     }
 
     @Test
     void aMeasuredAvailableBandwidthBelowTheTcpRateCapsTheEstimate() {
         store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minusSeconds(600), Map.of("throughputMbps", 95.5));
         store(ProbeTest.AVAILABLE, "10.0.0.2", NOW.minusSeconds(60), Map.of("availableMbps", 40.0));
-        TransferCost c = costs.rank(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0);
+        TransferCost c = costs.rankChecked(List.of("10.0.0.2"), GB, Duration.ofHours(24)).get(0);
         assertEquals("available", c.basis());
         assertEquals(40.0, c.rateMbps(), 0.0);
     }

@@ -1,0 +1,50 @@
+package org.nmws.service.cost;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a client asks: the cost of moving {@code bytes} from {@code src} (null: this point) to
+ * each destination, on data at most {@code maxAge} old; with {@code refresh}, destinations whose
+ * data is older are measured first (achievable TCP over {@code streams}), within
+ * {@code timeBudget} for all of them.
+ */
+public record CostQuery(String src, List<String> destinations, double bytes, Duration maxAge, boolean refresh,
+                        Duration timeBudget, int streams) {
+    static final int MAX_DESTINATIONS = 100;
+    static final Duration MAX_AGE = Duration.ofDays(36_500);
+    static final Duration MAX_BUDGET = Duration.ofMinutes(10);
+    static final Duration DEFAULT_BUDGET = Duration.ofSeconds(30);
+
+    /** Checks what a client sent, for every dialect alike. */
+    public CostQuery {
+        destinations = List.copyOf(destinations);
+        if (destinations.isEmpty() || destinations.size() > MAX_DESTINATIONS) {
+            throw new IllegalArgumentException("give 1.." + MAX_DESTINATIONS + " destinations, got " + destinations.size());
+        }
+        if (!(bytes >= 1 && bytes <= 1e18)) {
+            throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
+        }
+        // bounded above too: a window reaching before the epoch would overflow the clock
+        if (maxAge == null || maxAge.isNegative() || maxAge.isZero() || maxAge.compareTo(MAX_AGE) > 0) {
+            throw new IllegalArgumentException("maxAge must be positive and at most " + MAX_AGE + ", was " + maxAge);
+        }
+        if (timeBudget == null) {
+            timeBudget = DEFAULT_BUDGET;
+        }
+        if (timeBudget.isNegative() || timeBudget.isZero() || timeBudget.compareTo(MAX_BUDGET) > 0) {
+            throw new IllegalArgumentException("timeBudget must be positive and at most " + MAX_BUDGET.toSeconds() + " s");
+        }
+        if (streams < 1 || streams > 16) {
+            throw new IllegalArgumentException("streams must be 1..16, was " + streams);
+        }
+        if (src != null && src.isBlank()) {
+            src = null;
+        }
+    }
+
+    /** Archive data only, from this point. */
+    public static CostQuery stored(List<String> destinations, double bytes, Duration maxAge) {
+        return new CostQuery(null, destinations, bytes, maxAge, false, null, 1);
+    }
+}
