@@ -55,6 +55,19 @@ class MeshEndToEndTest {
                 assertEquals("point-b", ((Element) envs.item(0)).getAttribute("measurementPoint"), "measured by point-b");
                 assertTrue(answer.getElementsByTagNameNS(Service.NMWG, "metadata").item(0) instanceof Element md
                         && !md.getAttribute("id").isEmpty());
+                // The cost of a transfer from point-b, asked of point-a: point-b answers from its archive
+                // (it measured TCP to point-a's responder just now, for this question: refresh)
+                String cost = CostEndToEndTest.adviceRequest("SetupDataRequest", "http://nmws.org/ns/cost/1.0/",
+                        new String[] {"127.0.0.1"}, "<nmwg:parameter name=\"bytes\">1e8</nmwg:parameter>"
+                                + "<nmwg:parameter name=\"src\">point-b</nmwg:parameter>"
+                                + "<nmwg:parameter name=\"refresh\">true</nmwg:parameter>"
+                                + "<nmwg:parameter name=\"port\">" + ra.port + "</nmwg:parameter>");
+                String costAnswer = a.post("/nmwg", cost, "application/xml", null).body();
+                Element costDatum = (Element) Service.validatedMessage(costAnswer)
+                        .getElementsByTagNameNS("http://nmws.org/ns/cost/1.0/", "datum").item(0);
+                assertEquals("point-b", costDatum.getAttribute("src"), costAnswer);
+                assertEquals("achievable-tcp", costDatum.getAttribute("basis"), costAnswer);
+                assertEquals("true", costDatum.getAttribute("refreshed"), costAnswer);
                 Thread.sleep(7_000);
                 // Each point ran its share of the group, into its own archive.
                 assertTrue(doneRuns(a, "latency:point-a:point-b") >= 2, runsText(a, "latency:point-a:point-b"));

@@ -7,14 +7,20 @@ import java.util.List;
  * What a client asks: the cost of moving {@code bytes} from {@code src} (null: this point) to
  * each destination, on data at most {@code maxAge} old; with {@code refresh}, destinations whose
  * data is older are measured first (achievable TCP over {@code streams}), within
- * {@code timeBudget} for all of them.
+ * {@code timeBudget} for all of them, at the responders' {@code port} (null: the usual one).
  */
 public record CostQuery(String src, List<String> destinations, double bytes, Duration maxAge, boolean refresh,
-                        Duration timeBudget, int streams) {
+                        Duration timeBudget, int streams, Integer port) {
     static final int MAX_DESTINATIONS = 100;
     static final Duration MAX_AGE = Duration.ofDays(36_500);
     static final Duration MAX_BUDGET = Duration.ofMinutes(10);
     static final Duration DEFAULT_BUDGET = Duration.ofSeconds(30);
+
+    /** With the responder's usual port. */
+    public CostQuery(String src, List<String> destinations, double bytes, Duration maxAge, boolean refresh,
+                     Duration timeBudget, int streams) {
+        this(src, destinations, bytes, maxAge, refresh, timeBudget, streams, null);
+    }
 
     /** Checks what a client sent, for every dialect alike. */
     public CostQuery {
@@ -37,6 +43,9 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
         }
         if (streams < 1 || streams > 16) {
             throw new IllegalArgumentException("streams must be 1..16, was " + streams);
+        }
+        if (port != null && (port < 1 || port > 65535)) {
+            throw new IllegalArgumentException("port must be 1..65535, was " + port);
         }
         if (src != null && src.isBlank()) {
             src = null;

@@ -98,8 +98,12 @@ public class CostService {
             return stored.withRefresh(false, "not refreshed: the time budget is spent");
         }
         try {
-            measurements.measure(Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, new PathSubject(null, Endpoint.parse(dst, null)),
-                    Map.of("timeDuration", Double.toString(test.toMillis() / 1000.0), "streams", Integer.toString(q.streams())));
+            Map<String, String> p = new java.util.HashMap<>(Map.of("timeDuration", Double.toString(test.toMillis() / 1000.0),
+                    "streams", Integer.toString(q.streams())));
+            if (q.port() != null) {
+                p.put("port", Integer.toString(q.port()));
+            }
+            measurements.measure(Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, new PathSubject(null, Endpoint.parse(dst, null)), p);
         } catch (MeasurementException e) {
             return stored.withRefresh(false, "not refreshed: " + e.getMessage());
         }

@@ -66,6 +66,29 @@ public final class CostXml {
         return out;
     }
 
+    /** A cost:datum another point answered, as a cost from that point (src). */
+    public static TransferCost fromDatum(Element d, String src) {
+        return new TransferCost(src, d.getAttribute("dst"), (long) num(d, "bytes", 0.0), numOrNull(d, "seconds"),
+                numOrNull(d, "rateMbps"), d.getAttribute("basis"),
+                d.hasAttribute("measuredAt") ? java.time.OffsetDateTime.parse(d.getAttribute("measuredAt")).toInstant() : null,
+                numOrNull(d, "rttMs"), numOrNull(d, "lossPercent"), d.hasAttribute("predictor") ? d.getAttribute("predictor") : null,
+                numOrNull(d, "expectedErrorPercent"), (int) num(d, "samples", 0.0),
+                d.hasAttribute("ageSeconds") ? (long) num(d, "ageSeconds", 0.0) : null,
+                "true".equals(d.getAttribute("refreshed")), d.hasAttribute("note") ? d.getAttribute("note") : null);
+    }
+
+    private static Double numOrNull(Element e, String name) {
+        return e.hasAttribute(name) ? num(e, name, 0.0) : null;
+    }
+
+    private static double num(Element e, String name, double dflt) {
+        try {
+            return e.hasAttribute(name) ? Double.parseDouble(e.getAttribute(name)) : dflt;
+        } catch (NumberFormatException bad) {
+            return dflt;
+        }
+    }
+
     /** A diagnosis as cost:diagnosis (JAXB). */
     public static org.nmws.schema.cost.Diagnosis diagnosis(DiagnosisService.Diagnosis d) {
         org.nmws.schema.cost.Diagnosis x = new org.nmws.schema.cost.Diagnosis();

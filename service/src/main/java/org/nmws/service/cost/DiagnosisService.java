@@ -21,9 +21,10 @@ import org.nmws.service.observation.PathSubject;
 /**
  * "Why is this path slow?" answered from what nmws measures, in the order a network engineer
  * would look: what held the TCP sender back (TCP_INFO's receive-window and send-buffer limited
- * time), then whether the rate is what the Mathis et al. bound allows for the loss and round
- * trip seen (random loss on a long path), then whether it fills the narrowest link a per-hop
- * capacity test finds (a bottleneck, located at its hop). The answer names one cause with the
+ * time, when it dominates), then whether the rate is what the Mathis et al. bound allows for the
+ * loss and round trip seen (random loss on a long path), then whether it fills the narrowest
+ * link a per-hop capacity test finds (a bottleneck, located at its hop), and last a window that
+ * held a loss-free sender back a good share of the time. The answer names one cause with the
  * figures it rests on; with {@code measure} the tests missing for the question are run first
  * (round trip and TCP, and per-hop capacity only when neither the end hosts nor loss explain
  * the rate).
@@ -31,6 +32,8 @@ import org.nmws.service.observation.PathSubject;
 public class DiagnosisService {
     /** Share of the busy time a limit must hold the sender to be named the cause. */
     static final double LIMITED_SHARE = 50;
+    /** Without loss and with no link full, a window limit this large is the cause. */
+    static final double WINDOW_WITHOUT_LOSS = 25;
     /** TCP within this factor of the Mathis bound is explained by loss (CUBIC beats Reno's bound). */
     static final double MATHIS_LOW = 0.25;
     static final double MATHIS_HIGH = 4;
@@ -120,14 +123,7 @@ public class DiagnosisService {
             ev.add(new Evidence("sndbufLimitedPercent", sndbuf, "%", "time the send buffer was the limit"));
         }
         if (rwnd != null && rwnd >= LIMITED_SHARE) {
-            Double window = rttMs == null ? null : rate * 1e6 / 8 * rttMs / 1e3;
-            if (window != null) {
-                ev.add(new Evidence("windowBytes", (double) Math.round(window), "bytes", "rate x RTT: the window in use"));
-            }
-            return new Diagnosis(src, dst, "receive-window", null, null, String.format(
-                    "the receiver's window held TCP back %.0f %% of the time: %.1f Mbit/s over %s ms is a window of about %s"
-                            + " bytes; raise the receiver's buffer (net.ipv4.tcp_rmem, SO_RCVBUF)", rwnd, rate,
-                    rttMs == null ? "?" : String.format("%.1f", rttMs), window == null ? "?" : Math.round(window)), ev, measured);
+            return receiveWindow(src, dst, rwnd, rate, rttMs, ev, measured);
         }
         if (sndbuf != null && sndbuf >= LIMITED_SHARE) {
             return new Diagnosis(src, dst, "send-buffer", null, null, String.format(
@@ -192,9 +188,26 @@ public class DiagnosisService {
                 }
             }
         }
+        // 4. No loss, no full link, and the window held the sender back a good share of the time:
+        // without loss the congestion window only grows, so what kept returning was the window.
+        if (rwnd != null && rwnd >= WINDOW_WITHOUT_LOSS && retrans == 0 && (sndbuf == null || rwnd >= sndbuf)) {
+            return receiveWindow(src, dst, rwnd, rate, rttMs, ev, measured);
+        }
         return new Diagnosis(src, dst, "unknown", null, null, String.format("TCP reached %.1f Mbit/s and no measured limit"
                 + " explains it%s", rate, hops.isEmpty() ? " (no per-hop capacity measured: ask with measure=true)" : ""),
                 ev, measured);
+    }
+
+    private static Diagnosis receiveWindow(String src, String dst, double rwnd, double rate, Double rttMs, List<Evidence> ev,
+                                           List<String> measured) {
+        Double window = rttMs == null ? null : rate * 1e6 / 8 * rttMs / 1e3;
+        if (window != null) {
+            ev.add(new Evidence("windowBytes", (double) Math.round(window), "bytes", "rate x RTT: the window in use"));
+        }
+        return new Diagnosis(src, dst, "receive-window", null, null, String.format(
+                "the receiver's window held TCP back %.0f %% of the time: %.1f Mbit/s over %s ms is a window of about %s"
+                        + " bytes; raise the receiver's buffer (net.ipv4.tcp_rmem, SO_RCVBUF)", rwnd, rate,
+                rttMs == null ? "?" : String.format("%.1f", rttMs), window == null ? "?" : Math.round(window)), ev, measured);
     }
 
     private static String address(Observation hopCapacity, int ttl) {

@@ -27,6 +27,12 @@ public record TransferCost(String src, String dst, long bytes, Double seconds, D
                            Instant measuredAt, Double rttMs, Double lossPercent, String predictor,
                            Double expectedErrorPercent, int samples, Long ageSeconds, boolean refreshed, String note) {
 
+    /** Nothing known of the path, and why. */
+    public static TransferCost unknown(String src, String dst, long bytes, String note) {
+        return new TransferCost(src, dst, bytes, null, null, "none", null, null, null, null, null, 0, null, false,
+                note.length() > 300 ? note.substring(0, 300) : note);
+    }
+
     TransferCost withRefresh(boolean ran, String why) {
         return new TransferCost(src, dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs, lossPercent, predictor,
                 expectedErrorPercent, samples, ageSeconds, ran, why);

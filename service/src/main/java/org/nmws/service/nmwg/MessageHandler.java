@@ -243,7 +243,8 @@ public class MessageHandler {
                         s0.src() == null ? p.get("src") : s0.src().host(), dsts, Params.decimal(p, "bytes", 0, 0, 1e18),
                         duration(p.get("maxAge"), java.time.Duration.ofHours(24)),
                         measureRequest || Params.bool(p, "refresh"), duration(p.get("timeBudget"), null),
-                        Params.integer(p, "streams", 1, 1, 16)));
+                        Params.integer(p, "streams", 1, 1, 16),
+                        p.containsKey("port") ? Params.integer(p, "port", 0, 1, 65535) : null));
                 if (q.refresh()) {
                     try {
                         measurements.authorizeTests();
@@ -251,7 +252,10 @@ public class MessageHandler {
                         throw new NmwgException(ErrorCodes.of(e.kind()), "refresh asks for tests: " + e.getMessage(), e);
                     }
                 }
-                List<org.nmws.service.cost.TransferCost> ranked = costs.rank(q);
+                java.util.Optional<org.nmws.service.mesh.Mesh.Point> remote = q.src() == null ? java.util.Optional.empty()
+                        : forwarder.remote(q.src());
+                List<org.nmws.service.cost.TransferCost> ranked = remote.isPresent() && !forwardedRequest()
+                        ? forwardedCosts(remote.get(), q, p) : costs.rank(q);
                 for (Resolved r : group) {
                     String dst = subjects.get(r).dst().host();
                     for (int i = 0; i < ranked.size(); i++) {
@@ -266,6 +270,33 @@ public class MessageHandler {
                 group.forEach(r -> w.status(r.metadataId(), e.code(), e.getMessage()));
             }
         }
+    }
+
+    /**
+     * Costs from another point of the mesh: each destination asked of that point (it answers
+     * from its own archive, refreshing there if asked), ranked here.
+     */
+    private List<org.nmws.service.cost.TransferCost> forwardedCosts(org.nmws.service.mesh.Mesh.Point point,
+                                                                    org.nmws.service.cost.CostQuery q, Map<String, String> p) {
+        Map<String, String> params = new LinkedHashMap<>(p);
+        params.remove("src");
+        List<org.nmws.service.cost.TransferCost> out = new ArrayList<>();
+        for (String dst : q.destinations()) {
+            org.nmws.service.cost.TransferCost c;
+            try {
+                Element answer = forwarder.forward(point, "SetupDataRequest", Namespaces.COST, Endpoint.parse(dst, null), params);
+                org.w3c.dom.NodeList datums = answer.getElementsByTagNameNS(Namespaces.COST, "datum");
+                c = datums.getLength() > 0 ? org.nmws.service.cost.CostXml.fromDatum((Element) datums.item(0), point.name())
+                        : org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(),
+                                point.name() + " answered no cost: " + answer.getTextContent().trim());
+            } catch (Forwarder.ForwardException e) {
+                c = org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(), e.getMessage());
+            }
+            out.add(c);
+        }
+        out.sort(java.util.Comparator.comparing(org.nmws.service.cost.TransferCost::seconds,
+                java.util.Comparator.nullsLast(java.util.Comparator.naturalOrder())));
+        return out;
     }
 
     /** A duration parameter: ISO 8601 (PT1H) or seconds. */

@@ -172,6 +172,75 @@ public final class NetLab implements AutoCloseable {
                 "burst", "32kb", "limit", limitBytes);
     }
 
+    /**
+     * A sends one TCP segment per packet (no segmentation offload), so a router dropping "one
+     * packet in n" drops one segment in n, as on a real link, not a 64 kB burst.
+     */
+    public void noSegmentationOffload() throws IOException, InterruptedException {
+        inNs(a(), "ip", "link", "set", "dev", left(0), "gso_max_segs", "1");
+    }
+
+    /** B's interface on the lab path. */
+    public String bInterface() {
+        return right(nodes.size() - 2);
+    }
+
+    /** A further address of B on its lab link (host part k, 3..254): another destination behind the last router. */
+    public String addBAddress(int k) throws IOException, InterruptedException {
+        String address = subnet(nodes.size() - 2) + "." + k;
+        inNs(b(), "ip", "addr", "add", address + "/24", "dev", bInterface());
+        return address;
+    }
+
+    private final java.util.Map<String, String> classByAddress = new java.util.LinkedHashMap<>();
+
+    /**
+     * Token buckets per destination on R1's egress toward B (HTB, one class of the given rate
+     * per address, each with a 200-packet queue; other traffic unshaped), so several
+     * destinations sit behind bottlenecks of different capacity on one path.
+     */
+    public void shapePerDestination(java.util.Map<String, Integer> mbitByAddress) throws IOException, InterruptedException {
+        String dev = r1TowardB();
+        inNs(router(1), "tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "99");
+        inNs(router(1), "tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:99", "htb", "rate", "10gbit");
+        int k = 10;
+        for (java.util.Map.Entry<String, Integer> e : mbitByAddress.entrySet()) {
+            String cls = "1:" + k;
+            classByAddress.put(e.getKey(), cls);
+            inNs(router(1), "tc", "class", "add", "dev", dev, "parent", "1:", "classid", cls, "htb", "rate", e.getValue() + "mbit",
+                    "burst", "32kb");
+            inNs(router(1), "tc", "qdisc", "add", "dev", dev, "parent", cls, "handle", k + ":", "pfifo", "limit", "200");
+            inNs(router(1), "tc", "filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip",
+                    "dst", e.getKey() + "/32", "flowid", cls);
+            k++;
+        }
+    }
+
+    /** Changes one destination's token bucket (after {@link #shapePerDestination}). */
+    public void reshape(String address, int mbit) throws IOException, InterruptedException {
+        inNs(router(1), "tc", "class", "change", "dev", r1TowardB(), "parent", "1:", "classid", classByAddress.get(address),
+                "htb", "rate", mbit + "mbit", "burst", "32kb");
+    }
+
+    /**
+     * Delay for one destination: R1 holds all IP traffic to and from address for delayUs each
+     * way, on its own queue (several destinations, several delays).
+     */
+    public void delayLineFor(String address, long delayUs, int queue) throws IOException, InterruptedException {
+        Path bin = Path.of(System.getProperty("nmws.delayline.bin", "target/lab/nmws-delayline"));
+        String q = Integer.toString(queue);
+        inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardA(), "-d", address, "-j", "NFQUEUE",
+                "--queue-num", q, "--queue-bypass");
+        inNs(router(1), "iptables", "-t", "mangle", "-A", "FORWARD", "-i", r1TowardB(), "-s", address, "-j", "NFQUEUE",
+                "--queue-num", q, "--queue-bypass");
+        Process p = start(List.of("ip", "netns", "exec", router(1), "chrt", "-f", "50", bin.toAbsolutePath().toString(), "-q", q,
+                "-d", Long.toString(delayUs)), "delayline-" + queue);
+        Thread.sleep(300);
+        if (!p.isAlive()) {
+            throw new IllegalStateException("delay line " + queue + " exited at start with status " + p.exitValue());
+        }
+    }
+
     /** Loss: R1 drops exactly one UDP packet in every n forwarded from A's side. */
     public void dropEveryNth(int n) throws IOException, InterruptedException {
         dropEveryNth(n, "udp");
