@@ -27,6 +27,7 @@ public final class Forwarder {
     private final Mesh mesh;
     private final String self;
     private final Parser xml;
+    private final int maxAnswerBytes;
     private final Duration timeout;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -43,10 +44,16 @@ public final class Forwarder {
     }
 
     public Forwarder(Mesh mesh, String self, Parser xml, Duration timeout) {
+        this(mesh, self, xml, timeout, 16 << 20);
+    }
+
+    /** @param maxAnswerBytes the most of a point's answer read (the parser's own size limit) */
+    public Forwarder(Mesh mesh, String self, Parser xml, Duration timeout, int maxAnswerBytes) {
         this.mesh = mesh;
         this.self = self;
         this.xml = xml;
         this.timeout = timeout;
+        this.maxAnswerBytes = maxAnswerBytes;
     }
 
     /** The other point a source names, if it is one. */
@@ -80,9 +87,15 @@ public final class Forwarder {
         if (p.apiKey() != null && !p.apiKey().isBlank()) {
             b.header("X-Api-Key", p.apiKey());
         }
-        HttpResponse<byte[]> r;
+        HttpResponse<java.io.InputStream> r;
+        byte[] body;
         try {
-            r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+            // read no more than the parser would accept (one byte past it, so it reports the size):
+            // a point's answer is held in memory only up to the limit, however much it sends
+            try (java.io.InputStream in = r.body()) {
+                body = in.readNBytes(maxAnswerBytes + 1);
+            }
         } catch (IOException e) {
             throw new ForwardException("point " + p.name() + " (" + p.url() + ") could not be reached: "
                     + e.getMessage());
@@ -97,7 +110,7 @@ public final class Forwarder {
         // The remote answer is parsed as carefully as any client's request.
         Document doc;
         try {
-            doc = xml.parse(r.body());
+            doc = xml.parse(body);
         } catch (Exception e) {
             throw new ForwardException("point " + p.name() + " answered what is not an acceptable NMWG message: " + e.getMessage());
         }

@@ -22,7 +22,7 @@ class NmwgConfig {
                                   org.nmws.service.cost.CostService costs, org.nmws.service.cost.DiagnosisService diagnoses) {
         // A forwarded test may take as long as a test may run, plus the set-up and answer.
         Forwarder forwarder = new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
-                props.limits().maxDuration().plusSeconds(30));
+                props.limits().maxDuration().plusSeconds(30), props.xml().maxBytes());
         return new MessageHandler(xml, measurements, archive, props, forms, forwarder, schedules.getIfAvailable(() -> Schedules.NONE),
                 costs, diagnoses);
     }
