@@ -160,6 +160,11 @@ public class CostService {
     }
 
     private Optional<Observation> latest(Characteristic.ProbeTest test, String src, String dst, Instant since) {
+        return latest(archive, test, src, dst, since);
+    }
+
+    /** The newest result of a test on a path since a time (src null: this point's). */
+    static Optional<Observation> latest(Archive archive, Characteristic.ProbeTest test, String src, String dst, Instant since) {
         List<Observation> found = archive.find(new ObservationQuery(test, dst, src, since, null, false, 1));
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(found.size() - 1));
     }

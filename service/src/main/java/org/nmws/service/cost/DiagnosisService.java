@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.nmws.service.archive.Archive;
-import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.observation.Characteristic;
@@ -223,7 +222,6 @@ public class DiagnosisService {
     }
 
     private Optional<Observation> latest(Characteristic.ProbeTest test, String src, String dst, Instant since) {
-        List<Observation> found = archive.find(new ObservationQuery(test, dst, src, since, null, false, 1));
-        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(found.size() - 1));
+        return CostService.latest(archive, test, src, dst, since);
     }
 }
