@@ -135,7 +135,8 @@ function histogram(values, maxBins) {
   let min = Infinity;
   let max = -Infinity;
   for (const v of values) { if (v < min) min = v; if (v > max) max = v; }
-  const n = Math.max(1, Math.min(maxBins || 60, Math.ceil(Math.sqrt(values.length))));
+  // Values all alike make one bin [v, v + 1): more would need edges past the largest value.
+  const n = max > min ? Math.max(1, Math.min(maxBins || 60, Math.ceil(Math.sqrt(values.length)))) : 1;
   const width = max > min ? (max - min) / n : 1;
   const edges = [];
   for (let i = 0; i <= n; i++) edges.push(i === n ? (max > min ? max : min + width) : min + i * width);

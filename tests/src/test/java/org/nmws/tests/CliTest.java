@@ -3,10 +3,24 @@ package org.nmws.tests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.nmws.client.cli.NmwsCli;
 import picocli.CommandLine;
@@ -60,14 +74,14 @@ class CliTest extends LiveServiceTest {
         assertTrue(SENT_7.matcher(query.out()).find(), "the stored test comes back: " + query.out());
         Run queryJson = nmws("--json", "query", "127.0.0.1");
         assertEquals(0, queryJson.status(), queryJson.out());
-        com.fasterxml.jackson.databind.JsonNode stored = JSON.readTree(queryJson.out()).get("results").get(0);
+        JsonNode stored = JSON.readTree(queryJson.out()).get("results").get(0);
         assertEquals(7, stored.get("figures").get("sent").asInt());
         assertEquals("ms", stored.get("units").get("meanRtt").asText());
         assertEquals("127.0.0.1", stored.get("subject").get("dst").asText());
 
         Run soap12 = nmws("--soap12", "--json", "measure", "127.0.0.1", "-c", "path.delay.oneWay", "-p", "count=50", "-p", "interval=0.0005");
         assertEquals(0, soap12.status(), soap12.out());
-        com.fasterxml.jackson.databind.JsonNode owd = JSON.readTree(soap12.out()).get("results").get(0);
+        JsonNode owd = JSON.readTree(soap12.out()).get("results").get(0);
         assertEquals("path.delay.oneWay", owd.get("eventType").asText());
         assertEquals(50, owd.get("figures").get("sent").asInt());
         assertTrue(owd.get("figures").get("medianDelayMs").isNumber(), owd.toString());
@@ -109,7 +123,7 @@ class CliTest extends LiveServiceTest {
         Run rtt = nmws("--progress=always", "rtt", "127.0.0.1", "--count", "300", "--interval", "0.01");
         assertEquals(0, rtt.status(), rtt.out() + rtt.err());
         assertTrue(rtt.out().lines().anyMatch(l -> l.equals("sent         300")), rtt.out());
-        java.util.regex.Matcher bar = Pattern.compile("\r\\[(#*)(\\.*)\\] +(\\d+)% (\\d+)/300 ").matcher(rtt.err());
+        Matcher bar = Pattern.compile("\r\\[(#*)(\\.*)\\] +(\\d+)% (\\d+)/300 ").matcher(rtt.err());
         int frames = 0;
         int lastDone = -1;
         while (bar.find()) {
@@ -145,5 +159,174 @@ class CliTest extends LiveServiceTest {
         Run cancel = nmws("tests", "--cancel", "no-such-test");
         assertEquals(2, cancel.status());
         assertTrue(cancel.out().contains("no running test no-such-test"), cancel.out());
+    }
+    @Test
+    void scheduleListScheduleRunsAndCostPrintTablesOfTheServicesJsonAndJsonWithTheSwitch() throws Exception {
+        // Two schedules that come due for three seconds only, so that their runs stop changing
+        // before the table and the JSON are compared; nothing answers on 127.0.0.2 (the responder
+        // listens on 127.0.0.1), so those runs fail with a reason. One-way streams: the round trips
+        // stored to 127.0.0.1 are the other tests' own.
+        Instant start = Instant.now().plusSeconds(1);
+        Instant end = start.plusSeconds(3);
+        for (String[] s : new String[][] {{"cli-rtt", "127.0.0.1"}, {"cli-none", "127.0.0.2"}}) {
+            HttpResponse<String> put = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create(service.baseUrl + "/api/schedules/" + s[0]))
+                            .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(
+                                    "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"" + s[1] + "\",\"period\":\"PT1S\","
+                                            + "\"start\":\"" + start + "\",\"end\":\"" + end + "\","
+                                            + "\"parameters\":{\"count\":\"3\",\"interval\":\"0.001\"}}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, put.statusCode(), put.body());
+        }
+        try {
+            Run list = nmws("schedule", "list");
+            assertEquals(0, list.status(), list.err());
+            JsonNode schedules = JSON.readTree(nmws("schedule", "list", "--json").out());
+            List<Map<String, String>> rows = table(list.out());
+            assertEquals(schedules.size(), rows.size(), list.out());
+            for (int i = 0; i < rows.size(); i++) {
+                JsonNode j = schedules.get(i);
+                Map<String, String> r = rows.get(i);
+                assertEquals(j.get("name").asText(), r.get("NAME"));
+                assertEquals(j.get("characteristic").asText(), r.get("CHARACTERISTIC"));
+                assertEquals(j.get("dst").asText(), r.get("DST"));
+                assertEquals(j.get("period").asText(), r.get("PERIOD"));
+                assertEquals(j.get("testClass").asText(), r.get("CLASS"));
+                assertEquals(j.get("enabled").asText(), r.get("ENABLED"));
+                assertEquals(second(j.get("start").asText()), r.get("START"));
+                assertEquals(second(j.get("end").asText()), r.get("END"));
+                List<String> parameters = new ArrayList<>();
+                j.get("parameters").fields().forEachRemaining(e -> parameters.add(e.getKey() + "=" + e.getValue().asText()));
+                assertEquals(List.of("count=3", "interval=0.001"), parameters.stream().sorted().toList());
+                assertEquals(String.join(",", parameters), r.get("PARAMETERS"));
+            }
+
+            // every run of both done or failed (none due later, none running) before comparing
+            boolean settled = false;
+            for (long deadline = System.nanoTime() + 30_000_000_000L; !settled && System.nanoTime() < deadline; ) {
+                Thread.sleep(250);
+                settled = Instant.now().isAfter(end.plusSeconds(1));
+                for (String name : List.of("cli-none", "cli-rtt")) {
+                    JsonNode runs = JSON.readTree(nmws("schedule", "runs", name, "--json").out());
+                    settled &= runs.size() > 0;
+                    for (JsonNode r : runs) {
+                        settled &= !List.of("PLANNED", "RUNNING").contains(r.get("status").asText());
+                    }
+                }
+            }
+            assertTrue(settled, "the runs settle");
+            for (String name : List.of("cli-none", "cli-rtt")) {
+                JsonNode json = JSON.readTree(nmws("schedule", "runs", name, "--json").out());
+                Run shown = nmws("schedule", "runs", name);
+                assertEquals(0, shown.status(), shown.err());
+                List<Map<String, String>> lines = table(shown.out());
+                assertEquals(json.size(), lines.size(), shown.out());
+                for (int i = 0; i < lines.size(); i++) {
+                    JsonNode j = json.get(i);
+                    Map<String, String> r = lines.get(i);
+                    assertEquals(second(j.get("planned").asText()), r.get("PLANNED"));
+                    assertEquals(j.get("status").asText(), r.get("STATUS"));
+                    assertEquals(orDash(j.get("started"), true), r.get("STARTED"));
+                    assertEquals(orDash(j.get("ended"), true), r.get("ENDED"));
+                    assertEquals(orDash(j.get("observationId"), false), r.get("RESULT"));
+                    assertEquals(orDash(j.get("reason"), false), r.get("REASON"));
+                }
+            }
+            JsonNode failed = JSON.readTree(nmws("schedule", "runs", "cli-none", "--json").out());
+            assertTrue(StreamSupport.stream(failed.spliterator(), false)
+                    .anyMatch(r -> !r.get("reason").isNull()), "a run that did not succeed says why: " + failed);
+            assertEquals("no schedule nobody", nmws("schedule", "runs", "nobody").out().trim());
+        } finally {
+            nmws("schedule", "remove", "cli-rtt");
+            nmws("schedule", "remove", "cli-none");
+            // the other tests here expect an idle service
+            for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline
+                    && !nmws("tests", "--json").out().trim().equals("[]"); ) {
+                Thread.sleep(100);
+            }
+        }
+
+        // the cost: a forecast from two TCP tests to 127.0.0.1, nothing to the other
+        for (int i = 0; i < 2; i++) {
+            Run tcp = nmws("measure", "127.0.0.1", "-c", "path.bandwidth.achievable.TCP", "-p", "timeDuration=0.5");
+            assertEquals(0, tcp.status(), tcp.out());
+        }
+        Run cost = nmws("cost", "--dst", "192.0.2.99", "--dst", "127.0.0.1", "--bytes", "1e9");
+        Run costJson = nmws("cost", "--dst", "192.0.2.99", "--dst", "127.0.0.1", "--bytes", "1e9", "--json");
+        assertEquals(0, cost.status(), cost.err());
+        JsonNode ranked = JSON.readTree(costJson.out());
+        List<Map<String, String>> costRows = table(cost.out());
+        assertEquals(2, ranked.size());
+        assertEquals(2, costRows.size(), cost.out());
+        assertEquals("achievable-tcp", costRows.get(0).get("BASIS"), cost.out());
+        assertEquals("none", costRows.get(1).get("BASIS"), cost.out());
+        Map<String, String> headers = Map.ofEntries(Map.entry("seconds", "TIME(s)"),
+                Map.entry("rateMbps", "RATE(Mb/s)"), Map.entry("rttMs", "RTT(ms)"),
+                Map.entry("lossPercent", "LOSS(%)"), Map.entry("expectedErrorPercent", "ERROR(%)"),
+                Map.entry("ageSeconds", "AGE(s)"), Map.entry("measuredAt", "MEASURED"));
+        for (int i = 0; i < ranked.size(); i++) {
+            Map<String, String> r = costRows.get(i);
+            // every field the service sent has its column, whatever the service's version
+            for (Iterator<Map.Entry<String, JsonNode>> f = ranked.get(i).fields();
+                 f.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = f.next();
+                String header = headers.getOrDefault(e.getKey(), e.getKey().toUpperCase(Locale.ROOT));
+                String cell = r.get(header);
+                assertTrue(cell != null, "a column for " + e.getKey() + ": " + cost.out());
+                JsonNode v = e.getValue();
+                if (v.isNull()) {
+                    assertEquals("-", cell, e.getKey());
+                } else if (e.getKey().equals("ageSeconds")) {
+                    // a second may pass between the two calls
+                    assertEquals(v.asLong(), Long.parseLong(cell), 2, e.getKey());
+                } else if (v.isIntegralNumber()) {
+                    assertEquals(v.asText(), cell, e.getKey());
+                } else if (v.isNumber()) {
+                    double d = v.asDouble();
+                    double shownValue = Double.parseDouble(cell);
+                    // four significant digits, or the whole part from 1000 on
+                    assertEquals(d, shownValue, Math.abs(d) >= 1000 ? 0.5 : Math.abs(d) * 5.01e-4, e.getKey() + " " + cell);
+                } else if (e.getKey().equals("measuredAt")) {
+                    assertEquals(second(v.asText()), cell);
+                } else {
+                    assertEquals(v.asText(), cell, e.getKey());
+                }
+            }
+        }
+        assertTrue(!ranked.get(0).get("predictor").isNull() && !costRows.get(0).get("PREDICTOR").equals("-"), cost.out());
+        Run bad = nmws("cost", "--dst", "127.0.0.1", "--bytes", "0");
+        assertEquals(2, bad.status());
+        assertTrue(bad.out().contains("bytes must be"), bad.out());
+    }
+
+    /** A table's rows as header -> cell; columns start where their header does (cells may hold spaces). */
+    private static List<Map<String, String>> table(String out) {
+        List<String> lines = out.lines().toList();
+        Matcher h = Pattern.compile("\\S+").matcher(lines.get(0));
+        List<String> names = new ArrayList<>();
+        List<Integer> starts = new ArrayList<>();
+        while (h.find()) {
+            names.add(h.group());
+            starts.add(h.start());
+        }
+        List<Map<String, String>> rows = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            Map<String, String> row = new LinkedHashMap<>();
+            for (int i = 0; i < names.size(); i++) {
+                int from = Math.min(starts.get(i), line.length());
+                int to = i + 1 < names.size() ? Math.min(starts.get(i + 1), line.length()) : line.length();
+                row.put(names.get(i), line.substring(from, to).trim());
+            }
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private static String second(String instant) {
+        return Instant.parse(instant).truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    private static String orDash(JsonNode v, boolean instant) {
+        return v == null || v.isNull() ? "-" : instant ? second(v.asText()) : v.asText();
     }
 }

@@ -57,7 +57,7 @@ class CostEndToEndTest {
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new NmwsCli());
             cli.setOut(new PrintWriter(out, true));
-            assertEquals(0, cli.execute("--url", service.baseUrl, "cost", "--dst", "127.0.0.1", "--bytes", "1e9"), out.toString());
+            assertEquals(0, cli.execute("--url", service.baseUrl, "cost", "--dst", "127.0.0.1", "--bytes", "1e9", "--json"), out.toString());
             assertEquals("achievable-tcp", JSON.readTree(out.toString()).get(0).get("basis").asText());
         }
     }

@@ -254,6 +254,85 @@ class DashboardEndToEndTest {
         assertEquals(expected, spacing);
     }
 
+    /**
+     * Loopback never loses a frame by itself, so a second responder (on 127.0.0.2, its own path
+     * in the archive, leaving the other views' data alone) is stopped for a second in the middle
+     * of a 10 000 frame/s stream: its socket buffer holds a few thousand frames, the kernel drops
+     * the rest. Every stored loss must be a marker where it was sent, every arrival a point, and
+     * the inter-loss histogram must count the gaps between the stored losses.
+     */
+    @Test
+    void aStreamThatLostFramesMarksEachLossAndCountsTheGapsBetweenThem() throws Exception {
+        JsonNode stream;
+        try (Responder slow = Responder.start("127.0.0.2")) {
+            NmwsClient client = NmwsClient.soap11(service.baseUrl);
+            CompletableFuture<org.nmws.client.nmwg.Message> run = CompletableFuture.supplyAsync(() -> client.measure("127.0.0.2", "path.delay.oneWay",
+                    Map.of("count", "20000", "packetSize", "1000", "interval", "0.0001", "port", Integer.toString(slow.port))));
+            // pause once frames flow, so that the pause falls inside the two-second stream
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline && !sending("127.0.0.2")) {
+                Thread.sleep(20);
+            }
+            assertTrue(sending("127.0.0.2"), "the stream started");
+            slow.pause(Duration.ofSeconds(1));
+            List<String> answered = NmwsClient.eventTypes(run.get(30, TimeUnit.SECONDS));
+            assertTrue(answered.stream().noneMatch(t -> t.startsWith("error.")), answered.toString());
+            JsonNode all = api("/api/results?dst=127.0.0.2&raw=true&limit=1&characteristic=path.delay.oneWay").get("results");
+            assertEquals(1, all.size());
+            stream = all.get(0);
+        }
+        JsonNode frames = stream.get("frames");
+        assertEquals(20000, frames.size());
+        List<Long> lostSeq = new ArrayList<>();
+        for (JsonNode f : frames) {
+            if (f.get("valueNanos").asLong() == -1) {
+                lostSeq.add(f.get("seq").asLong());
+            }
+        }
+        assertTrue(lostSeq.size() > 0 && lostSeq.size() < 20000, "some frames lost, not all: " + lostSeq.size());
+        assertEquals(stream.get("summary").get("lost").asDouble(), lostSeq.size(), 0.0, "the summary counts the lost frames");
+
+        open("#test?id=" + stream.get("id").asLong());
+        assertTimeSequence(stream);
+        List<List<Double>> rows = rows("time-sequence");
+        for (int i = 0; i < rows.size(); i++) {
+            boolean lost = frames.get(i).get("valueNanos").asLong() == -1;
+            assertEquals(lost ? 1.0 : 0.0, rows.get(i).get(3), 0.0, "frame " + i);
+            assertEquals(lost, Double.isNaN(rows.get(i).get(2)), "frame " + i + ": an arrival time only when it arrived");
+        }
+        // the red markers as drawn: one per lost frame, at its number
+        List<Double> drawn = new ArrayList<>();
+        for (List<Object> p : plottedPoints("time-sequence", "lost")) {
+            drawn.add(((Number) p.get(0)).doubleValue());
+        }
+        assertEquals(lostSeq.stream().map(Long::doubleValue).toList(), drawn);
+        List<Double> gaps = new ArrayList<>();
+        for (int i = 1; i < lostSeq.size(); i++) {
+            gaps.add((double) (lostSeq.get(i) - lostSeq.get(i - 1)));
+        }
+        assertHistogramCounts("inter-loss", gaps);
+        // the fit: expected gaps per bin, at each bin's centre, never below zero
+        List<List<Double>> bins = rows("inter-loss");
+        List<List<Object>> fit = plottedPoints("inter-loss", "exponential fit");
+        assertEquals(bins.size(), fit.size());
+        for (int i = 0; i < bins.size(); i++) {
+            assertEquals((bins.get(i).get(0) + bins.get(i).get(1)) / 2, ((Number) fit.get(i).get(0)).doubleValue(), 1e-9);
+            assertTrue(((Number) fit.get(i).get(1)).doubleValue() >= 0, "fit " + fit.get(i));
+        }
+        assertTrue(browser.findElement(By.id("plot-inter-loss")).getText().contains(lostSeq.size() + " frames lost"),
+                browser.findElement(By.id("plot-inter-loss")).getText());
+    }
+
+    /** Whether a test to dst runs and has sent frames (GET /api/tests). */
+    private boolean sending(String dst) throws Exception {
+        for (JsonNode t : api("/api/tests")) {
+            if (dst.equals(t.get("dst").asText()) && t.get("done").asInt() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Test
     void aLatencyScanShowsLatencyAgainstFrameSizeWithTheFittedLine() throws Exception {
         JsonNode scan = api("/api/observations?test=LATENCY_SCAN&dst=127.0.0.1").get("results").get(0);
@@ -394,6 +473,20 @@ class DashboardEndToEndTest {
         throw new AssertionError(plot + " has no series " + series + ": " + all);
     }
 
+    /** The points ECharts holds for one named series of a chart, as [x, y]. */
+    @SuppressWarnings("unchecked")
+    private List<List<Object>> plottedPoints(String plot, String series) {
+        List<Map<String, Object>> all = (List<Map<String, Object>>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.plotted(arguments[0])", plot);
+        assertNotNull(all, plot + " is drawn");
+        for (Map<String, Object> s : all) {
+            if (series.equals(s.get("name"))) {
+                return (List<List<Object>>) s.get("data");
+            }
+        }
+        throw new AssertionError(plot + " has no series " + series + ": " + all);
+    }
+
     /**
      * A histogram's counts recounted from the stored values with the plot's own bin edges
      * (each value in [from, to), the last bin closed), and its bars as drawn.
@@ -407,6 +500,10 @@ class DashboardEndToEndTest {
             double lo = rows.get(i).get(0);
             double hi = rows.get(i).get(1);
             boolean last = i == rows.size() - 1;
+            assertTrue(lo < hi, plot + " bin " + i + " [" + lo + ", " + hi + ") is not empty");
+            if (!last) {
+                assertEquals(hi, rows.get(i + 1).get(0), 0.0, plot + ": bin " + (i + 1) + " starts where bin " + i + " ends");
+            }
             long n = values.stream().filter(v -> v >= lo && (v < hi || last && v <= hi)).count();
             assertEquals(n, rows.get(i).get(2), 0.0, plot + " bin [" + lo + ", " + hi + ")");
             total += n;

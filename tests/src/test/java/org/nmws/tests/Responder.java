@@ -71,6 +71,27 @@ final class Responder implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGSTOP, then SIGCONT after a while: a receiver that falls behind, as a busy host does.
+     * Datagrams that arrive meanwhile queue in its socket buffer until that is full; the rest
+     * are dropped by the kernel, so a stream fast enough for long enough really loses frames.
+     */
+    void pause(java.time.Duration howLong) throws IOException, InterruptedException {
+        signal("-STOP");
+        try {
+            Thread.sleep(howLong.toMillis());
+        } finally {
+            signal("-CONT");
+        }
+    }
+
+    private void signal(String which) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill " + which + " " + process.pid() + " failed");
+        }
+    }
+
     /** SIGKILL, as a crash or a power cut would end it: no goodbye to its clients. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

@@ -23,13 +23,16 @@ import picocli.CommandLine.Parameters;
 /** The nmws command-line client: echo, run tests, query stored results, list and cancel running tests. */
 @Command(name = "nmws", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, version = "nmws client 0.1.0",
         description = "Talks to an nmws measurement service: runs tests, reads stored results, lists and cancels "
-                + "running tests, manages schedules. Answers print as tables; --json or --xml for scripts.",
+                + "running tests, manages schedules, ranks transfer costs. Answers print as tables; --json or --xml "
+                + "for scripts.",
         footer = {"", "Examples:",
                 "  nmws echo                            # is the service there?",
                 "  nmws rtt 10.0.0.2 --count 100        # round trip, loss, jitter now",
                 "  nmws measure 10.0.0.2 -c path.bandwidth.achievable.TCP",
                 "  nmws query 10.0.0.2 --from 2026-11-21T00:00:00Z --json",
                 "  nmws tests                           # running tests, with progress",
+                "  nmws schedule list                   # regular tests; schedule runs NAME",
+                "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9   # cheapest first",
                 "  nmws --url https://mp.example.org:8443 --api-key $KEY tests",
                 "  source <(nmws completion)            # bash completion",
                 "",
@@ -326,7 +329,7 @@ public final class NmwsCli {
             footer = {"", "Examples:",
                     "  nmws schedule add rtt-b -c path.delay.roundTrip --dst 10.0.0.2 --period PT1M -p count=10",
                     "  nmws schedule add owd-b -c path.delay.oneWay --dst 10.0.0.2 --continuous",
-                    "  nmws schedule runs rtt-b", "  nmws schedule remove rtt-b"})
+                    "  nmws schedule list", "  nmws schedule runs rtt-b --json", "  nmws schedule remove rtt-b"})
     static final class Schedule implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -342,7 +345,7 @@ public final class NmwsCli {
         java.util.Map<String, String> parameters = new java.util.LinkedHashMap<>();
 
         @Override
-        public Integer call() throws InterruptedException {
+        public Integer call() throws InterruptedException, IOException {
             String base = parent.url.replaceAll("/+$", "") + "/api/schedules";
             HttpRequest.Builder b;
             switch (action) {
@@ -376,8 +379,15 @@ public final class NmwsCli {
                 parent.spec.commandLine().getErr().println("cannot reach " + base + ": " + e.getMessage());
                 return 2;
             }
-            parent.out().println(r.statusCode() == 204 ? "removed" : r.statusCode() == 404 ? "no schedule " + name : r.body());
-            return r.statusCode() / 100 == 2 ? 0 : 2;
+            boolean ok = r.statusCode() / 100 == 2;
+            if (ok && parent.format() != Format.JSON && action.equals("list")) {
+                JsonTables.schedules(Answers.JSON.readTree(r.body()), parent.out());
+            } else if (ok && parent.format() != Format.JSON && action.equals("runs")) {
+                JsonTables.runs(Answers.JSON.readTree(r.body()), parent.out());
+            } else {
+                parent.out().println(r.statusCode() == 204 ? "removed" : r.statusCode() == 404 ? "no schedule " + name : r.body());
+            }
+            return ok ? 0 : 2;
         }
 
         private String json() {
@@ -423,7 +433,8 @@ public final class NmwsCli {
 
     @Command(name = "cost", description = "What moving some bytes to each destination would cost (GET /api/cost): ranked "
             + "by estimated time, with rate, RTT, loss, the forecast's expected error, the data's age and basis.",
-            footer = {"", "Example:", "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9"})
+            footer = {"", "Examples:", "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9",
+                    "  nmws cost --dst 10.0.0.2 --bytes 5e8 --max-age PT1H --json"})
     static final class Cost implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -433,7 +444,7 @@ public final class NmwsCli {
         String maxAge;
 
         @Override
-        public Integer call() throws InterruptedException {
+        public Integer call() throws InterruptedException, IOException {
             StringBuilder q = new StringBuilder(parent.url.replaceAll("/+$", "") + "/api/cost?bytes=")
                     .append(URLEncoder.encode(bytes, StandardCharsets.UTF_8)).append("&maxAge=")
                     .append(URLEncoder.encode(maxAge, StandardCharsets.UTF_8));
@@ -450,7 +461,11 @@ public final class NmwsCli {
                 parent.spec.commandLine().getErr().println("cannot reach " + parent.url + ": " + e.getMessage());
                 return 2;
             }
-            parent.out().println(r.body());
+            if (r.statusCode() == 200 && parent.format() != Format.JSON) {
+                JsonTables.costs(Answers.JSON.readTree(r.body()), parent.out());
+            } else {
+                parent.out().println(r.body());
+            }
             return r.statusCode() == 200 ? 0 : 2;
         }
     }

@@ -1,0 +1,139 @@
+package org.nmws.client.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The service's JSON lists (schedules, a schedule's runs, transfer costs) as tables for people.
+ * Columns come from the fields the rows carry, known ones first with a header that names their
+ * unit; a field the service adds later still shows, after them, under its own name, and a
+ * known field no row carries is left out, so a client and a service of different versions
+ * still print what there is.
+ */
+final class JsonTables {
+    /** A known field: its header, and whether it is a time to print to the second. */
+    private record Column(String field, String header, boolean instant) {
+        static Column of(String field, String header) {
+            return new Column(field, header, false);
+        }
+
+        static Column time(String field, String header) {
+            return new Column(field, header, true);
+        }
+    }
+
+    /** Figures keep 4 significant digits in a table (--json has every digit). */
+    private static final MathContext FIGURE = new MathContext(4);
+
+    static final List<Column> SCHEDULES = List.of(Column.of("name", "NAME"), Column.of("characteristic", "CHARACTERISTIC"),
+            Column.of("dst", "DST"), Column.of("period", "PERIOD"), Column.of("slip", "SLIP"), Column.of("testClass", "CLASS"),
+            Column.of("enabled", "ENABLED"), Column.of("point", "POINT"), Column.time("start", "START"),
+            Column.time("end", "END"), Column.of("parameters", "PARAMETERS"));
+
+    /** id, scheduleId and schedule name say nothing to someone who asked for one schedule's runs. */
+    static final List<Column> RUNS = List.of(Column.time("planned", "PLANNED"), Column.of("status", "STATUS"),
+            Column.time("started", "STARTED"), Column.time("ended", "ENDED"), Column.of("observationId", "RESULT"),
+            Column.of("slot", "SLOT"), Column.of("reason", "REASON"));
+    static final List<String> RUNS_HIDDEN = List.of("id", "scheduleId", "schedule");
+
+    static final List<Column> COSTS = List.of(Column.of("dst", "DST"), Column.of("src", "SRC"), Column.of("bytes", "BYTES"),
+            Column.of("seconds", "TIME(s)"), Column.of("rateMbps", "RATE(Mb/s)"), Column.of("basis", "BASIS"),
+            Column.of("rttMs", "RTT(ms)"), Column.of("lossPercent", "LOSS(%)"), Column.of("predictor", "PREDICTOR"),
+            Column.of("expectedErrorPercent", "ERROR(%)"), Column.of("samples", "SAMPLES"), Column.of("ageSeconds", "AGE(s)"),
+            Column.time("measuredAt", "MEASURED"), Column.of("refreshed", "REFRESHED"), Column.of("note", "NOTE"));
+
+    private JsonTables() {
+    }
+
+    static void schedules(JsonNode list, PrintWriter out) {
+        print(list, SCHEDULES, List.of(), "no schedules", out);
+    }
+
+    static void runs(JsonNode list, PrintWriter out) {
+        print(list, RUNS, RUNS_HIDDEN, "no runs yet", out);
+    }
+
+    static void costs(JsonNode list, PrintWriter out) {
+        print(list, COSTS, List.of(), "no destinations", out);
+    }
+
+    /** One row per element of an array (a single object is one row). */
+    static void print(JsonNode list, List<Column> known, List<String> hidden, String none, PrintWriter out) {
+        List<JsonNode> rows = new ArrayList<>();
+        if (list.isArray()) {
+            list.forEach(rows::add);
+        } else if (list.isObject()) {
+            rows.add(list);
+        }
+        if (rows.isEmpty()) {
+            out.println(none);
+            return;
+        }
+        Map<String, Column> columns = new LinkedHashMap<>();
+        for (Column c : known) {
+            if (rows.stream().anyMatch(r -> r.has(c.field()))) {
+                columns.put(c.field(), c);
+            }
+        }
+        for (JsonNode r : rows) {
+            for (Iterator<String> names = r.fieldNames(); names.hasNext(); ) {
+                String f = names.next();
+                if (!hidden.contains(f)) {
+                    columns.putIfAbsent(f, Column.of(f, f.toUpperCase(java.util.Locale.ROOT)));
+                }
+            }
+        }
+        Table t = new Table(columns.values().stream().map(Column::header).toList());
+        for (JsonNode r : rows) {
+            t.row(columns.values().stream().map(c -> cell(r.get(c.field()), c.instant())).toList());
+        }
+        t.print(out);
+    }
+
+    /** A value as a person reads it: "-" for none, figures to 4 digits, times to the second, maps as k=v. */
+    static String cell(JsonNode v, boolean instant) {
+        if (v == null || v.isNull()) {
+            return "-";
+        }
+        if (v.isIntegralNumber()) {
+            return v.asText();
+        }
+        if (v.isNumber()) {
+            return figure(v.decimalValue());
+        }
+        if (v.isObject()) {
+            List<String> kv = new ArrayList<>();
+            v.fields().forEachRemaining(e -> kv.add(e.getKey() + "=" + e.getValue().asText()));
+            return kv.isEmpty() ? "-" : String.join(",", kv);
+        }
+        if (v.isArray()) {
+            List<String> items = new ArrayList<>();
+            v.forEach(i -> items.add(i.asText()));
+            return String.join(",", items);
+        }
+        String s = v.asText();
+        if (instant) {
+            try {
+                return java.time.Instant.parse(s).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+            } catch (java.time.format.DateTimeParseException notATime) {
+                return s;
+            }
+        }
+        return s;
+    }
+
+    /** 4 significant digits, but never an exponent and never fewer than the whole part's digits. */
+    static String figure(BigDecimal d) {
+        BigDecimal r = d.abs().compareTo(BigDecimal.valueOf(1000)) >= 0 ? d.setScale(0, java.math.RoundingMode.HALF_EVEN)
+                : d.round(FIGURE);
+        String s = r.stripTrailingZeros().toPlainString();
+        return s.equals("-0") ? "0" : s;
+    }
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The mesh of docs/tutorial.md on one machine: three hosts (network namespaces a, b and c on
+# one bridge, the link to c slower and lossy), a responder and a service in each,
+# the tutorial's mesh file, then the dashboard's screenshots into docs/images/ and the
+# answers the tutorial shows. Needs root (namespaces), a build (scripts/start.sh or
+# ./mvnw install) and, for the screenshots, chromium. Everything it made is removed at exit.
+#
+#   sudo scripts/tutorial-mesh.sh            # runs, screenshots, cleans up
+#   sudo KEEP=1 scripts/tutorial-mesh.sh     # leaves the mesh running (then: scripts/tutorial-mesh.sh clean)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+p=${NS_PREFIX:-nmws-}                 # namespace names: ${p}a, ${p}b, ${p}c and ${p}lan
+net=${SUBNET:-10.250.0}               # the hosts are $net.1, .2, .3
+wait_s=${WAIT_S:-150}                 # how long the schedules run before the screenshots
+run="$top/run/tutorial"
+hosts=(a b c)
+
+clean() {
+  for h in "${hosts[@]}"; do
+    for f in "$run/$h".*.pid; do
+      [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+    done
+  done
+  sleep 1
+  for h in "${hosts[@]}" lan; do ip netns del "$p$h" 2>/dev/null || true; done
+}
+if [ "${1:-}" = clean ]; then clean; exit 0; fi
+[ "$(id -u)" = 0 ] || { echo "needs root: it makes network namespaces" >&2; exit 1; }
+jar=$(ls service/target/nmws-service-*-exec.jar)
+cli=$(ls client/target/nmws-client-*-exec.jar)
+responder=native-probe/target/native/bin/nmprobe-responder
+[ -x "$responder" ] || { echo "build first: ./mvnw -DskipTests install" >&2; exit 1; }
+[ -z "${KEEP:-}" ] && trap clean EXIT
+mkdir -p "$run"
+
+# --- the network: a bridge in its own namespace, a veth from each host to it -----------------
+ip netns add "${p}lan"
+ip -n "${p}lan" link add br0 type bridge
+ip -n "${p}lan" link set br0 up
+i=1
+for h in "${hosts[@]}"; do
+  ip netns add "$p$h"
+  ip -n "$p$h" link set lo up
+  ip link add eth0 netns "$p$h" type veth peer name "to-$h" netns "${p}lan"
+  ip -n "${p}lan" link set dev "to-$h" master br0 up
+  ip -n "$p$h" addr add "$net.$i/24" dev eth0
+  ip -n "$p$h" link set eth0 up
+  i=$((i + 1))
+done
+# Something for the plots to show: the link to c runs at 50 Mbit/s (tbf on the bridge's port
+# towards c) and c drops one UDP datagram in 200 (nftables in c's namespace only).
+ip netns exec "${p}lan" tc qdisc add dev to-c root tbf rate 50mbit burst 64kb latency 20ms
+ip netns exec "${p}c" nft -f - <<'NFT'
+table inet impair {
+  chain in { type filter hook input priority 0; meta l4proto udp numgen random mod 200 == 0 drop; }
+}
+NFT
+
+# --- the mesh file every point loads -----------------------------------------------------------
+cat >"$run/mesh.json" <<EOF
+{
+  "points": [
+    {"name": "a", "url": "http://$net.1:8080", "address": "$net.1"},
+    {"name": "b", "url": "http://$net.2:8080", "address": "$net.2"},
+    {"name": "c", "url": "http://$net.3:8080", "address": "$net.3"}
+  ],
+  "groups": [
+    {"name": "latency", "characteristic": "path.delay.roundTrip", "period": "PT30S", "slip": "PT5S",
+     "parameters": {"count": "20", "interval": "0.05"}},
+    {"name": "owd", "characteristic": "path.delay.oneWay", "period": "PT30S", "slip": "PT5S",
+     "parameters": {"count": "500", "interval": "0.01", "packetSize": "1000"}},
+    {"name": "throughput", "characteristic": "path.bandwidth.achievable.TCP", "period": "PT1M", "slip": "PT10S",
+     "parameters": {"timeDuration": "3"}, "pairs": [["a", "b"], ["a", "c"]]}
+  ]
+}
+EOF
+
+# --- a responder and a service on each host ------------------------------------------------------
+for h in "${hosts[@]}"; do
+  mkdir -p "$run/$h.data"
+  ip netns exec "$p$h" "$responder" -p 8700 >"$run/$h.responder.log" 2>&1 &
+  echo $! >"$run/$h.responder.pid"
+  ip netns exec "$p$h" java -Xmx256m -jar "$jar" --server.port=8080 --nmws.data-dir="$run/$h.data" \
+    --nmws.measurement-point="$h" --nmws.mesh.file="$run/mesh.json" \
+    --nmws.limits.test-clients="127.0.0.0/8, ::1, $net.0/24" >"$run/$h.service.log" 2>&1 &
+  echo $! >"$run/$h.service.pid"
+done
+for h in "${hosts[@]}"; do
+  for _ in $(seq 1 240); do
+    ip netns exec "$p$h" curl -fsS http://127.0.0.1:8080/actuator/health >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  ip netns exec "$p$h" curl -fsS http://127.0.0.1:8080/actuator/health >/dev/null || {
+    echo "service on $h did not start:" >&2; tail -30 "$run/$h.service.log" >&2; exit 1; }
+done
+echo "mesh up; letting the schedules run ${wait_s} s..." >&2
+sleep "$wait_s"
+
+# --- what the tutorial shows ---------------------------------------------------------------------
+in_a() { ip netns exec "${p}a" "$@"; }
+nmws() { in_a java -jar "$top/$cli" "$@"; }
+{
+  echo '$ nmws schedule list'; nmws schedule list
+  echo; echo '$ nmws schedule runs latency:a:c'; nmws schedule runs latency:a:c | head -6
+  echo; echo "\$ nmws cost --dst $net.2 --dst $net.3 --bytes 1e9"; nmws cost --dst "$net.2" --dst "$net.3" --bytes 1e9
+  echo; echo "\$ nmws rtt $net.3 --count 20 --interval 0.05"; nmws rtt "$net.3" --count 20 --interval 0.05
+  echo; echo "\$ nmws --url http://$net.2:8080 rtt $net.3 --count 20   # b measures, asked from a"
+  nmws --url "http://$net.2:8080" rtt "$net.3" --count 20
+  echo; echo '$ curl -s http://127.0.0.1:8080/actuator/prometheus | grep -E "^nmws_(path_last|tests_total)" | head'
+  in_a curl -s http://127.0.0.1:8080/actuator/prometheus | grep -E '^nmws_(path_last\{|tests_total)' | head -12
+} >"$run/answers.txt" 2>&1 || true
+echo "answers: $run/answers.txt" >&2
+
+if command -v chromium >/dev/null; then
+  mkdir -p docs/images
+  shot() { # shot NAME HASH: the dashboard view after its scripts have run
+    in_a chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,"${3:-900}" \
+      --virtual-time-budget=10000 --screenshot="$top/docs/images/$1.png" "http://127.0.0.1:8080/dashboard/#$2" 2>/dev/null
+  }
+  id=$(in_a curl -fsS "http://127.0.0.1:8080/api/observations?test=UDP_STREAM&dst=$net.3&limit=100" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][-1]["id"])')
+  shot tutorial-mesh overview 700
+  shot tutorial-path "path?dst=$net.3" 1500
+  shot tutorial-stream "test?id=$id" 1300
+  shot tutorial-schedules schedules 700
+  # 128 colours keep each picture under 200 KB in the repository (apt-get install pngquant)
+  command -v pngquant >/dev/null && pngquant --force --ext .png 128 docs/images/tutorial-*.png
+  ls -l docs/images/tutorial-*.png >&2
+fi
