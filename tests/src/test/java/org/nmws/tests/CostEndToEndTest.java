@@ -161,6 +161,15 @@ class CostEndToEndTest {
             org.w3c.dom.Element diag = first(Service.validatedMessage(dx), cost, "diagnosis", null, null);
             assertEquals(d.get("cause").asText(), diag.getAttribute("cause"), dx);
             assertTrue(diag.getElementsByTagNameNS(cost, "evidence").getLength() >= 3, dx);
+
+            // The CLI prints the same diagnosis for people: the cause, then the evidence as a table.
+            StringWriter out = new StringWriter();
+            CommandLine cli = new CommandLine(new NmwsCli());
+            cli.setOut(new PrintWriter(out, true));
+            assertEquals(0, cli.execute("--url", service.baseUrl, "diagnose", "--dst", "127.0.0.1"), out.toString());
+            String[] lines = out.toString().split("\n");
+            assertTrue(lines[0].startsWith("cause: " + d.get("cause").asText()), out.toString());
+            assertTrue(out.toString().contains("EVIDENCE") && out.toString().contains("throughputMbps"), out.toString());
         }
     }
 }

@@ -64,6 +64,31 @@ final class JsonTables {
         print(list, COSTS, List.of(), "no destinations", out);
     }
 
+    static final List<Column> EVIDENCE = List.of(Column.of("name", "EVIDENCE"), Column.of("value", "VALUE"),
+            Column.of("units", "UNITS"), Column.of("text", "WHAT"));
+
+    /** A diagnosis: the cause and where, its summary, and the evidence as a table. */
+    static void diagnosis(JsonNode d, PrintWriter out) {
+        StringBuilder head = new StringBuilder("cause: ").append(d.path("cause").asText("unknown"));
+        if (d.hasNonNull("hop")) {
+            head.append(" at hop ").append(d.get("hop").asInt());
+            if (d.hasNonNull("hopAddress")) {
+                head.append(" (").append(d.get("hopAddress").asText()).append(')');
+            }
+        }
+        out.println(head);
+        out.println(d.path("summary").asText(""));
+        if (d.path("measured").size() > 0) {
+            List<String> ran = new ArrayList<>();
+            d.get("measured").forEach(m -> ran.add(m.asText()));
+            out.println("measured now: " + String.join(", ", ran));
+        }
+        if (d.path("evidence").size() > 0) {
+            out.println();
+            print(d.get("evidence"), EVIDENCE, List.of(), "", out);
+        }
+    }
+
     /** One row per element of an array (a single object is one row). */
     static void print(JsonNode list, List<Column> known, List<String> hidden, String none, PrintWriter out) {
         List<JsonNode> rows = new ArrayList<>();

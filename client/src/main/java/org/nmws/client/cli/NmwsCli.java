@@ -39,7 +39,7 @@ import picocli.CommandLine.Parameters;
                 "Exit status: 0 success, 2 an error answer or the service not reached.",
                 "A progress bar goes to standard error during long tests when it is a terminal."},
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
-                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.HashPassword.class,
+                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.Diagnose.class, NmwsCli.HashPassword.class,
                 NmwsCli.Completion.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
@@ -434,7 +434,9 @@ public final class NmwsCli {
     @Command(name = "cost", description = "What moving some bytes to each destination would cost (GET /api/cost): ranked "
             + "by estimated time, with rate, RTT, loss, the forecast's expected error, the data's age and basis.",
             footer = {"", "Examples:", "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9",
-                    "  nmws cost --dst 10.0.0.2 --bytes 5e8 --max-age PT1H --json"})
+                    "  nmws cost --dst 10.0.0.2 --bytes 5e8 --max-age PT1H --json",
+                    "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9 --max-age PT1H --refresh",
+                    "  nmws cost --src point-b --dst 10.0.0.2 --bytes 1e9"})
     static final class Cost implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
@@ -442,6 +444,13 @@ public final class NmwsCli {
         @Option(names = "--bytes", required = true, description = "bytes to move") String bytes;
         @Option(names = "--max-age", defaultValue = "PT24H", description = "oldest measurement to use (default: ${DEFAULT-VALUE})")
         String maxAge;
+        @Option(names = "--src", description = "another point of the mesh to move the bytes from (default: this one)")
+        String src;
+        @Option(names = "--refresh", description = "measure destinations whose data is older than --max-age first")
+        boolean refresh;
+        @Option(names = "--time-budget", defaultValue = "30", description = "seconds the refresh may take in all "
+                + "(default: ${DEFAULT-VALUE})")
+        int timeBudget;
 
         @Override
         public Integer call() throws InterruptedException, IOException {
@@ -451,7 +460,14 @@ public final class NmwsCli {
             for (String d : dst) {
                 q.append("&dst=").append(URLEncoder.encode(d, StandardCharsets.UTF_8));
             }
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString())).timeout(Duration.ofSeconds(30)).GET();
+            if (src != null) {
+                q.append("&src=").append(URLEncoder.encode(src, StandardCharsets.UTF_8));
+            }
+            if (refresh) {
+                q.append("&refresh=true&timeBudget=PT").append(timeBudget).append('S');
+            }
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString()))
+                    .timeout(Duration.ofSeconds(30 + (refresh ? timeBudget : 0))).GET();
             parent.credentials().forEach(b::header);
             HttpResponse<String> r;
             try {
@@ -467,6 +483,57 @@ public final class NmwsCli {
                 parent.out().println(r.body());
             }
             return r.statusCode() == 200 ? 0 : 2;
+        }
+    }
+
+    @Command(name = "diagnose", description = "Why the path to a destination is slow (GET /api/diagnosis): the cause nmws "
+            + "names (receive-window, send-buffer, packet-loss, bottleneck-link, unknown) with its evidence.",
+            footer = {"", "Examples:", "  nmws diagnose --dst 10.0.0.2                 # from stored results",
+                    "  nmws diagnose --dst 10.0.0.2 --measure       # run the round trip, TCP and per-hop tests it needs",
+                    "  nmws diagnose --dst 10.0.0.2 --measure --window-size 65536 --json"})
+    static final class Diagnose implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+        @Option(names = "--dst", required = true, description = "the destination") String dst;
+        @Option(names = "--src", description = "another point whose stored results to read") String src;
+        @Option(names = "--measure", description = "run the tests the question needs first (needs the measure role)")
+        boolean measure;
+        @Option(names = "--max-age", defaultValue = "PT1H", description = "oldest result to use (default: ${DEFAULT-VALUE})")
+        String maxAge;
+        @Option(names = "--window-size", description = "the TCP test's receive buffer, bytes") Integer windowSize;
+        @Option(names = "--streams", description = "the TCP test's streams") Integer streams;
+
+        @Override
+        public Integer call() throws InterruptedException, IOException {
+            StringBuilder q = new StringBuilder(parent.url.replaceAll("/+$", "") + "/api/diagnosis?dst=")
+                    .append(URLEncoder.encode(dst, StandardCharsets.UTF_8)).append("&maxAge=")
+                    .append(URLEncoder.encode(maxAge, StandardCharsets.UTF_8)).append("&measure=").append(measure);
+            if (src != null) {
+                q.append("&src=").append(URLEncoder.encode(src, StandardCharsets.UTF_8));
+            }
+            if (windowSize != null) {
+                q.append("&windowSize=").append(windowSize);
+            }
+            if (streams != null) {
+                q.append("&streams=").append(streams);
+            }
+            // the tests a diagnosis may run (per-hop capacity the longest) take minutes at most
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString())).timeout(Duration.ofSeconds(300)).GET();
+            parent.credentials().forEach(b::header);
+            HttpResponse<String> r;
+            try {
+                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                parent.spec.commandLine().getErr().println("cannot reach " + parent.url + ": " + e.getMessage());
+                return 2;
+            }
+            if (r.statusCode() != 200 || parent.format() == Format.JSON) {
+                (r.statusCode() == 200 ? parent.out() : parent.spec.commandLine().getErr()).println(r.body());
+                return r.statusCode() == 200 ? 0 : 2;
+            }
+            JsonTables.diagnosis(Answers.JSON.readTree(r.body()), parent.out());
+            return 0;
         }
     }
 
