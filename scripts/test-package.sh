@@ -113,7 +113,10 @@ python3 -c 'import json,sys; f=json.load(sys.stdin)["results"][0]["figures"]; as
 stored=$(curl -fsS "$url/api/results?dst=127.0.0.1")
 python3 -c 'import json,sys; r=json.load(sys.stdin); assert r["count"]==1 and r["results"][0]["summary"]["sent"]==10, r' <<<"$stored"
 [ -s /var/lib/nmws/nmws.db ] || { echo "no archive in /var/lib/nmws" >&2; exit 1; }
-curl -fsS "$url/actuator/prometheus" | grep -q '^nmws_tests_total{characteristic="path.delay.roundTrip",outcome="ok",test="round_trip"} 1.0' \
+# read whole before matching: grep -q stops at the match, and under pipefail curl's failed
+# write into the closed pipe would fail the check that had just passed
+metrics=$(curl -fsS "$url/actuator/prometheus")
+grep -q '^nmws_tests_total{characteristic="path.delay.roundTrip",outcome="ok",test="round_trip"} 1.0' <<<"$metrics" \
   || { echo "the test is not in the metrics" >&2; exit 1; }
 
 cleanup
