@@ -30,8 +30,9 @@ class CostController {
                             @RequestParam(required = false) String src,
                             @RequestParam(defaultValue = "false") boolean refresh,
                             @RequestParam(defaultValue = "PT30S") Duration timeBudget,
-                            @RequestParam(defaultValue = "1") int streams) {
-        return costs.rank(new CostQuery(src, dst, bytes, maxAge, refresh, timeBudget, streams));
+                            @RequestParam(defaultValue = "1") int streams,
+                            @RequestParam(defaultValue = "TCP") String protocol) {
+        return costs.rank(new CostQuery(src, dst, bytes, maxAge, refresh, timeBudget, streams, null, protocol));
     }
 
     /** A bad query is the client's: 400 with the reason, never a stack trace. */

@@ -7,10 +7,12 @@ import java.util.List;
  * What a client asks: the cost of moving {@code bytes} from {@code src} (null: this point) to
  * each destination, on data at most {@code maxAge} old; with {@code refresh}, destinations whose
  * data is older are measured first (achievable TCP over {@code streams}), within
- * {@code timeBudget} for all of them, at the responders' {@code port} (null: the usual one).
+ * {@code timeBudget} for all of them, at the responders' {@code port} (null: the usual one). With
+ * {@code protocol} UDP the rate is the forecast of the path's achievable-UDP series (what a
+ * rate-based transfer tool would get) and is not refreshed: a UDP test needs a rate to offer.
  */
 public record CostQuery(String src, List<String> destinations, double bytes, Duration maxAge, boolean refresh,
-                        Duration timeBudget, int streams, Integer port) {
+                        Duration timeBudget, int streams, Integer port, String protocol) {
     static final int MAX_DESTINATIONS = 100;
     static final Duration MAX_AGE = Duration.ofDays(36_500);
     static final Duration MAX_BUDGET = Duration.ofMinutes(10);
@@ -19,7 +21,7 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
     /** With the responder's usual port. */
     public CostQuery(String src, List<String> destinations, double bytes, Duration maxAge, boolean refresh,
                      Duration timeBudget, int streams) {
-        this(src, destinations, bytes, maxAge, refresh, timeBudget, streams, null);
+        this(src, destinations, bytes, maxAge, refresh, timeBudget, streams, null, "TCP");
     }
 
     /** Checks what a client sent, for every dialect alike. */
@@ -43,6 +45,10 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
         }
         if (streams < 1 || streams > 16) {
             throw new IllegalArgumentException("streams must be 1..16, was " + streams);
+        }
+        protocol = protocol == null || protocol.isBlank() ? "TCP" : protocol.trim().toUpperCase(java.util.Locale.ROOT);
+        if (!protocol.equals("TCP") && !protocol.equals("UDP")) {
+            throw new IllegalArgumentException("protocol must be TCP or UDP, was " + protocol);
         }
         if (port != null && (port < 1 || port > 65535)) {
             throw new IllegalArgumentException("port must be 1..65535, was " + port);

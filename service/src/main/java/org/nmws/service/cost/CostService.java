@@ -60,8 +60,10 @@ public class CostService {
         Instant deadline = clock.instant().plus(q.timeBudget());
         for (int i = 0; i < q.destinations().size(); i++) {
             String dst = q.destinations().get(i);
-            TransferCost c = cost(src, dst, bytes, q.maxAge());
-            if (q.refresh() && stale(c, q.maxAge())) {
+            TransferCost c = cost(src, dst, bytes, q.maxAge(), q.protocol());
+            if (q.refresh() && q.protocol().equals("UDP") && stale(c, q.maxAge())) {
+                c = c.withRefresh(false, "not refreshed: a UDP test needs an offered rate; measure achievable UDP first");
+            } else if (q.refresh() && stale(c, q.maxAge())) {
                 c = refresh(src, dst, bytes, q, deadline, q.destinations().size() - i, c);
             }
             out.add(c);
@@ -72,12 +74,12 @@ public class CostService {
 
     /** Whether a named source is this point (or names none). */
     private boolean local(String src) {
-        return src == null || measurements == null || src.equals(measurements.measurementPoint());
+        return src == null || (measurements != null && src.equals(measurements.measurementPoint()));
     }
 
     /** No forecast of measured TCP, or one older than the client accepts. */
     private boolean stale(TransferCost c, Duration maxAge) {
-        return !"achievable-tcp".equals(c.basis()) || c.ageSeconds() == null || c.ageSeconds() > maxAge.toSeconds();
+        return !c.basis().startsWith("achievable-") || c.ageSeconds() == null || c.ageSeconds() > maxAge.toSeconds();
     }
 
     /**
@@ -107,12 +109,20 @@ public class CostService {
         } catch (MeasurementException e) {
             return stored.withRefresh(false, "not refreshed: " + e.getMessage());
         }
-        return cost(null, dst, bytes, q.maxAge()).withRefresh(true, null);
+        return cost(null, dst, bytes, q.maxAge(), "TCP").withRefresh(true, null);
     }
 
     TransferCost cost(String src, String dst, long bytes, Duration maxAge) {
+        return cost(src, dst, bytes, maxAge, "TCP");
+    }
+
+    /** @param protocol TCP (achievable-TCP series) or UDP (achievable-UDP series: what the receiver got) */
+    TransferCost cost(String src, String dst, long bytes, Duration maxAge, String protocol) {
         Instant since = clock.instant().minus(maxAge);
-        Optional<Observation> tcp = latest(Characteristic.ProbeTest.TCP_STREAM, src, dst, since);
+        boolean udp = "UDP".equals(protocol);
+        Characteristic.ProbeTest seriesTest = udp ? Characteristic.ProbeTest.UDP_STREAM : Characteristic.ProbeTest.TCP_STREAM;
+        String figure = udp ? "receiverUserMbps" : "throughputMbps";
+        Optional<Observation> tcp = latest(seriesTest, src, dst, since);
         Optional<Observation> rtt = latest(Characteristic.ProbeTest.ROUND_TRIP, src, dst, since);
         Optional<Observation> avail = latest(Characteristic.ProbeTest.AVAILABLE, src, dst, since);
         Optional<Observation> cap = latest(Characteristic.ProbeTest.CAPACITY, src, dst, since);
@@ -126,16 +136,16 @@ public class CostService {
         String basis = "none";
         Instant at = null;
         Forecaster.Forecast forecast = null;
-        if (tcp.isPresent() && tcp.get().summary().get("throughputMbps") != null) {
-            // The series of achievable TCP throughput, forecast as NWS would (one sample: its value).
-            double[] series = archive.find(new ObservationQuery(Characteristic.ProbeTest.TCP_STREAM, dst, src, since, null,
-                            false, SERIES)).stream().map(o -> o.summary().get("throughputMbps")).filter(v -> v != null)
+        if (tcp.isPresent() && tcp.get().summary().get(figure) != null) {
+            // The series of achievable throughput, forecast as NWS would (one sample: its value).
+            double[] series = archive.find(new ObservationQuery(seriesTest, dst, src, since, null,
+                            false, SERIES)).stream().map(o -> o.summary().get(figure)).filter(v -> v != null)
                     .mapToDouble(Double::doubleValue).toArray();
             forecast = Forecaster.forecast(series);
             rate = forecast.value();
-            basis = "achievable-tcp";
+            basis = udp ? "achievable-udp" : "achievable-tcp";
             at = tcp.get().start();
-        } else if (rttMs != null && loss != null && loss > 0 && rttMs > 0) {
+        } else if (!udp && rttMs != null && loss != null && loss > 0 && rttMs > 0) {
             rate = MSS_BYTES * 8 / (rttMs / 1e3) * 1.22 / Math.sqrt(loss / 100) / 1e6;
             basis = "mathis";
             at = rtt.get().start();

@@ -128,7 +128,8 @@ public final class CostXml {
             throw new IllegalArgumentException("timeBudget must be 0.." + CostQuery.MAX_BUDGET.toSeconds() + " s");
         }
         return new CostQuery(r.getSrc(), r.getDst(), r.getBytes(), maxAge, Boolean.TRUE.equals(r.isRefresh()),
-                budget == null ? null : Duration.ofMillis(Math.round(budget * 1000)), r.getStreams() == null ? 1 : r.getStreams());
+                budget == null ? null : Duration.ofMillis(Math.round(budget * 1000)), r.getStreams() == null ? 1 : r.getStreams(),
+                null, r.getProtocol());
     }
 
     /** The WSDL operation's answer: a cost:costResponse document. */

@@ -244,7 +244,7 @@ public class MessageHandler {
                         duration(p.get("maxAge"), java.time.Duration.ofHours(24)),
                         measureRequest || Params.bool(p, "refresh"), duration(p.get("timeBudget"), null),
                         Params.integer(p, "streams", 1, 1, 16),
-                        p.containsKey("port") ? Params.integer(p, "port", 0, 1, 65535) : null));
+                        p.containsKey("port") ? Params.integer(p, "port", 0, 1, 65535) : null, p.get("protocol")));
                 if (q.refresh()) {
                     try {
                         measurements.authorizeTests();

@@ -308,7 +308,8 @@ public class XmlRpcMethods {
         try {
             ranked = costs.rank(new org.nmws.service.cost.CostQuery((String) src, dsts.stream().map(String.class::cast).toList(),
                     bytes.doubleValue(), java.time.Duration.ofSeconds(seconds), (Boolean) refresh,
-                    java.time.Duration.ofSeconds((Integer) budget), (Integer) streams));
+                    java.time.Duration.ofSeconds((Integer) budget), (Integer) streams, null,
+                    r.get("protocol") instanceof String proto ? proto : null));
         } catch (IllegalArgumentException e) {
             throw new XmlRpcCodec.Fault(5, e.getMessage());
         }

@@ -43,6 +43,30 @@ class CostServiceTest {
     }
 
     @Test
+    void anotherSourceIsReadFromTheSharedArchiveAndUdpFromTheUdpSeries() {
+        // what a point at 10.0.0.9 measured, kept in the archive it shares with this one
+        archive.save(new Observation(0, "point-b", ProbeTest.TCP_STREAM, new PathSubject(null, new Endpoint("10.0.0.2", "ipv4")),
+                "10.0.0.9", "10.0.0.2", "nmprobe", "t", Map.of(), new Environment(null, null), NOW.minusSeconds(60),
+                NOW.minusSeconds(59), Map.of("throughputMbps", 40.0), List.of()));
+        store(ProbeTest.UDP_STREAM, "10.0.0.2", NOW.minusSeconds(30), Map.of("receiverUserMbps", 97.0));
+        TransferCost fromB = costs.rank(new CostQuery("10.0.0.9", List.of("10.0.0.2"), GB, Duration.ofHours(1), false, null, 1))
+                .get(0);
+        assertEquals("10.0.0.9", fromB.src());
+        assertEquals(40.0, fromB.rateMbps(), 1e-9, "the source's own measurement: " + fromB);
+        TransferCost fromNobody = costs.rank(new CostQuery("10.0.0.8", List.of("10.0.0.2"), GB, Duration.ofHours(1), false,
+                null, 1)).get(0);
+        assertEquals("none", fromNobody.basis());
+        assertTrue(fromNobody.note().contains("nothing from 10.0.0.8"), fromNobody.note());
+        TransferCost udp = costs.rank(new CostQuery(null, List.of("10.0.0.2"), GB, Duration.ofHours(1), true, null, 1, null,
+                "udp")).get(0);
+        assertEquals("achievable-udp", udp.basis());
+        assertEquals(97.0, udp.rateMbps(), 1e-9);
+        assertEquals(null, udp.note(), "fresh UDP data needs no refresh");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new CostQuery(null,
+                List.of("10.0.0.2"), GB, Duration.ofHours(1), false, null, 1, null, "SCTP"));
+    }
+
+    @Test
     void destinationsAreRankedByEstimatedTimeWithTheBasisOfEachEstimate() {
         store(ProbeTest.TCP_STREAM, "10.0.0.2", NOW.minusSeconds(600), Map.of("throughputMbps", 95.5));
         store(ProbeTest.ROUND_TRIP, "10.0.0.2", NOW.minusSeconds(300), Map.of("medianRtt", 20.0, "lossPercent", 0.0));

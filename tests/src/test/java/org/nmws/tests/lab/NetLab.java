@@ -254,6 +254,14 @@ public final class NetLab implements AutoCloseable {
                 "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
     }
 
+    /** Random loss: R1 drops each packet of protocol l4proto from A's side with probability 1/n. */
+    public void dropRandomly(int n, String l4proto) throws IOException, InterruptedException {
+        inNs(router(1), "nft", "add", "table", "inet", "lab");
+        inNs(router(1), "nft", "add", "chain", "inet", "lab", "fw", "{ type filter hook forward priority 0 ; policy accept ; }");
+        inNs(router(1), "nft", "add", "rule", "inet", "lab", "fw", "iifname", r1TowardA(), "meta", "l4proto", l4proto,
+                "numgen", "random", "mod", Integer.toString(n), "==", "0", "counter", "drop");
+    }
+
     /**
      * Routers and B limit their ICMP as a Linux host does by default (to one peer a burst of 6,
      * then 1 a second; 1000 a second in all, bursts of 50), as real routers do, rather than
