@@ -162,13 +162,35 @@ class CostEndToEndTest {
             assertEquals(d.get("cause").asText(), diag.getAttribute("cause"), dx);
             assertTrue(diag.getElementsByTagNameNS(cost, "evidence").getLength() >= 3, dx);
 
+            // A page of another web site cannot make a browser here start tests (its cached
+            // credentials and loopback address are authority), though it may read.
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            HttpResponse<String> forged = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(service.baseUrl
+                    + "/api/diagnosis?dst=127.0.0.1&measure=true")).header("Sec-Fetch-Site", "cross-site").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, forged.statusCode(), forged.body());
+            HttpResponse<String> forgedPost = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(service.baseUrl
+                    + "/nmwg")).header("Origin", "http://elsewhere.example").POST(java.net.http.HttpRequest.BodyPublishers
+                    .ofString(SoapEndToEndTest.measurementRequest("127.0.0.1", 3, ""))).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, forgedPost.statusCode(), forgedPost.body());
+            HttpResponse<String> read = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(service.baseUrl
+                    + "/api/diagnosis?dst=127.0.0.1")).header("Sec-Fetch-Site", "cross-site").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, read.statusCode(), "reading stays open: " + read.body());
+            HttpResponse<String> sameOrigin = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(service.baseUrl
+                    + "/api/diagnosis?dst=127.0.0.1&measure=true")).header("Sec-Fetch-Site", "same-origin").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, sameOrigin.statusCode(), "the dashboard's own requests act: " + sameOrigin.body());
+
             // The CLI prints the same diagnosis for people: the cause, then the evidence as a table.
             StringWriter out = new StringWriter();
             CommandLine cli = new CommandLine(new NmwsCli());
             cli.setOut(new PrintWriter(out, true));
+            // (the same-origin request above measured again: compare with the stored results as they are now)
+            JsonNode now = JSON.readTree(service.get("/api/diagnosis?dst=127.0.0.1").body());
             assertEquals(0, cli.execute("--url", service.baseUrl, "diagnose", "--dst", "127.0.0.1"), out.toString());
             String[] lines = out.toString().split("\n");
-            assertTrue(lines[0].startsWith("cause: " + d.get("cause").asText()), out.toString());
+            assertTrue(lines[0].startsWith("cause: " + now.get("cause").asText()), out.toString());
             assertTrue(out.toString().contains("EVIDENCE") && out.toString().contains("throughputMbps"), out.toString());
         }
     }

@@ -29,8 +29,9 @@ import org.springframework.security.web.servlet.util.matcher.PathPatternRequestM
 
 /**
  * One filter chain for every transport (SOAP under /services, XML-RPC, plain HTTP, JSON):
- * stateless, no sessions or cookies (so no CSRF to guard), HTTP Basic and API keys, and an
- * anonymous client whose roles depend on where it connects from. Whether a request may start
+ * stateless, no sessions or cookies, HTTP Basic and API keys, and an anonymous client whose
+ * roles depend on where it connects from; what a browser sends for another web site may only
+ * read ({@link CrossSiteRequests}: a browser's cached credentials and address are authority). Whether a request may start
  * a test is decided when it asks for one ({@link TestAdmission#authorize}), since the same
  * message form both queries and measures.
  */
@@ -79,6 +80,7 @@ class SecurityConfig {
                 .anonymous(a -> a.authenticationFilter(new ByAddress(props, admission)))
                 .addFilterBefore(new ApiKeyFilter(props.apiKeys()), BasicAuthenticationFilter.class)
                 .addFilterBefore(new ClearTextCredentials(props.credentialsOnlyOverTls()), ApiKeyFilter.class)
+                .addFilterBefore(new CrossSiteRequests(), ClearTextCredentials.class)
                 .authorizeHttpRequests(r -> r
                         // A streamed answer (the archive export) and an error page are later
                         // dispatches of a request already authorized; stateless, they carry no context.
