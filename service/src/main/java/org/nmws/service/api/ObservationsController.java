@@ -94,9 +94,28 @@ class ObservationsController {
         int n = limit == null ? maxAnswerFrames : limit;
         within("limit", n, 1, maxAnswerFrames);
         within("offset", offset, 0, Integer.MAX_VALUE);
-        return archive.findById(id, true).map(o -> org.springframework.http.ResponseEntity.ok(full(o, offset, n)))
-                .orElse(org.springframework.http.ResponseEntity.notFound().build());
+        // The archive reads a test's frames whole (up to nmws.limits.max-count) before a page is
+        // cut from them: at most two such reads at once, so readers cannot add up the heap.
+        boolean admitted;
+        try {
+            admitted = FULL_READS.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            admitted = false;
+        }
+        if (!admitted) {
+            return org.springframework.http.ResponseEntity.status(503).header("Retry-After", "5")
+                    .body(Map.of("error", "busy reading other tests' frames; try again shortly"));
+        }
+        try {
+            return archive.findById(id, true).map(o -> org.springframework.http.ResponseEntity.ok(full(o, offset, n)))
+                    .orElse(org.springframework.http.ResponseEntity.notFound().build());
+        } finally {
+            FULL_READS.release();
+        }
     }
+
+    private static final java.util.concurrent.Semaphore FULL_READS = new java.util.concurrent.Semaphore(2);
 
     private static Map<String, Object> full(Observation o, int offset, int limit) {
         Map<String, Object> m = summary(o);

@@ -15,7 +15,8 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
                         Duration timeBudget, int streams, Integer port, String protocol) {
     static final int MAX_DESTINATIONS = 100;
     static final Duration MAX_AGE = Duration.ofDays(36_500);
-    static final Duration MAX_BUDGET = Duration.ofMinutes(10);
+    /** The most a refresh may take, for one query and for all those of one message together. */
+    public static final Duration MAX_BUDGET = Duration.ofMinutes(10);
     static final Duration DEFAULT_BUDGET = Duration.ofSeconds(30);
 
     /** With the responder's usual port. */
@@ -56,6 +57,15 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
         if (src != null && src.isBlank()) {
             src = null;
         }
+    }
+
+    /** The same query within at most this budget; no refresh once nothing of it is left. */
+    public CostQuery within(Duration left) {
+        if (!refresh || left.compareTo(timeBudget) >= 0) {
+            return this;
+        }
+        return left.toMillis() < 1000 ? new CostQuery(src, destinations, bytes, maxAge, false, null, streams, port, protocol)
+                : new CostQuery(src, destinations, bytes, maxAge, true, left, streams, port, protocol);
     }
 
     /** Archive data only, from this point. */

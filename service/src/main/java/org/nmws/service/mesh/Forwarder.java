@@ -91,10 +91,27 @@ public final class Forwarder {
         byte[] body;
         try {
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-            // read no more than the parser would accept (one byte past it, so it reports the size):
-            // a point's answer is held in memory only up to the limit, however much it sends
             try (java.io.InputStream in = r.body()) {
-                body = in.readNBytes(maxAnswerBytes + 1);
+                if (r.statusCode() != 200) {
+                    throw new ForwardException("point " + p.name() + " answered HTTP " + r.statusCode()
+                            + (r.statusCode() == 401 || r.statusCode() == 403 ? " (give the mesh file its apiKey)" : ""));
+                }
+                // The request's timeout ends with the headers: a point trickling its answer is
+                // cut when the time is up (closing the stream ends the read), and no more than
+                // the parser would accept is read (one byte past it, so it reports the size).
+                java.util.concurrent.CompletableFuture<Void> watchdog = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                    try {
+                        in.close();
+                    } catch (IOException ignored) {
+                        // already closed
+                    }
+                }, java.util.concurrent.CompletableFuture.delayedExecutor(timeout.toMillis(),
+                        java.util.concurrent.TimeUnit.MILLISECONDS));
+                try {
+                    body = in.readNBytes(maxAnswerBytes + 1);
+                } finally {
+                    watchdog.cancel(false);
+                }
             }
         } catch (IOException e) {
             throw new ForwardException("point " + p.name() + " (" + p.url() + ") could not be reached: "
@@ -102,10 +119,6 @@ public final class Forwarder {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ForwardException("interrupted forwarding to point " + p.name());
-        }
-        if (r.statusCode() != 200) {
-            throw new ForwardException("point " + p.name() + " answered HTTP " + r.statusCode()
-                    + (r.statusCode() == 401 || r.statusCode() == 403 ? " (give the mesh file its apiKey)" : ""));
         }
         // The remote answer is parsed as carefully as any client's request.
         Document doc;

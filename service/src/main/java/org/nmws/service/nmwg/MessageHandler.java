@@ -233,6 +233,9 @@ public class MessageHandler {
                 w.status(r.metadataId(), e.code(), e.getMessage());
             }
         }
+        // the refreshes of all groups of one message share one budget: a message cannot hold the
+        // service longer than one query may
+        long deadline = System.nanoTime() + org.nmws.service.cost.CostQuery.MAX_BUDGET.toNanos();
         for (List<Resolved> group : groups.values()) {
             Resolved first = group.get(0);
             try {
@@ -245,6 +248,7 @@ public class MessageHandler {
                         measureRequest || Params.bool(p, "refresh"), duration(p.get("timeBudget"), null),
                         Params.integer(p, "streams", 1, 1, 16),
                         p.containsKey("port") ? Params.integer(p, "port", 0, 1, 65535) : null, p.get("protocol")));
+                q = q.within(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
                 if (q.refresh()) {
                     try {
                         measurements.authorizeTests();
@@ -256,18 +260,25 @@ public class MessageHandler {
                         : forwarder.remote(q.src());
                 List<org.nmws.service.cost.TransferCost> ranked = remote.isPresent() && !forwardedRequest()
                         ? forwardedCosts(remote.get(), q, p) : costs.rank(q);
+                List<Object> datums = org.nmws.service.cost.CostXml.datums(ranked);
                 for (Resolved r : group) {
                     String dst = subjects.get(r).dst().host();
-                    for (int i = 0; i < ranked.size(); i++) {
-                        if (ranked.get(i).dst().equals(dst)) {
-                            w.answer(r.metadataId(), r.eventType(), subjects.get(r),
-                                    List.of(org.nmws.service.cost.CostXml.datums(ranked).get(i)));
-                            break;
-                        }
+                    int i = 0;
+                    while (i < ranked.size() && !ranked.get(i).dst().equals(dst)) {
+                        i++;
+                    }
+                    if (i < ranked.size()) {
+                        w.answer(r.metadataId(), r.eventType(), subjects.get(r), List.of(datums.get(i)));
+                    } else {
+                        w.status(r.metadataId(), ErrorCodes.INTERNAL, "no cost came back for " + dst);
                     }
                 }
             } catch (NmwgException e) {
                 group.forEach(r -> w.status(r.metadataId(), e.code(), e.getMessage()));
+            } catch (RuntimeException e) {
+                log.error("unexpected failure answering a cost request", e);
+                group.forEach(r -> w.status(r.metadataId(), ErrorCodes.INTERNAL, "internal error answering this request ("
+                        + e.getClass().getSimpleName() + "); it has been logged"));
             }
         }
     }
@@ -281,7 +292,19 @@ public class MessageHandler {
         Map<String, String> params = new LinkedHashMap<>(p);
         params.remove("src");
         List<org.nmws.service.cost.TransferCost> out = new ArrayList<>();
-        for (String dst : q.destinations()) {
+        // the client's budget holds for the whole answer: each destination asked gets its share of
+        // what is left, and none is asked once it is spent (a point takes at most its share to refresh)
+        long deadline = System.nanoTime() + q.timeBudget().toNanos();
+        List<String> dsts = q.destinations();
+        for (int i = 0; i < dsts.size(); i++) {
+            String dst = dsts.get(i);
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                out.add(org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(),
+                        "not asked of " + point.name() + ": the time budget is spent"));
+                continue;
+            }
+            params.put("timeBudget", Params.plain(Math.max(1, left / 1e9 / (dsts.size() - i))));
             org.nmws.service.cost.TransferCost c;
             try {
                 Element answer = forwarder.forward(point, "SetupDataRequest", Namespaces.COST, Endpoint.parse(dst, null), params);
@@ -289,6 +312,8 @@ public class MessageHandler {
                 c = datums.getLength() > 0 ? org.nmws.service.cost.CostXml.fromDatum((Element) datums.item(0), point.name())
                         : org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(),
                                 point.name() + " answered no cost: " + answer.getTextContent().trim());
+                // ranked under the name asked for, whatever spelling the point answered with
+                c = c.forDestination(dst);
             } catch (Forwarder.ForwardException e) {
                 c = org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(), e.getMessage());
             }

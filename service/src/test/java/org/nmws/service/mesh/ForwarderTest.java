@@ -53,4 +53,36 @@ class ForwarderTest {
             server.stop(0);
         }
     }
+
+    @Test
+    void aPointThatStallsItsAnswerIsCutWhenTheTimeIsUp() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write("<x".getBytes());
+                out.flush();
+                Thread.sleep(30_000); // headers sent, the body never finished
+            } catch (InterruptedException | java.io.IOException gone) {
+                // the server stops
+            }
+        });
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.start();
+        try {
+            Path file = Files.createTempFile("mesh", ".json");
+            Files.writeString(file, "{\"points\":[{\"name\":\"slow\",\"url\":\"http://127.0.0.1:" + server.getAddress().getPort()
+                    + "\",\"address\":\"192.0.2.8\",\"responderPort\":8700}],\"groups\":[]}");
+            Mesh mesh = Mesh.load(file);
+            SafeXml xml = new SafeXml(65536, 32);
+            Forwarder f = new Forwarder(mesh, "self", xml::parse, Duration.ofSeconds(2), 65536);
+            long t0 = System.nanoTime();
+            assertThrows(Forwarder.ForwardException.class, () -> f.forward(mesh.point("slow").orElseThrow(),
+                    "MeasurementRequest", "path.delay.roundTrip", Endpoint.parse("10.0.0.1", null), Map.of()));
+            // bounded by the timeout (2 s), not by the point (30 s); no timed assertion on how close
+            assertTrue(System.nanoTime() - t0 < 20_000_000_000L, "the forward waited for the stalled point");
+        } finally {
+            server.stop(0);
+        }
+    }
 }
