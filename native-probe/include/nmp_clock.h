@@ -55,6 +55,9 @@ typedef struct nmp_clock_state {
 /* Samples the clock state into *out. The clock source file is optional
  * (source "" when absent); adjtimex failing returns -errno. */
 int nmp_clock_state_read(nmp_clock_state *out, char *err, size_t errlen);
+/* The largest clock error a peer may state, ns (~11.6 days; the kernel caps at 16 s). */
+#define NMP_CLOCK_ERROR_MAX_NS 1000000000000000LL
+
 /* Fills reference, error_ns and utc_error_ns from the kernel and PTP parts
  * (pure; for tests). */
 void nmp_clock_state_reference(nmp_clock_state *cs);

@@ -23,6 +23,7 @@ typedef struct nmp_ptp_state {
     int hardware_timestamping;       /* ptp4l disciplines a PHC, not the system clock */
     int time_traceable;              /* the grandmaster's time is traceable to UTC */
     int ptp_timescale;               /* the domain runs on TAI (PTP) rather than an arbitrary one */
+    int current_utc_offset;          /* TAI - UTC, s (currentUtcOffset; 37 since 2017) */
     int steps_removed;               /* boundary clocks between here and the grandmaster + 1 */
     int64_t offset_ns;               /* offsetFromMaster */
     int64_t path_delay_ns;           /* meanPathDelay */
@@ -41,7 +42,9 @@ int nmp_ptp_read(nmp_ptp_state *st, int timeout_ms);
 /* This clock's error bound against the grandmaster, when one can be given:
  * |offsetFromMaster| + meanPathDelay for a slave (a path asymmetry moves
  * the measured offset by up to the path delay), 0 for the grandmaster,
- * plus the system clock's offset from the PHC under hardware timestamping. */
+ * plus the system clock's offset from the PHC under hardware timestamping
+ * (on the PTP timescale the PHC keeps TAI and phc2sys sets the system
+ * clock to UTC, currentUtcOffset behind: that part is not an error). */
 void nmp_ptp_error(const nmp_ptp_state *st, int *usable, int64_t *error_ns);
 
 /* Wire helpers, exposed for tests: a management GET for dataset 'id', and

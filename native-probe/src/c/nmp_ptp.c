@@ -103,6 +103,7 @@ int nmp_ptp_response_decode(const uint8_t *buf, size_t len, uint16_t id, nmp_ptp
         return 0;
     case ID_TIME_PROPERTIES_DATA_SET:
         if (n < 4) return -EPROTO;
+        st->current_utc_offset = (int16_t)get16(d);
         st->time_traceable = (d[2] & 0x10) != 0;
         st->ptp_timescale = (d[2] & 0x08) != 0;
         return 0;
@@ -242,7 +243,9 @@ void nmp_ptp_error(const nmp_ptp_state *st, int *usable, int64_t *error_ns) {
             *usable = 0; /* the system clock's distance from the PHC is unknown */
             return;
         }
-        int64_t off = st->phc_offset_ns < 0 ? -st->phc_offset_ns : st->phc_offset_ns;
+        /* a PHC on the PTP timescale keeps TAI; the system clock keeps UTC */
+        int64_t off = st->phc_offset_ns + (st->ptp_timescale ? (int64_t)st->current_utc_offset * 1000000000LL : 0);
+        if (off < 0) off = -off;
         *error_ns += off + st->phc_window_ns / 2;
     }
 }

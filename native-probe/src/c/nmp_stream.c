@@ -383,9 +383,10 @@ int nmp_stream_clock_decode(const char *v, char *ref, size_t reflen, int64_t *er
     char *end;
     errno = 0;
     long long e = strtoll(c1 + 1, &end, 10);
-    if (errno || end != c2 || e < 0 || !isdigit((unsigned char)c1[1])) return -EPROTO;
+    /* at most ~11 days: errors the peer states are added, and must not overflow */
+    if (errno || end != c2 || e < 0 || e > NMP_CLOCK_ERROR_MAX_NS || !isdigit((unsigned char)c1[1])) return -EPROTO;
     long long u = strtoll(c2 + 1, &end, 10);
-    if (errno || *end != '\0' || u < 0 || !isdigit((unsigned char)c2[1])) return -EPROTO;
+    if (errno || *end != '\0' || u < 0 || u > NMP_CLOCK_ERROR_MAX_NS || !isdigit((unsigned char)c2[1])) return -EPROTO;
     memcpy(ref, v, (size_t)(c1 - v));
     ref[c1 - v] = '\0';
     *error_ns = e;

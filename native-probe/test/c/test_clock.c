@@ -112,6 +112,15 @@ TEST(ptp_answers_decode_and_malformed_ones_are_refused) {
     CHECK_EQ_INT(nmp_ptp_response_decode(b, n - 1, 0x2001, &st), -EPROTO); /* shorter than it says */
     n = response(b, 0x2001, d, 10);
     CHECK_EQ_INT(nmp_ptp_response_decode(b, n, 0x2001, &st), -EPROTO);   /* dataset cut short */
+    /* TIME_PROPERTIES_DATA_SET: currentUtcOffset 37, flags valid | PTP timescale | traceable */
+    memset(d, 0, sizeof(d));
+    d[1] = 37;
+    d[2] = 0x04 | 0x08 | 0x10;
+    n = response(b, 0x2003, d, 4);
+    CHECK_EQ_INT(nmp_ptp_response_decode(b, n, 0x2003, &st), 0);
+    CHECK_EQ_INT(st.current_utc_offset, 37);
+    CHECK_EQ_INT(st.ptp_timescale, 1);
+    CHECK_EQ_INT(st.time_traceable, 1);
     /* TIME_STATUS_NP: gmPresent at 38, gmIdentity at 42 */
     memset(d, 0, sizeof(d));
     d[41] = 1;
@@ -193,6 +202,12 @@ TEST(the_reference_and_error_follow_ptp_then_the_kernel) {
     cs.ptp.phc_window_ns = 600;
     nmp_clock_state_reference(&cs);
     CHECK(strcmp(cs.reference, "ptp:522559.fffe.7ae88b") == 0 && cs.error_ns == 340);
+    /* on the PTP timescale the PHC keeps TAI, 37 s ahead of the system clock's UTC: not an error */
+    cs.ptp.ptp_timescale = 1;
+    cs.ptp.current_utc_offset = 37;
+    cs.ptp.phc_offset_ns = -37000000000LL + 25;
+    nmp_clock_state_reference(&cs);
+    CHECK(cs.error_ns == 25 + 300);
 }
 
 TEST(one_way_uncertainty_sums_errors_against_a_shared_reference) {
@@ -211,7 +226,8 @@ TEST(the_responders_clock_value_is_read_strictly) {
     CHECK(strcmp(ref, "ptp:522559.fffe.7ae88b") == 0 && e == 2287 && u == 16000000000LL);
     CHECK_EQ_INT(nmp_stream_clock_decode("utc,5,5", ref, sizeof(ref), &e, &u), 0);
     static const char *const bad[] = {"", "utc", "utc,5", ",5,5", "utc,-5,5", "utc,5,-5", "utc,5,5,5", "utc,x,5",
-                                      "utc,5,", "utc,,5", "utc,99999999999999999999,5",
+                                      "utc,5,", "utc,,5", "utc,99999999999999999999,5", "utc,1000000000000001,5",
+                                      "utc,5,9223372036854775807",
                                       "a-reference-longer-than-the-buffer-holds,1,1"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK_EQ_INT(nmp_stream_clock_decode(bad[i], ref, sizeof(ref), &e, &u), -EPROTO);

@@ -97,6 +97,10 @@ public class JdbcArchive implements Archive {
             args.add(q.src());
             args.add(q.src());
         }
+        if (q.point() != null) {
+            sql.append(" AND measurement_point = ?");
+            args.add(q.point());
+        }
         if (q.from() != null) {
             sql.append(" AND start_ns >= ?");
             args.add(epochNanos(q.from()));

@@ -14,9 +14,11 @@ import org.nmws.service.observation.Characteristic;
  * @param withFrames whether per-frame records are read too
  * @param limit most observations returned, newest first
  * @param parameters when not null, only observations whose stored parameters are exactly these (one series)
+ * @param point when not null, only what this measurement point measured (an archive shared by
+ *        several points holds theirs too)
  */
 public record ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
-                               boolean withFrames, int limit, Map<String, String> parameters) {
+                               boolean withFrames, int limit, Map<String, String> parameters, String point) {
     public ObservationQuery {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be >= 1, was " + limit);
@@ -26,9 +28,15 @@ public record ObservationQuery(Characteristic.ProbeTest test, String dst, String
         }
     }
 
+    /** Any point's observations of one series (or of every parameter set when parameters is null). */
+    public ObservationQuery(Characteristic.ProbeTest test, String dst, String src, Instant from, Instant to,
+                            boolean withFrames, int limit, Map<String, String> parameters) {
+        this(test, dst, src, from, to, withFrames, limit, parameters, null);
+    }
+
     /** The same query for the observations' summaries only. */
     public ObservationQuery summariesOnly() {
-        return new ObservationQuery(test, dst, src, from, to, false, limit, parameters);
+        return new ObservationQuery(test, dst, src, from, to, false, limit, parameters, point);
     }
 
     /** A query over every parameter set. */

@@ -61,9 +61,11 @@ public class CostService {
         for (int i = 0; i < q.destinations().size(); i++) {
             String dst = q.destinations().get(i);
             TransferCost c = cost(src, dst, bytes, q.maxAge(), q.protocol());
-            if (q.refresh() && q.protocol().equals("UDP") && stale(c, q.maxAge())) {
+            boolean stale = q.refresh() && latest(q.protocol().equals("UDP") ? Characteristic.ProbeTest.UDP_STREAM
+                    : Characteristic.ProbeTest.TCP_STREAM, src, dst, clock.instant().minus(q.maxAge())).isEmpty();
+            if (stale && q.protocol().equals("UDP")) {
                 c = c.withRefresh(false, "not refreshed: a UDP test needs an offered rate; measure achievable UDP first");
-            } else if (q.refresh() && stale(c, q.maxAge())) {
+            } else if (stale) {
                 c = refresh(src, dst, bytes, q, deadline, q.destinations().size() - i, c);
             }
             out.add(c);
@@ -75,11 +77,6 @@ public class CostService {
     /** Whether a named source is this point (or names none). */
     private boolean local(String src) {
         return src == null || (measurements != null && src.equals(measurements.measurementPoint()));
-    }
-
-    /** No forecast of measured TCP, or one older than the client accepts. */
-    private boolean stale(TransferCost c, Duration maxAge) {
-        return !c.basis().startsWith("achievable-") || c.ageSeconds() == null || c.ageSeconds() > maxAge.toSeconds();
     }
 
     /**
@@ -139,7 +136,7 @@ public class CostService {
         if (tcp.isPresent() && tcp.get().summary().get(figure) != null) {
             // The series of achievable throughput, forecast as NWS would (one sample: its value).
             double[] series = archive.find(new ObservationQuery(seriesTest, dst, src, since, null,
-                            false, SERIES)).stream().map(o -> o.summary().get(figure)).filter(v -> v != null)
+                            false, SERIES, null, point(src))).stream().map(o -> o.summary().get(figure)).filter(v -> v != null)
                     .mapToDouble(Double::doubleValue).toArray();
             forecast = Forecaster.forecast(series);
             rate = forecast.value();
@@ -170,12 +167,18 @@ public class CostService {
     }
 
     private Optional<Observation> latest(Characteristic.ProbeTest test, String src, String dst, Instant since) {
-        return latest(archive, test, src, dst, since);
+        return latest(archive, point(src), test, src, dst, since);
     }
 
-    /** The newest result of a test on a path since a time (src null: this point's). */
-    static Optional<Observation> latest(Archive archive, Characteristic.ProbeTest test, String src, String dst, Instant since) {
-        List<Observation> found = archive.find(new ObservationQuery(test, dst, src, since, null, false, 1));
+    /** The point whose results answer for a source: this one for none (an archive may be shared), else any. */
+    String point(String src) {
+        return src == null && measurements != null ? measurements.measurementPoint() : null;
+    }
+
+    /** The newest result of a test on a path since a time, measured by point (null: any). */
+    static Optional<Observation> latest(Archive archive, String point, Characteristic.ProbeTest test, String src, String dst,
+                                        Instant since) {
+        List<Observation> found = archive.find(new ObservationQuery(test, dst, src, since, null, false, 1, null, point));
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(found.size() - 1));
     }
 }

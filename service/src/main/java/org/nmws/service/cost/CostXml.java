@@ -70,11 +70,20 @@ public final class CostXml {
     public static TransferCost fromDatum(Element d, String src) {
         return new TransferCost(src, d.getAttribute("dst"), (long) num(d, "bytes", 0.0), numOrNull(d, "seconds"),
                 numOrNull(d, "rateMbps"), d.getAttribute("basis"),
-                d.hasAttribute("measuredAt") ? java.time.OffsetDateTime.parse(d.getAttribute("measuredAt")).toInstant() : null,
+                measuredAt(d),
                 numOrNull(d, "rttMs"), numOrNull(d, "lossPercent"), d.hasAttribute("predictor") ? d.getAttribute("predictor") : null,
                 numOrNull(d, "expectedErrorPercent"), (int) num(d, "samples", 0.0),
                 d.hasAttribute("ageSeconds") ? (long) num(d, "ageSeconds", 0.0) : null,
                 "true".equals(d.getAttribute("refreshed")), d.hasAttribute("note") ? d.getAttribute("note") : null);
+    }
+
+    /** A point's timestamp, or null when it sent none or one that does not parse. */
+    private static java.time.Instant measuredAt(Element d) {
+        try {
+            return d.hasAttribute("measuredAt") ? java.time.OffsetDateTime.parse(d.getAttribute("measuredAt")).toInstant() : null;
+        } catch (java.time.format.DateTimeParseException bad) {
+            return null;
+        }
     }
 
     private static Double numOrNull(Element e, String name) {

@@ -33,6 +33,12 @@ public record TransferCost(String src, String dst, long bytes, Double seconds, D
                 note.length() > 300 ? note.substring(0, 300) : note);
     }
 
+    /** The same cost under the destination name the client asked with. */
+    public TransferCost forDestination(String name) {
+        return new TransferCost(src, name, bytes, seconds, rateMbps, basis, measuredAt, rttMs, lossPercent, predictor,
+                expectedErrorPercent, samples, ageSeconds, refreshed, note);
+    }
+
     TransferCost withRefresh(boolean ran, String why) {
         return new TransferCost(src, dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs, lossPercent, predictor,
                 expectedErrorPercent, samples, ageSeconds, ran, why);

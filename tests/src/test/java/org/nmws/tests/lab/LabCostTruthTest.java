@@ -135,9 +135,9 @@ class LabCostTruthTest {
         }
     }
 
-    /** Achievable TCP for 4 s through the service; returns its throughput. */
+    /** Achievable TCP for 3 s through the service; returns its throughput. */
     private static double tcp(LabServices svc, String dst) throws Exception {
-        Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(dst, "path.bandwidth.achievable.TCP", "timeDuration", "4")));
+        Nmwg r = Nmwg.parse(svc.post(LabServices.measurementRequest(dst, "path.bandwidth.achievable.TCP", "timeDuration", "3")));
         return r.figure("throughputMbps");
     }
 }

@@ -55,7 +55,9 @@ class LabPtpClockTruthTest {
             // veth: a few us, varying from one sync to the next)
             long pmcError = Math.abs(value(pmcAfter, "offsetFromMaster")) + value(pmcAfter, "meanPathDelay");
             assertTrue(bError > 0 && bError < 200_000, "B's error " + bError + " ns");
-            assertTrue(Math.abs(bError - pmcError) <= Math.max(20_000, pmcError), "B's error " + bError + " ns, pmc reads " + pmcError);
+            // pmc reads a moment later: a sync or two on, the offset moves by a microsecond or so
+            assertTrue(Math.abs(bError - pmcError) <= Math.max(5_000, pmcError / 2), "B's error " + bError + " ns, pmc reads "
+                    + pmcError);
             double uncertainty = r.figure("oneWayUncertaintyMs");
             assertEquals(bError / 1e6, uncertainty, 1e-6, "uncertainty = A's 0 + B's error");
             assertEquals(uncertainty / 1e3, r.figure("maxError"), 1e-9, "owamp's maxError carries it in seconds");
