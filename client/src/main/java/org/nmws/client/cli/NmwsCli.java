@@ -89,6 +89,21 @@ public final class NmwsCli {
     }
 
     /** The credential headers to send, if any. */
+    /**
+     * Sends a request to the service's JSON API with this command line's credentials; null
+     * (with the reason on stderr) when the service cannot be reached.
+     */
+    HttpResponse<String> send(HttpRequest.Builder b, Duration timeout, Object target) throws InterruptedException {
+        credentials().forEach(b::header);
+        try {
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.timeout(timeout).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            spec.commandLine().getErr().println("cannot reach " + target + ": " + e.getMessage());
+            return null;
+        }
+    }
+
     java.util.Map<String, String> credentials() {
         java.util.Map<String, String> h = new java.util.LinkedHashMap<>();
         if (apiKey != null && !apiKey.isBlank()) {
@@ -242,17 +257,10 @@ public final class NmwsCli {
         public Integer call() throws InterruptedException, IOException {
             URI base = URI.create(parent.url.replaceAll("/+$", "") + "/api/tests");
             HttpRequest.Builder b = cancel == null
-                    ? HttpRequest.newBuilder(base).timeout(Duration.ofSeconds(30)).GET()
-                    : HttpRequest.newBuilder(base.resolve("tests/" + URLEncoder.encode(cancel, StandardCharsets.UTF_8)))
-                            .timeout(Duration.ofSeconds(30)).DELETE();
-            parent.credentials().forEach(b::header);
-            HttpRequest request = b.build();
-            HttpResponse<String> r;
-            try {
-                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(request,
-                        HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                parent.spec.commandLine().getErr().println("cannot reach " + base + ": " + e.getMessage());
+                    ? HttpRequest.newBuilder(base).GET()
+                    : HttpRequest.newBuilder(base.resolve("tests/" + URLEncoder.encode(cancel, StandardCharsets.UTF_8))).DELETE();
+            HttpResponse<String> r = parent.send(b, Duration.ofSeconds(30), base);
+            if (r == null) {
                 return 2;
             }
             if (cancel == null) {
@@ -370,13 +378,8 @@ public final class NmwsCli {
                     return 2;
                 }
             }
-            parent.credentials().forEach(b::header);
-            HttpResponse<String> r;
-            try {
-                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()
-                        .send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                parent.spec.commandLine().getErr().println("cannot reach " + base + ": " + e.getMessage());
+            HttpResponse<String> r = parent.send(b, Duration.ofSeconds(30), base);
+            if (r == null) {
                 return 2;
             }
             boolean ok = r.statusCode() / 100 == 2;
@@ -466,15 +469,9 @@ public final class NmwsCli {
             if (refresh) {
                 q.append("&refresh=true&timeBudget=PT").append(timeBudget).append('S');
             }
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString()))
-                    .timeout(Duration.ofSeconds(30 + (refresh ? timeBudget : 0))).GET();
-            parent.credentials().forEach(b::header);
-            HttpResponse<String> r;
-            try {
-                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.build(),
-                        HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                parent.spec.commandLine().getErr().println("cannot reach " + parent.url + ": " + e.getMessage());
+            HttpResponse<String> r = parent.send(HttpRequest.newBuilder(URI.create(q.toString())).GET(),
+                    Duration.ofSeconds(30 + (refresh ? timeBudget : 0)), parent.url);
+            if (r == null) {
                 return 2;
             }
             if (r.statusCode() == 200 && parent.format() != Format.JSON) {
@@ -518,14 +515,9 @@ public final class NmwsCli {
                 q.append("&streams=").append(streams);
             }
             // the tests a diagnosis may run (per-hop capacity the longest) take minutes at most
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(q.toString())).timeout(Duration.ofSeconds(300)).GET();
-            parent.credentials().forEach(b::header);
-            HttpResponse<String> r;
-            try {
-                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.build(),
-                        HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                parent.spec.commandLine().getErr().println("cannot reach " + parent.url + ": " + e.getMessage());
+            HttpResponse<String> r = parent.send(HttpRequest.newBuilder(URI.create(q.toString())).GET(), Duration.ofSeconds(300),
+                    parent.url);
+            if (r == null) {
                 return 2;
             }
             if (r.statusCode() != 200 || parent.format() == Format.JSON) {
