@@ -97,9 +97,8 @@ public class CostService {
             return stored.withRefresh(false, "not refreshed: the time budget is spent");
         }
         try {
-            // timeout: the wait for the last data to drain, several retransmission timeouts on a lossy path
             Map<String, String> p = new java.util.HashMap<>(Map.of("timeDuration", Double.toString(test.toMillis() / 1000.0),
-                    "streams", Integer.toString(q.streams()), "timeout", "10"));
+                    "streams", Integer.toString(q.streams())));
             if (q.port() != null) {
                 p.put("port", Integer.toString(q.port()));
             }

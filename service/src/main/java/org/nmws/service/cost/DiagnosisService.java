@@ -91,10 +91,6 @@ public class DiagnosisService {
             measured.add("path.delay.roundTrip");
             Map<String, String> tcp = new LinkedHashMap<>();
             tcp.put("timeDuration", "5");
-            // a slow path is what is asked about: on a lossy long one the last data can take
-            // several retransmission timeouts to drain, and the responder holds the session
-            // only for the duration and this wait
-            tcp.put("timeout", "10");
             tcpParameters.forEach((k, v) -> {
                 if (k.equals("streams") || k.equals("windowSize")) {
                     tcp.put(k, v);

@@ -37,7 +37,11 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         }
         double duration = Params.decimal(p, "timeDuration", 5, 0.001, maxDuration.toSeconds());
         double sample = Params.decimal(p, "sampleInterval", 0.1, 0.001, 60);
-        double timeout = Params.decimal(p, "timeout", 2, 0.001, 60);
+        // The wait for the last data to be acknowledged after sending ends: over a lossy long path
+        // that takes several retransmission timeouts (2 s cut a 60 ms path at 0.5 % loss), and the
+        // responder holds a session only for the duration and this wait. It ends as soon as all is
+        // acknowledged, so a long default costs a clean path nothing; it stays within max-duration.
+        double timeout = Params.decimal(p, "timeout", Math.min(10, Math.max(2, maxDuration.toSeconds() - duration)), 0.001, 60);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Params.bool(p, "raw");
         Params.withinDuration(duration + timeout, maxDuration, "timeDuration %.1f s + timeout %.1f s", duration, timeout);
