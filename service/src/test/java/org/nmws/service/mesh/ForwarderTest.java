@@ -37,10 +37,7 @@ class ForwarderTest {
         });
         server.start();
         try {
-            Path file = Files.createTempFile("mesh", ".json");
-            Files.writeString(file, "{\"points\":[{\"name\":\"far\",\"url\":\"http://127.0.0.1:" + server.getAddress().getPort()
-                    + "\",\"address\":\"192.0.2.7\",\"responderPort\":8700}],\"groups\":[]}");
-            Mesh mesh = Mesh.load(file);
+            Mesh mesh = meshOf("far", server);
             SafeXml xml = new SafeXml(65536, 32);
             Forwarder f = new Forwarder(mesh, "self", xml::parse, Duration.ofSeconds(30), 65536);
             Forwarder.ForwardException e = assertThrows(Forwarder.ForwardException.class, () -> f.forward(
@@ -70,10 +67,7 @@ class ForwarderTest {
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         server.start();
         try {
-            Path file = Files.createTempFile("mesh", ".json");
-            Files.writeString(file, "{\"points\":[{\"name\":\"slow\",\"url\":\"http://127.0.0.1:" + server.getAddress().getPort()
-                    + "\",\"address\":\"192.0.2.8\",\"responderPort\":8700}],\"groups\":[]}");
-            Mesh mesh = Mesh.load(file);
+            Mesh mesh = meshOf("slow", server);
             SafeXml xml = new SafeXml(65536, 32);
             Forwarder f = new Forwarder(mesh, "self", xml::parse, Duration.ofSeconds(2), 65536);
             long t0 = System.nanoTime();
@@ -84,5 +78,13 @@ class ForwarderTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    /** A mesh file with one point, the given server. */
+    private static Mesh meshOf(String name, HttpServer server) throws java.io.IOException {
+        Path file = Files.createTempFile("mesh", ".json");
+        Files.writeString(file, "{\"points\":[{\"name\":\"" + name + "\",\"url\":\"http://127.0.0.1:"
+                + server.getAddress().getPort() + "\",\"address\":\"192.0.2.7\",\"responderPort\":8700}],\"groups\":[]}");
+        return Mesh.load(file);
     }
 }
