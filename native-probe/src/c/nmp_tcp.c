@@ -31,6 +31,7 @@
 #define STAGE_BYTES (256 * 1024)       /* bulk mode: bytes staged per send() round */
 #define MAX_SAMPLES 2000000u           /* TCP_INFO samples kept */
 #define SPIN_NS 50000ull               /* busy-wait the last 50 us before a due message */
+#define CBR_GRACE_NS 1000000000ull     /* CBR: the longest a late schedule may run past its end */
 
 /* One data connection on the sending side. */
 typedef struct tx_stream {
@@ -209,6 +210,7 @@ static uint32_t stage(tcp_run *t, uint32_t i, nmp_monotime_ns now) {
     nmp_walltime_ns wall = nmp_wall_now();
     for (; n < k; n++) {
         if (sp->bytes && t->staged_total >= sp->bytes) break;
+        if (sp->cbr && (uint64_t)x->seq * sp->interval_ns >= sp->duration_ns) break; /* the schedule is done */
         nmp_tcp_msg_hdr h = {.stream = i, .seq = x->seq, .send_wall = wall,
                              .sched_wall = sp->cbr ? t->wall0 + (nmp_walltime_ns)((uint64_t)x->seq * sp->interval_ns)
                                                    : wall};
@@ -250,10 +252,15 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
     const nmp_tcp_spec *sp = t->spec;
     uint32_t ns = sp->streams;
     nmp_monotime_ns end = t->t0 + sp->duration_ns, next_sample = t->t0 + sp->sample_ns;
+    /* CBR sends every message its schedule holds, late ones too: the
+     * lateness of a message held back by a retransmission at the end is
+     * what the test measures, and the count stays the schedule's. A path
+     * that blocks for good still ends the test a bounded time after its end. */
+    nmp_monotime_ns stop_at = sp->cbr ? end + CBR_GRACE_NS : end;
     int stopping = 0, rc;
     for (;;) {
         nmp_monotime_ns now = nmp_mono_now();
-        if (!stopping && (now >= end || nmp_control_cancelled(t->ctl))) {
+        if (!stopping && (now >= stop_at || nmp_control_cancelled(t->ctl))) {
             stopping = 1;
             for (uint32_t i = 0; i < ns; i++) { /* finish the message being written, drop the rest */
                 tx_stream *x = &t->tx[i];
@@ -270,7 +277,7 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
         if ((rc = nmp_client_watch(&t->cl, 0, err, errlen)) < 0) return rc;
         struct pollfd p[NMP_TCP_MAX_STREAMS];
         uint32_t map[NMP_TCP_MAX_STREAMS], np = 0;
-        nmp_monotime_ns wake = stopping ? now + 100000000ull : (end < next_sample ? end : next_sample);
+        nmp_monotime_ns wake = stopping ? now + 100000000ull : (stop_at < next_sample ? stop_at : next_sample);
         int more = 0;
         for (uint32_t i = 0; i < ns; i++) {
             tx_stream *x = &t->tx[i];
@@ -299,8 +306,8 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
                 }
             }
         }
-        if (np == 0 && !more && (stopping || sp->bytes)) {
-            /* nothing staged and nothing due: the byte limit or the stop ends the test */
+        if (np == 0 && !more && (stopping || sp->bytes || sp->cbr)) {
+            /* nothing staged and nothing due: the byte limit, the CBR schedule or the stop ends the test */
             int pending = 0;
             for (uint32_t i = 0; i < ns; i++) pending |= t->tx[i].len > 0;
             if (!pending) return 0;
