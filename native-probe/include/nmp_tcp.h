@@ -29,6 +29,8 @@ extern "C" {
  * (bins from the receiver's first byte). TCP_INFO of every sender socket is
  * sampled every sample_ns (and once at the end). */
 
+#define NMP_TCP_CC_MAX 16            /* the kernel's TCP_CA_NAME_MAX */
+
 typedef struct nmp_tcp_spec {
     const char *host;                /* responder name or literal */
     int port;                        /* responder control port */
@@ -44,6 +46,8 @@ typedef struct nmp_tcp_spec {
     uint64_t timeout_ns;             /* wait for acknowledgement and receiver results, 0 = 5 s */
     uint32_t connect_timeout_ms;     /* control and data connect timeout, 0 = 5000 */
     const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
+    const char *congestion;          /* TCP_CONGESTION of every stream ("cubic", "bbr", ...; at most
+                                        NMP_TCP_CC_MAX - 1 of [a-z0-9_-]), NULL = the system's default */
 } nmp_tcp_spec;
 
 /* One TCP_INFO sample of one sender socket. */
@@ -110,6 +114,7 @@ typedef struct nmp_tcp_result {
     char local_addr[64];             /* sender address */
     char remote_addr[64];            /* responder address */
     int remote_port;                 /* responder control port */
+    char congestion[NMP_TCP_CC_MAX]; /* the congestion control the streams used */
 } nmp_tcp_result;
 
 /* Runs one TCP throughput test. Result ownership and errors as nmp_rr_run

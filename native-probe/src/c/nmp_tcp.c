@@ -98,6 +98,30 @@ static int check_spec(const nmp_tcp_spec *s, char *err, size_t errlen) {
                    NMP_TCP_MAX_STREAMS, NMP_TCP_MSG_HDR, NMP_TCP_MSG_MAX, NMP_TCP_WINDOW_MAX);
         return -EINVAL;
     }
+    if (s->congestion != NULL) {
+        size_t n = strlen(s->congestion);
+        int ok = n > 0 && n < NMP_TCP_CC_MAX;
+        for (size_t i = 0; ok && i < n; i++) {
+            char c = s->congestion[i];
+            ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        }
+        if (!ok) {
+            nmp_seterr(err, errlen, "tcp: congestion control must be 1..%d of [a-z0-9_-]", NMP_TCP_CC_MAX - 1);
+            return -EINVAL;
+        }
+        /* Asked of a socket of our own first, so a name this host cannot use fails
+         * before the responder is contacted. */
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc = 0;
+        if (fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, s->congestion, (socklen_t)n) < 0) rc = -errno;
+        if (fd >= 0) close(fd);
+        if (rc < 0) {
+            nmp_seterr(err, errlen,
+                       "tcp: congestion control %s: %s (this host allows what "
+                       "net.ipv4.tcp_allowed_congestion_control lists)",
+                       s->congestion, strerror(-rc));
+            return rc;
+        }
+    }
     return 0;
 }
 
@@ -123,6 +147,11 @@ static int connect_stream(tcp_run *t, uint32_t idx, char *err, size_t errlen) {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)); /* messages leave when written */
+    if (t->spec->congestion != NULL &&
+        setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, t->spec->congestion, (socklen_t)strlen(t->spec->congestion)) < 0) {
+        rc = -errno;
+        goto fail;
+    }
     nmp_monotime_ns deadline = nmp_mono_now() + (uint64_t)t->cl.timeout_ms * 1000000ull;
     if (connect(fd, (struct sockaddr *)&dst, dl) < 0 && errno != EINPROGRESS) {
         rc = -errno;
@@ -524,6 +553,8 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     socklen_t sl = sizeof(ss);
     getsockname(t->tx[0].fd, (struct sockaddr *)&ss, &sl);
     nmp_addr_str((struct sockaddr *)&ss, res->local_addr, sizeof(res->local_addr));
+    socklen_t ccl = sizeof(res->congestion) - 1;
+    if (getsockopt(t->tx[0].fd, IPPROTO_TCP, TCP_CONGESTION, res->congestion, &ccl) < 0) res->congestion[0] = '\0';
 
     res->start_wall = t->wall0 = nmp_wall_now();
     t->t0 = nmp_mono_now();
@@ -609,6 +640,9 @@ static const nmp_spec_field tcp_fields[] = {
      .cli = "window", .cli_short = 'w', .help = "socket buffers, bytes (0 = autotuning, else >= 2048)"},
     {.name = "durationNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.duration_ns), .lo = 1e6,
      .hi = 3600e9, .def = 10e9, .cli = "duration-s", .cli_short = 'd', .cli_scale = 1e9, .help = "sending time"},
+    {.name = "congestion", .type = NMP_S_STR, .offset = offsetof(tcp_kind_spec, t.congestion),
+     .hi = NMP_TCP_CC_MAX - 1, .cli = "congestion", .cli_short = 'C',
+     .help = "congestion control of every stream (cubic, bbr, reno, ...; default: the system's)"},
     {.name = "bytes", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.bytes), .hi = 1e18, .cli = "bytes",
      .help = "stop after this many bytes over all streams (0 = no limit)"},
     {.name = "sampleNs", .type = NMP_S_U64, .offset = offsetof(tcp_kind_spec, t.sample_ns), .lo = 1e6, .hi = 60e9,
@@ -684,6 +718,7 @@ static int tcp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, c
     nmp_pack_str(out, "localAddress", r.local_addr);
     nmp_pack_str(out, "remoteAddress", r.remote_addr);
     nmp_pack_i64(out, "remotePort", r.remote_port);
+    nmp_pack_str(out, "congestionControl", r.congestion);
     nmp_pack_i64(out, "streams", ns);
     nmp_pack_i64(out, "messageSize", r.msg_size);
     nmp_pack_i64(out, "bytesSent", (int64_t)r.bytes_sent);

@@ -241,6 +241,50 @@ TEST(invalid_specs_are_refused_before_any_connection) {
     s = spec_default();
     s.window = 100;
     CHECK_EQ_INT(nmp_tcp_run(&s, NULL, &r, err, sizeof(err)), -EINVAL);
+    s = spec_default();
+    s.congestion = "Cubic";
+    CHECK_EQ_INT(nmp_tcp_run(&s, NULL, &r, err, sizeof(err)), -EINVAL);
+    s.congestion = "sixteen-letters1";
+    CHECK_EQ_INT(nmp_tcp_run(&s, NULL, &r, err, sizeof(err)), -EINVAL);
+    s.congestion = "";
+    CHECK_EQ_INT(nmp_tcp_run(&s, NULL, &r, err, sizeof(err)), -EINVAL);
+    s.congestion = "nosuchcc";
+    CHECK_EQ_INT(nmp_tcp_run(&s, NULL, &r, err, sizeof(err)), -ENOENT);
+    CHECK(strstr(err, "congestion control nosuchcc") != NULL);
+}
+
+/* Reno is built into every kernel and allowed to every user: the streams use it
+ * when asked, and the system's default (what the result names) otherwise. */
+TEST(the_congestion_control_is_the_one_asked_for_or_the_default_and_is_named) {
+    nmp_tcp_spec s = spec_default();
+    s.duration_ns = 100000000ull;
+    s.streams = 2;
+    s.congestion = "reno";
+    nmp_tcp_result r;
+    char err[NMP_ERRLEN] = "";
+    int rc = nmp_tcp_run(&s, NULL, &r, err, sizeof(err));
+    if (rc < 0) fprintf(stderr, "tcp reno: %s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    if (rc == 0) {
+        CHECK(strcmp(r.congestion, "reno") == 0);
+        CHECK(r.bytes_received > 0);
+        nmp_tcp_result_free(&r);
+    }
+    char dflt[NMP_TCP_CC_MAX] = "";
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+    if (f != NULL) {
+        if (fgets(dflt, sizeof(dflt), f) != NULL) dflt[strcspn(dflt, "\n")] = '\0';
+        fclose(f);
+    }
+    s.congestion = NULL;
+    rc = nmp_tcp_run(&s, NULL, &r, err, sizeof(err));
+    CHECK_EQ_INT(rc, 0);
+    if (rc == 0) {
+        fprintf(stderr, "tcp default congestion control: %s (sysctl %s)\n", r.congestion, dflt);
+        CHECK(r.congestion[0] != '\0');
+        if (dflt[0] != '\0') CHECK(strcmp(r.congestion, dflt) == 0);
+        nmp_tcp_result_free(&r);
+    }
 }
 
 int main(void) {
@@ -254,6 +298,7 @@ int main(void) {
     RUN(a_byte_limit_ends_the_test_at_whole_messages);
     RUN(constant_bit_rate_records_every_message_and_its_lateness);
     RUN(data_connections_without_the_cookie_or_for_a_taken_stream_are_closed);
+    RUN(the_congestion_control_is_the_one_asked_for_or_the_default_and_is_named);
     nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }

@@ -48,6 +48,7 @@ public record TcpStreamResult(
     String localAddress,
     String remoteAddress,
     int remotePort,
+    String congestionControl,
     boolean cancelled) {
 
   public TcpStreamResult {
@@ -200,16 +201,16 @@ public record TcpStreamResult(
             r.longs("messages.latenessNs"), r.i64("recordsOver")),
         r.i32("refusedConnections"), r.i64("startEpochNanos"), r.i64("endEpochNanos"),
         r.str("localAddress"), r.str("remoteAddress"), r.i32("remotePort"),
-        r.bool("cancelled"));
+        r.str("congestionControl"), r.bool("cancelled"));
   }
 
   @Override
   public String toString() {
     return String.format(
-        "TcpStreamResult[%s -> %s:%d streams=%d msg=%d sent=%d received=%d throughput %.1f Mbit/s"
+        "TcpStreamResult[%s -> %s:%d %s streams=%d msg=%d sent=%d received=%d throughput %.1f Mbit/s"
             + " (sender %.1f) retrans=%d samples=%d cbr messages=%d late ms median/p99/max="
             + "%.3f/%.3f/%.3f%s]",
-        localAddress, remoteAddress, remotePort, streams, messageSize, bytesSent, bytesReceived,
+        localAddress, remoteAddress, remotePort, congestionControl, streams, messageSize, bytesSent, bytesReceived,
         throughputMbps, sendMbps, totalRetransmits, tcpInfo.size(), lateness.size(),
         lateness.medianMs(), lateness.p99Ms(), lateness.maxMs(), cancelled ? " cancelled" : "");
   }

@@ -33,12 +33,16 @@ public record TcpStreamSpec(
     long durationNanos,
     long byteLimit,
     long sampleIntervalNanos,
-    long timeoutNanos) implements ProbeSpec<TcpStreamResult> {
+    long timeoutNanos,
+    String congestion) implements ProbeSpec<TcpStreamResult> {
 
   public static final int MAX_STREAMS = 16;
   public static final int MAX_MESSAGE = 1 << 20;
   public static final int MAX_WINDOW = 256 << 20;
   private static final long MAX_BYTE_LIMIT = 1_000_000_000_000_000_000L;
+  /** A kernel congestion-control name (TCP_CA_NAME_MAX is 16 with the NUL). */
+  private static final java.util.regex.Pattern CONGESTION =
+      java.util.regex.Pattern.compile("[a-z0-9_-]{1,15}");
 
   public TcpStreamSpec {
     new RoundTripSpec(host, port, 1, RoundTripSpec.MIN_SIZE, 0, 0, 0);
@@ -52,6 +56,17 @@ public record TcpStreamSpec(
     range("byteLimit", byteLimit, 0, Long.MAX_VALUE);
     range("sampleIntervalNanos", sampleIntervalNanos, 1_000_000L, RoundTripSpec.MAX_NANOS);
     range("timeoutNanos", timeoutNanos, 1_000_000L, RoundTripSpec.MAX_NANOS);
+    if (congestion != null && !CONGESTION.matcher(congestion).matches()) {
+      throw new IllegalArgumentException("congestion must be 1..15 of [a-z0-9_-], was " + congestion);
+    }
+  }
+
+  /** The system's default congestion control. */
+  public TcpStreamSpec(String host, int port, int streams, int messageSize, long intervalNanos,
+      boolean constantBitRate, int windowBytes, long durationNanos, long byteLimit,
+      long sampleIntervalNanos, long timeoutNanos) {
+    this(host, port, streams, messageSize, intervalNanos, constantBitRate, windowBytes,
+        durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, null);
   }
 
   /** Port 8700, one stream of 128 KiB messages back to back for 10 s, autotuned window. */
@@ -62,54 +77,60 @@ public record TcpStreamSpec(
 
   public TcpStreamSpec withPort(int newPort) {
     return new TcpStreamSpec(host, newPort, streams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withStreams(int newStreams) {
     return new TcpStreamSpec(host, port, newStreams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withMessageSize(int newSize) {
     return new TcpStreamSpec(host, port, streams, newSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   /** Spaced messages: each stream waits this long after handing a message to the kernel. */
   public TcpStreamSpec withSpacingNanos(long newInterval) {
     return new TcpStreamSpec(host, port, streams, messageSize, newInterval, false, windowBytes,
-        durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   /** Constant bit rate: every stream's message i is due at start + i * period. */
   public TcpStreamSpec withConstantBitRate(long periodNanos) {
     return new TcpStreamSpec(host, port, streams, messageSize, periodNanos, true, windowBytes,
-        durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withWindowBytes(int newWindow) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
-        newWindow, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos);
+        newWindow, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withDurationNanos(long newDuration) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, newDuration, byteLimit, sampleIntervalNanos, timeoutNanos);
+        windowBytes, newDuration, byteLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withByteLimit(long newLimit) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, newLimit, sampleIntervalNanos, timeoutNanos);
+        windowBytes, durationNanos, newLimit, sampleIntervalNanos, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withSampleIntervalNanos(long newInterval) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, byteLimit, newInterval, timeoutNanos);
+        windowBytes, durationNanos, byteLimit, newInterval, timeoutNanos, congestion);
   }
 
   public TcpStreamSpec withTimeoutNanos(long newTimeout) {
     return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
-        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, newTimeout);
+        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, newTimeout, congestion);
+  }
+
+  /** Every stream with this congestion control (null: the system's default). */
+  public TcpStreamSpec withCongestion(String newCongestion) {
+    return new TcpStreamSpec(host, port, streams, messageSize, intervalNanos, constantBitRate,
+        windowBytes, durationNanos, byteLimit, sampleIntervalNanos, timeoutNanos, newCongestion);
   }
 
   @Override
@@ -124,6 +145,9 @@ public record TcpStreamSpec(
         .i64("intervalNs", intervalNanos).bool("cbr", constantBitRate).i64("window", windowBytes)
         .i64("durationNs", durationNanos).i64("bytes", byteLimit > MAX_BYTE_LIMIT ? 0 : byteLimit)
         .i64("sampleNs", sampleIntervalNanos).i64("timeoutNs", timeoutNanos);
+    if (congestion != null) {
+      out.str("congestion", congestion);
+    }
   }
 
   @Override

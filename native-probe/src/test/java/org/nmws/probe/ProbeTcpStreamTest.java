@@ -62,13 +62,27 @@ class ProbeTcpStreamTest {
   }
 
   @Test
+  void theStreamsUseTheCongestionControlAskedForAndTheResultNamesIt() {
+    TcpStreamResult r = Probe.tcpStream(spec().withStreams(2).withDurationNanos(100_000_000L)
+        .withCongestion("reno"));
+    assertEquals("reno", r.congestionControl());
+    assertTrue(r.bytesReceived() > 0);
+    TcpStreamResult d = Probe.tcpStream(spec().withDurationNanos(100_000_000L));
+    assertFalse(d.congestionControl().isEmpty(), "the system's default is named");
+    assertThrows(IllegalArgumentException.class, () -> spec().withCongestion("BBR!"));
+    ProbeException e = assertThrows(ProbeException.class,
+        () -> Probe.tcpStream(spec().withCongestion("nosuchcc")));
+    assertTrue(e.getMessage().contains("congestion control nosuchcc"), e.getMessage());
+  }
+
+  @Test
   void constantBitRateReportsEveryMessageAgainstItsSchedule() {
     TcpStreamResult r = Probe.tcpStream(
         spec().withMessageSize(10_000).withConstantBitRate(1_000_000L)
             .withDurationNanos(200_000_000L).withSampleIntervalNanos(10_000_000L));
     System.out.println(r);
     TcpStreamResult.Lateness l = r.lateness();
-    assertTrue(l.size() >= 199 && l.size() <= 201, "messages " + l.size());
+    assertEquals(200, l.size(), "every message due in the 200 ms, late or not");
     assertEquals(l.size() * 10_000L, r.bytesReceived());
     for (int i = 0; i < l.size(); i++) {
       assertEquals(i, l.seq()[i]);

@@ -30,13 +30,17 @@ class DiagnosisController {
                                         @RequestParam(defaultValue = "PT1H") Duration maxAge,
                                         @RequestParam(defaultValue = "false") boolean measure,
                                         @RequestParam(required = false) String streams,
-                                        @RequestParam(required = false) String windowSize) throws MeasurementException {
+                                        @RequestParam(required = false) String windowSize,
+                                        @RequestParam(required = false) String congestion) throws MeasurementException {
         Map<String, String> tcp = new LinkedHashMap<>();
         if (streams != null) {
             tcp.put("streams", streams);
         }
         if (windowSize != null) {
             tcp.put("windowSize", windowSize);
+        }
+        if (congestion != null) {
+            tcp.put("congestion", congestion);
         }
         return diagnoses.diagnose(src, dst, maxAge, measure, tcp);
     }

@@ -92,7 +92,7 @@ public class DiagnosisService {
             Map<String, String> tcp = new LinkedHashMap<>();
             tcp.put("timeDuration", "5");
             tcpParameters.forEach((k, v) -> {
-                if (k.equals("streams") || k.equals("windowSize")) {
+                if (k.equals("streams") || k.equals("windowSize") || k.equals("congestion")) {
                     tcp.put(k, v);
                 }
             });
@@ -147,9 +147,11 @@ public class DiagnosisService {
             double mathis = CostService.MSS_BYTES * 8 / (rttMs / 1e3) * 1.22 / Math.sqrt(p) / 1e6;
             ev.add(new Evidence("mathisBoundMbps", mathis, "Mbit/s", "MSS/RTT x 1.22/sqrt(loss)"));
             if (retrans > 0 && rate >= MATHIS_LOW * mathis && rate <= MATHIS_HIGH * mathis) {
+                String cc = tcp.get().parameters().get("congestionControl");
                 return new Diagnosis(src, dst, "packet-loss", null, null, String.format(
-                        "loss of %.3f %% on a %.1f ms round trip bounds TCP near %.1f Mbit/s (Mathis), and it reached %.1f:"
-                                + " find where packets are lost, or use more streams", 100 * p, rttMs, mathis, rate), ev, measured);
+                        "loss of %.3f %% on a %.1f ms round trip bounds TCP near %.1f Mbit/s (Mathis), and it reached %.1f"
+                                + "%s: find where packets are lost, or use more streams", 100 * p, rttMs, mathis, rate,
+                        cc == null ? "" : " with " + cc), ev, measured);
             }
         }
 

@@ -134,8 +134,14 @@ final class TcpObservations {
         }
         Environment env = new Environment(host.describe("src", r.localAddress()),
                 Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
+        // the congestion control the streams ran with, asked for or the system's default:
+        // BBR and CUBIC read one lossy path very differently
+        Map<String, String> parameters = new LinkedHashMap<>(p.asNmwg());
+        if (r.congestionControl() != null && !r.congestionControl().isEmpty()) {
+            parameters.put("congestionControl", r.congestionControl());
+        }
         return new Observation(0, point, Characteristic.ProbeTest.TCP_STREAM, subject, r.localAddress(), r.remoteAddress(),
-                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                MeasurementService.TOOL, Probe.version(), parameters, env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames,
                 samples);
     }

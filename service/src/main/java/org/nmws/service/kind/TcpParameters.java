@@ -13,10 +13,15 @@ import java.util.Map;
  * bufferLength (bytes per write), windowSize (socket buffer bytes, 0 = kernel default),
  * interval (seconds between a stream's messages), cbr (true: messages on a fixed schedule
  * of one per interval, reporting each message's lateness), sampleInterval (seconds per
- * time-series bin and TCP_INFO sample), port, raw (per-bin throughput datums).
+ * time-series bin and TCP_INFO sample), port, raw (per-bin throughput datums), congestion
+ * (the congestion control every stream uses, as iperf3's -C and pScheduler's "congestion";
+ * absent: the system's default, which the result names either way).
  */
 public record TcpParameters(int streams, int messageSize, double intervalSeconds, boolean cbr, int windowBytes,
-                            double durationSeconds, double sampleSeconds, double timeoutSeconds, int port, boolean raw) {
+                            double durationSeconds, double sampleSeconds, double timeoutSeconds, int port, boolean raw,
+                            String congestion) {
+    private static final java.util.regex.Pattern CONGESTION = java.util.regex.Pattern.compile("[a-z0-9_-]{1,15}");
+
 
     static TcpParameters parse(Map<String, String> p, Characteristic c, int defaultPort, Duration maxDuration) {
         String protocol = p.getOrDefault("protocol", "TCP").trim();
@@ -44,6 +49,14 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         double timeout = Params.decimal(p, "timeout", Math.min(10, Math.max(2, maxDuration.toSeconds() - duration)), 0.001, 60);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
         boolean raw = Params.bool(p, "raw");
+        String congestion = p.get("congestion");
+        if (congestion != null) {
+            congestion = congestion.trim();
+            if (!CONGESTION.matcher(congestion).matches()) {
+                throw new IllegalArgumentException("parameter congestion is '" + Params.echo(congestion)
+                        + "': a kernel congestion control name (cubic, bbr, reno, ...)");
+            }
+        }
         Params.withinDuration(duration + timeout, maxDuration, "timeDuration %.1f s + timeout %.1f s", duration, timeout);
         // The engine keeps at most 100000 bins a stream and 400000 in all (NMP_TCP_MAX_BINS,
         // NMP_TCP_MAX_CELLS); a longer series would pile its tail into the last bin.
@@ -54,7 +67,7 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
                             + " kept for %d streams", Params.plain(sample), Params.plain(duration), Params.plain(timeout),
                     bins, Math.min(100_000, 400_000 / streams), streams));
         }
-        return new TcpParameters(streams, size, interval, cbr, window, duration, sample, timeout, port, raw);
+        return new TcpParameters(streams, size, interval, cbr, window, duration, sample, timeout, port, raw, congestion);
     }
 
     public Map<String, String> asNmwg() {
@@ -69,6 +82,9 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         m.put("sampleInterval", Params.plain(sampleSeconds));
         m.put("timeout", Params.plain(timeoutSeconds));
         m.put("port", Integer.toString(port));
+        if (congestion != null) {
+            m.put("congestion", congestion);
+        }
         return m;
     }
 }
