@@ -161,6 +161,32 @@ class CliTest extends LiveServiceTest {
         assertTrue(cancel.out().contains("no running test no-such-test"), cancel.out());
     }
     @Test
+    void scheduleAddPrintsTheScheduleItStoredAsATableAndAsJsonWithTheSwitch() throws Exception {
+        // due tomorrow only: nothing runs while the other tests here expect an idle service
+        String start = Instant.now().plusSeconds(86_400).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        try {
+            Run added = nmws("schedule", "add", "cli-added", "-c", "path.delay.roundTrip", "--dst", "127.0.0.2",
+                    "--period", "PT1H", "--start", start, "-p", "count=5", "-p", "interval=0.01");
+            assertEquals(0, added.status(), added.err());
+            List<Map<String, String>> rows = table(added.out());
+            assertEquals(1, rows.size(), added.out());
+            assertEquals("cli-added", rows.get(0).get("NAME"));
+            assertEquals("path.delay.roundTrip", rows.get(0).get("CHARACTERISTIC"));
+            assertEquals("127.0.0.2", rows.get(0).get("DST"));
+            assertEquals("PT1H", rows.get(0).get("PERIOD"));
+            assertEquals(second(start), rows.get(0).get("START"));
+            assertEquals(List.of("count=5", "interval=0.01"),
+                    java.util.Arrays.stream(rows.get(0).get("PARAMETERS").split(",")).sorted().toList());
+            JsonNode json = JSON.readTree(nmws("schedule", "add", "cli-added", "-c", "path.delay.roundTrip", "--dst",
+                    "127.0.0.2", "--period", "PT2H", "--start", start, "--json").out());
+            assertEquals("PT2H", json.get("period").asText(), "add replaces the schedule of that name: " + json);
+            assertEquals(start, json.get("start").asText());
+        } finally {
+            nmws("schedule", "remove", "cli-added");
+        }
+    }
+
+    @Test
     void scheduleListScheduleRunsAndCostPrintTablesOfTheServicesJsonAndJsonWithTheSwitch() throws Exception {
         // Two schedules that come due for three seconds only, so that their runs stop changing
         // before the table and the JSON are compared; nothing answers on 127.0.0.2 (the responder

@@ -348,6 +348,8 @@ public final class NmwsCli {
         @Option(names = "--period", description = "ISO 8601 (PT1M) or seconds") String period;
         @Option(names = "--slip", description = "random delay of each run, up to this") String slip;
         @Option(names = "--class", description = "exclusive, normal or background") String testClass;
+        @Option(names = "--start", description = "first run at or after this time (ISO 8601; default: now)") String start;
+        @Option(names = "--end", description = "no runs after this time (ISO 8601; default: none)") String end;
         @Option(names = "--continuous", description = "a one-way stream kept a minute at a time") boolean continuous;
         @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
         java.util.Map<String, String> parameters = new java.util.LinkedHashMap<>();
@@ -385,6 +387,8 @@ public final class NmwsCli {
             boolean ok = r.statusCode() / 100 == 2;
             if (ok && parent.format() != Format.JSON && action.equals("list")) {
                 JsonTables.schedules(Answers.JSON.readTree(r.body()), parent.out());
+            } else if (ok && parent.format() != Format.JSON && action.equals("add")) {
+                JsonTables.schedules(Answers.JSON.createArrayNode().add(Answers.JSON.readTree(r.body())), parent.out());
             } else if (ok && parent.format() != Format.JSON && action.equals("runs")) {
                 JsonTables.runs(Answers.JSON.readTree(r.body()), parent.out());
             } else {
@@ -393,44 +397,26 @@ public final class NmwsCli {
             return ok ? 0 : 2;
         }
 
-        private String json() {
-            StringBuilder j = new StringBuilder("{");
-            field(j, "characteristic", characteristic);
-            field(j, "dst", dst);
-            field(j, "period", period);
-            field(j, "slip", slip);
-            field(j, "testClass", testClass);
-            if (continuous) {
-                j.append("\"continuous\":true,");
-            }
-            j.append("\"parameters\":{");
-            String sep = "";
-            for (java.util.Map.Entry<String, String> e : parameters.entrySet()) {
-                j.append(sep).append(quote(e.getKey())).append(':').append(quote(e.getValue()));
-                sep = ",";
-            }
-            return j.append("}}").toString();
-        }
-
-        private static void field(StringBuilder j, String name, String value) {
-            if (value != null) {
-                j.append(quote(name)).append(':').append(quote(value)).append(',');
-            }
-        }
-
-        /** A JSON string: the few escapes JSON needs, written here rather than pulling a JSON library into the CLI. */
-        private static String quote(String s) {
-            StringBuilder q = new StringBuilder("\"");
-            for (char c : s.toCharArray()) {
-                if (c == '"' || c == '\\') {
-                    q.append('\\').append(c);
-                } else if (c < 0x20) {
-                    q.append(String.format("\\u%04x", (int) c));
-                } else {
-                    q.append(c);
+        private String json() throws IOException {
+            com.fasterxml.jackson.databind.node.ObjectNode j = Answers.JSON.createObjectNode();
+            java.util.Map<String, String> given = new java.util.LinkedHashMap<>();
+            given.put("characteristic", characteristic);
+            given.put("dst", dst);
+            given.put("period", period);
+            given.put("slip", slip);
+            given.put("testClass", testClass);
+            given.put("start", start);
+            given.put("end", end);
+            given.forEach((k, v) -> {
+                if (v != null) { // absent, not null: the service's defaults apply
+                    j.put(k, v);
                 }
+            });
+            if (continuous) {
+                j.put("continuous", true);
             }
-            return q.append('"').toString();
+            j.putPOJO("parameters", parameters);
+            return Answers.JSON.writeValueAsString(j);
         }
     }
 
@@ -499,6 +485,8 @@ public final class NmwsCli {
         String maxAge;
         @Option(names = "--window-size", description = "the TCP test's receive buffer, bytes") Integer windowSize;
         @Option(names = "--streams", description = "the TCP test's streams") Integer streams;
+        @Option(names = "--congestion", description = "the TCP test's congestion control (cubic, bbr, ...)")
+        String congestion;
 
         @Override
         public Integer call() throws InterruptedException, IOException {
@@ -513,6 +501,9 @@ public final class NmwsCli {
             }
             if (streams != null) {
                 q.append("&streams=").append(streams);
+            }
+            if (congestion != null) {
+                q.append("&congestion=").append(URLEncoder.encode(congestion, StandardCharsets.UTF_8));
             }
             // the tests a diagnosis may run (per-hop capacity the longest) take minutes at most
             HttpResponse<String> r = parent.send(HttpRequest.newBuilder(URI.create(q.toString())).GET(), Duration.ofSeconds(300),
