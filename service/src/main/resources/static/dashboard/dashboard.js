@@ -151,8 +151,16 @@ function histogram(values, maxBins) {
 }
 
 function histogramPlot(container, id, title, axisName, rows, extraSeries, note) {
-  const series = [{ name: 'frames', type: 'bar', barWidth: '90%',
-    data: rows.map(r => [(r[0] + r[1]) / 2, r[2]]) }].concat(extraSeries || []);
+  // Each bar spans its bin's edges exactly (a custom series: ECharts' bars on a value axis take
+  // their width from the number of bars, so two or three bins drew bars wider than their bins).
+  const series = [{ name: 'frames', type: 'custom', encode: { x: [0, 1], y: 2 }, data: rows,
+    renderItem: (params, api) => {
+      const top = api.coord([api.value(0), api.value(2)]);
+      const bottom = api.coord([api.value(1), 0]);
+      const gap = Math.min(1, (bottom[0] - top[0]) / 10);
+      return { type: 'rect', style: api.style(),
+        shape: { x: top[0] + gap / 2, y: top[1], width: Math.max(1, bottom[0] - top[0] - gap), height: bottom[1] - top[1] } };
+    } }].concat(extraSeries || []);
   return plot(container, id, title, {
     xAxis: valueAxis(axisName), yAxis: valueAxis('count', { scale: false }), series,
   }, { columns: ['binFrom', 'binTo', 'count'].concat((extraSeries || []).map(s => s.name)),

@@ -512,8 +512,10 @@ class DashboardEndToEndTest {
         List<Map<String, Object>> drawn = (List<Map<String, Object>>) ((JavascriptExecutor) browser)
                 .executeScript("return window.nmws.plotted(arguments[0])", plot);
         List<List<Object>> bars = (List<List<Object>>) drawn.get(0).get("data");
-        for (int i = 0; i < rows.size(); i++) {
-            assertEquals(rows.get(i).get(2), ((Number) bars.get(i).get(1)).doubleValue(), 0.0, plot + " bar " + i);
+        for (int i = 0; i < rows.size(); i++) { // each bar drawn [from, to, count]: its bin's edges and count
+            for (int k = 0; k < 3; k++) {
+                assertEquals(rows.get(i).get(k), ((Number) bars.get(i).get(k)).doubleValue(), 0.0, plot + " bar " + i + "[" + k + "]");
+            }
         }
     }
 
