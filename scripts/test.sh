@@ -76,15 +76,36 @@ if command -v clang >/dev/null; then
   fuzz=native-probe/target/fuzz
   cmake -S native-probe -B "$fuzz" -DCMAKE_C_COMPILER=clang -DNMP_FUZZ=ON -DNMP_JNI=OFF >/dev/null
   cmake --build "$fuzz" -j2 --target fuzz_ctl fuzz_spec >/dev/null
-  "$fuzz/fuzz_ctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
+  # the two side by side, one a core: each stops at its time or its first finding, and a finding
+  # fails the run (set -e does not see a background job: its status is waited for)
+  "$fuzz/fuzz_ctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 > "$fuzz/fuzz_ctl.log" 2>&1 &
+  ctl=$!
   # packed specs: what the JNI entry decodes for every kind
-  "$fuzz/fuzz_spec" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 2>&1 | tail -3
+  "$fuzz/fuzz_spec" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 > "$fuzz/fuzz_spec.log" 2>&1 &
+  spec=$!
+  ctl_rc=0; wait $ctl || ctl_rc=$?
+  spec_rc=0; wait $spec || spec_rc=$?
+  tail -3 "$fuzz/fuzz_ctl.log"; tail -3 "$fuzz/fuzz_spec.log"
+  [ $ctl_rc = 0 ] || { tail -40 "$fuzz/fuzz_ctl.log"; exit $ctl_rc; }
+  [ $spec_rc = 0 ] || { tail -40 "$fuzz/fuzz_spec.log"; exit $spec_rc; }
 fi
 
 # Jazzer over the Java codecs that read client input (NMWG, XML-RPC, numbers and times) and the
 # archive's frame chunks: each target fuzzed for a bounded time (the unit-test run above only
 # replays their seeds). A finding fails the run and leaves its input under service/.
-for target in nmwgMessages xmlRpcCalls parametersAndTimes storedFrameChunks; do
-  JAZZER_FUZZ=1 ./mvnw -B -ntp -q -o -pl service test -Dtest="CodecFuzzTest#$target" \
-    -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.max_duration="${NMWS_FUZZ_SECONDS:-20}s"
+# Jazzer fuzzes one target a JVM, so two run side by side (one a core), straight from the
+# compiled classes (surefire:test, no lifecycle); each's output is kept and shown on failure.
+jazzer() {
+  JAZZER_FUZZ=1 ./mvnw -B -ntp -q -o -pl service surefire:test -Dtest="CodecFuzzTest#$1" \
+    -Dsurefire.failIfNoSpecifiedTests=false > "service/target/jazzer-$1.log" 2>&1
+}
+for pair in "nmwgMessages xmlRpcCalls" "parametersAndTimes storedFrameChunks"; do
+  set -- $pair
+  jazzer "$1" & first=$!
+  jazzer "$2" & second=$!
+  rc1=0; wait $first || rc1=$?
+  rc2=0; wait $second || rc2=$?
+  for t in "$1" "$2"; do grep -h "^Done [0-9]* runs" "service/target/jazzer-$t.log" | sed "s/^/jazzer $t: /" || true; done
+  [ $rc1 = 0 ] || { tail -60 "service/target/jazzer-$1.log"; exit $rc1; }
+  [ $rc2 = 0 ] || { tail -60 "service/target/jazzer-$2.log"; exit $rc2; }
 done
