@@ -91,8 +91,8 @@ final class LabServices {
             throw new IllegalStateException("build the service jar first: " + jar.toAbsolutePath());
         }
         Path data = Files.createTempDirectory("nmws-lab-data");
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", jar.toAbsolutePath().toString(), "--server.port=" + SERVICE_PORT,
+        List<String> cmd = ServiceLaunch.command(jar, "512m");
+        cmd.addAll(List.of("--server.port=" + SERVICE_PORT,
                 "--server.address=" + address, "--nmws.data-dir=" + data, "--nmws.measurement-point=" + point,
                 // The test posts from its own end of the management link, which is not loopback:
                 // the operator's choice to let that one address start tests unauthenticated.
