@@ -97,6 +97,32 @@ class CliTest extends LiveServiceTest {
         assertTrue(bad.out().contains("error.common.event_type_not_supported"), bad.out());
     }
 
+    /** The completion script in a real bash: what it offers for a partial command and option. */
+    @Test
+    void theCompletionScriptCompletesCommandsAndOptionsInBash() throws Exception {
+        Run script = nmws("completion");
+        assertEquals(0, script.status(), script.err());
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("nmws-completion", ".bash");
+        try {
+            java.nio.file.Files.writeString(file, script.out());
+            String probe = "source " + file + "\n"
+                    + "complete -p nmws\n"
+                    + "COMP_WORDS=(nmws sch); COMP_CWORD=1; COMP_LINE='nmws sch'; COMP_POINT=${#COMP_LINE}\n"
+                    + "_complete_nmws; echo \"commands: ${COMPREPLY[*]}\"\n"
+                    + "COMP_WORDS=(nmws diagnose --con); COMP_CWORD=2; COMP_LINE='nmws diagnose --con'; COMP_POINT=${#COMP_LINE}\n"
+                    + "_complete_nmws; echo \"options: ${COMPREPLY[*]}\"\n";
+            // (outside a real completion bash's compopt complains on stderr: only stdout is read)
+            Process bash = new ProcessBuilder("bash", "-c", probe).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            String out = new String(bash.getInputStream().readAllBytes());
+            assertEquals(0, bash.waitFor(), out);
+            assertTrue(out.contains("-F _complete_nmws nmws"), out);
+            assertTrue(out.contains("commands: schedule"), out);
+            assertTrue(out.contains("options: --congestion"), out);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
     @Test
     void theInstalledCliPrintsOnlyItsAnswerAndOneLineWhenTheServiceCannotBeReached() throws Exception {
         java.nio.file.Path jar = java.nio.file.Path.of(System.getProperty("nmws.client.jar",

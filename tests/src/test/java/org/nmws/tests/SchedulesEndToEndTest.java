@@ -171,7 +171,7 @@ class SchedulesEndToEndTest {
             picocli.CommandLine cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
             cli.setOut(new java.io.PrintWriter(out, true));
             assertEquals(0, cli.execute("--url", service.baseUrl, "schedule", "add", "owd-c", "-c", "path.delay.oneWay",
-                    "--dst", "127.0.0.1", "--continuous", "-p", "port=" + responder.port), out.toString());
+                    "--dst", "127.0.0.1", "--continuous", "-p", "port=" + responder.port, "--json"), out.toString());
             JsonNode owd = JSON.readTree(out.toString());
             assertEquals("PT1M", owd.get("period").asText());
             assertEquals("background", owd.get("testClass").asText());
