@@ -15,6 +15,9 @@ extern "C" {
  * transfer rates on the path, intercept (us) the fixed per-packet costs. */
 
 #define NMP_SCAN_MAX_SIZES 64
+#define NMP_SCAN_MAX_ROUNDS 100
+#define NMP_SCAN_MAX_COUNT 10000000   /* frames a size */
+#define NMP_SCAN_MAX_FRAMES 10000000  /* frames over all sizes: their RTTs are kept to the end */
 
 typedef struct nmp_scan_point {
     uint32_t size;                   /* UDP payload bytes */
@@ -31,6 +34,8 @@ typedef struct nmp_scan_spec {
     uint32_t nsizes;                 /* 2..NMP_SCAN_MAX_SIZES */
     uint32_t hist_bins;              /* RTT histogram bins per size, 0 = 50 */
     uint64_t hist_width_ns;          /* bin width, 0 = automatic per size */
+    uint32_t rounds;                 /* rounds over the sizes, each a share of rr.count a size
+                                        (ascending, then descending), 0 = 4; at most rr.count */
 } nmp_scan_spec;
 
 typedef struct nmp_scan_result {

@@ -12,6 +12,7 @@
 #include "nmprobe.h"
 
 #define DEFAULT_BINS 50
+#define DEFAULT_ROUNDS 4              /* rounds over the sizes (see nmp_scan_run) */
 
 void nmp_scan_result_free(nmp_scan_result *res) {
     for (uint32_t i = 0; i < NMP_SCAN_MAX_SIZES; i++) {
@@ -33,24 +34,21 @@ static void on_progress(void *ctx, uint32_t done, uint32_t total) {
     if (p->outer && p->outer->progress) p->outer->progress(p->outer->progress_ctx, p->base + done, p->total);
 }
 
-/* Fills the statistics of one point from an rr result. */
-static int fill_point(nmp_scan_point *pt, const nmp_rr_result *r, uint32_t bins, uint64_t width_ns) {
-    pt->sent = r->sent;
-    pt->received = r->received;
-    pt->min_ns = r->rtt_min_ns;
-    pt->mean_ns = r->rtt_mean_ns;
-    pt->median_ns = r->rtt_median_ns;
-    pt->max_ns = r->rtt_max_ns;
+/* Fills the statistics of one point from the RTTs its rounds received. */
+static int fill_point(nmp_scan_point *pt, const double *x, size_t n, uint32_t bins, uint64_t width_ns) {
+    pt->received = (uint32_t)n;
+    pt->min_ns = pt->mean_ns = pt->median_ns = pt->max_ns = NAN;
     pt->hist_lo_ns = pt->hist_width_ns = NAN;
     pt->hist_under = pt->hist_over = 0;
-    if (r->received == 0) return 0;
-    double *x = malloc(r->received * sizeof(*x));
-    if (x == NULL) return -ENOMEM;
-    size_t n = 0;
-    for (uint32_t i = 0; i < r->requested; i++)
-        if (r->rtt_ns[i] >= 0) x[n++] = (double)r->rtt_ns[i];
+    if (n == 0) return 0;
+    nmp_summary sum;
     double p99;
-    nmp_stats_quantile(x, n, 0.99, &p99);
+    int rc;
+    if ((rc = nmp_stats_summarize(x, n, &sum)) < 0 || (rc = nmp_stats_quantile(x, n, 0.99, &p99)) < 0) return rc;
+    pt->min_ns = sum.min;
+    pt->mean_ns = sum.mean;
+    pt->median_ns = sum.median;
+    pt->max_ns = sum.max;
     double lo = floor(pt->min_ns / 1000.0) * 1000.0, width = (double)width_ns;
     if (!(width > 0)) {
         width = ceil((p99 - lo) / bins / 100.0) * 100.0;
@@ -58,19 +56,26 @@ static int fill_point(nmp_scan_point *pt, const nmp_rr_result *r, uint32_t bins,
     }
     pt->hist_lo_ns = lo;
     pt->hist_width_ns = width;
-    int rc = nmp_stats_histogram(x, n, lo, width, bins, pt->hist, &pt->hist_under, &pt->hist_over);
-    free(x);
-    return rc;
+    return nmp_stats_histogram(x, n, lo, width, bins, pt->hist, &pt->hist_under, &pt->hist_over);
 }
 
+/* The sizes are measured in rounds, each size a share of its frames a round,
+ * ascending then descending: a transient on either host (a busy vCPU, a
+ * process starting) then touches every size a little rather than one size
+ * whole, which would bend the line fitted through the per-size minima. */
 int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_result *res, char *err,
                  size_t errlen) {
     int rc = 0;
     memset(res, 0, sizeof(*res));
     uint32_t bins = spec->hist_bins ? spec->hist_bins : DEFAULT_BINS;
-    if (spec->nsizes < 2 || spec->nsizes > NMP_SCAN_MAX_SIZES || bins > NMP_HIST_MAX || spec->sizes == NULL) {
-        nmp_seterr(err, errlen, "scan: need 2..%d sizes and at most %d histogram bins", NMP_SCAN_MAX_SIZES,
-                   NMP_HIST_MAX);
+    uint32_t count = spec->rr.count;
+    uint32_t rounds = spec->rounds ? spec->rounds : DEFAULT_ROUNDS;
+    if (spec->nsizes < 2 || spec->nsizes > NMP_SCAN_MAX_SIZES || bins > NMP_HIST_MAX || spec->sizes == NULL ||
+        count < 1 || count > NMP_SCAN_MAX_COUNT || (uint64_t)count * spec->nsizes > NMP_SCAN_MAX_FRAMES ||
+        rounds > NMP_SCAN_MAX_ROUNDS) {
+        nmp_seterr(err, errlen,
+                   "scan: need 2..%d sizes, 1..%d frames a size and %d in all, at most %d rounds and %d histogram bins",
+                   NMP_SCAN_MAX_SIZES, NMP_SCAN_MAX_COUNT, NMP_SCAN_MAX_FRAMES, NMP_SCAN_MAX_ROUNDS, NMP_HIST_MAX);
         return -EINVAL;
     }
     for (uint32_t i = 0; i < spec->nsizes; i++) {
@@ -79,48 +84,71 @@ int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_res
             return -EINVAL;
         }
     }
+    if (rounds > count) rounds = count;
     res->hist_bins = bins;
+    double *rtts[NMP_SCAN_MAX_SIZES] = {0}; /* received RTTs per size, over the rounds */
+    size_t nrtt[NMP_SCAN_MAX_SIZES] = {0};
     for (uint32_t i = 0; i < spec->nsizes; i++) {
         res->points[i].hist = calloc(bins, sizeof(uint64_t));
-        if (res->points[i].hist == NULL) {
+        rtts[i] = malloc((size_t)count * sizeof(double));
+        if (res->points[i].hist == NULL || rtts[i] == NULL) {
             rc = -ENOMEM;
             nmp_seterr(err, errlen, "scan: out of memory");
             goto error;
         }
+        res->points[i].size = spec->sizes[i];
     }
-    scan_progress sp = {.outer = ctl, .base = 0, .total = spec->rr.count * spec->nsizes};
+    scan_progress sp = {.outer = ctl, .base = 0, .total = count * spec->nsizes};
     nmp_control inner = {.cancel = ctl ? ctl->cancel : NULL, .progress = on_progress, .progress_ctx = &sp};
+    int stop = 0;
+    for (uint32_t k = 0; k < rounds && !stop; k++) {
+        uint32_t share = count / rounds + (k < count % rounds ? 1 : 0);
+        for (uint32_t j = 0; j < spec->nsizes && !stop; j++) {
+            uint32_t i = k % 2 == 0 ? j : spec->nsizes - 1 - j;
+            nmp_rr_spec rs = spec->rr;
+            nmp_rr_result r;
+            rs.size = spec->sizes[i];
+            rs.count = share;
+            rc = nmp_rr_run(&rs, &inner, &r, err, errlen);
+            if (rc < 0 && rc != -ECANCELED) goto error;
+            if (rc == -ECANCELED) stop = 1;
+            res->points[i].sent += r.sent;
+            for (uint32_t f = 0; r.rtt_ns != NULL && f < r.requested && nrtt[i] < count; f++)
+                if (r.rtt_ns[f] >= 0) rtts[i][nrtt[i]++] = (double)r.rtt_ns[f];
+            if (r.sent > 0) memcpy(res->remote_addr, r.remote_addr, sizeof(res->remote_addr));
+            nmp_rr_result_free(&r);
+            sp.base += share;
+        }
+    }
+    /* the points: the sizes that sent frames (all of them unless cancelled in the first round) */
     double xs[NMP_SCAN_MAX_SIZES], ys[NMP_SCAN_MAX_SIZES];
     size_t nfit = 0;
+    uint32_t np = 0;
     for (uint32_t i = 0; i < spec->nsizes; i++) {
-        nmp_rr_spec rs = spec->rr;
-        nmp_rr_result r;
-        rs.size = spec->sizes[i];
-        rc = nmp_rr_run(&rs, &inner, &r, err, errlen);
-        if (rc < 0 && rc != -ECANCELED) goto error;
-        if (rc == -ECANCELED && r.sent == 0) {
-            /* cancelled before this size's session started: not a point */
-            nmp_rr_result_free(&r);
-            break;
-        }
-        nmp_scan_point *pt = &res->points[i];
-        pt->size = rs.size;
-        int frc = fill_point(pt, &r, bins, spec->hist_width_ns);
-        memcpy(res->remote_addr, r.remote_addr, sizeof(res->remote_addr));
-        nmp_rr_result_free(&r);
-        res->npoints = i + 1;
+        if (res->points[i].sent == 0) continue;
+        nmp_scan_point pt = res->points[i];
+        int frc = fill_point(&pt, rtts[i], nrtt[i], bins, spec->hist_width_ns);
         if (frc < 0) {
             rc = frc;
+            nmp_seterr(err, errlen, "scan: out of memory");
             goto error;
         }
-        if (pt->received > 0) {
-            xs[nfit] = pt->size;
-            ys[nfit] = pt->min_ns / 1e3;
+        if (np != i) { /* keep each point's own histogram buffer with it */
+            uint64_t *h = res->points[np].hist;
+            res->points[np] = pt;
+            res->points[i].hist = h;
+        } else {
+            res->points[i] = pt;
+        }
+        if (pt.received > 0) {
+            xs[nfit] = pt.size;
+            ys[nfit] = pt.min_ns / 1e3;
             nfit++;
         }
-        sp.base += spec->rr.count;
-        if (rc == -ECANCELED) break;
+        np++;
     }
+    res->npoints = np;
+    for (uint32_t i = 0; i < spec->nsizes; i++) free(rtts[i]);
     nmp_linfit fit;
     if (nfit >= 2 && nmp_stats_linfit(xs, ys, nfit, &fit) == 0) {
         res->slope_us_per_byte = fit.slope;
@@ -132,6 +160,7 @@ int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_res
     }
     return rc;
 error:
+    for (uint32_t i = 0; i < spec->nsizes && i < NMP_SCAN_MAX_SIZES; i++) free(rtts[i]);
     nmp_scan_result_free(res);
     return rc;
 }
@@ -160,6 +189,9 @@ static const nmp_spec_field scan_fields[] = {
     {.name = "sizes", .type = NMP_S_U32_LIST, .offset = offsetof(nmp_scan_spec, sizes), .lo = NMP_FRAME_HDR,
      .hi = NMP_FRAME_MAX, .count_offset = offsetof(nmp_scan_spec, nsizes), .lo_count = 2,
      .hi_count = NMP_SCAN_MAX_SIZES, .cli = "sizes", .help = "comma-separated frame sizes (default 64,128,256,512,1024,1472)"},
+    {.name = "rounds", .type = NMP_S_U32, .offset = offsetof(nmp_scan_spec, rounds), .lo = 1,
+     .hi = NMP_SCAN_MAX_ROUNDS, .def = DEFAULT_ROUNDS, .cli = "rounds",
+     .help = "rounds over the sizes, each a share of every size's frames (ascending, then descending)"},
     {.name = "bins", .type = NMP_S_U32, .offset = offsetof(nmp_scan_spec, hist_bins), .lo = 1, .hi = NMP_HIST_MAX,
      .def = 50, .cli = "bins", .help = "RTT histogram bins per size"},
     {.name = "binWidthNs", .type = NMP_S_U64, .offset = offsetof(nmp_scan_spec, hist_width_ns), .hi = 60e9,

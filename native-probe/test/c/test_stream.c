@@ -193,6 +193,39 @@ TEST(a_latency_scan_over_loopback_fits_a_line_through_the_minima) {
     nmp_scan_result_free(&r);
 }
 
+/* Rounds share each size's frames (10 in 3 rounds: 4, 3, 3) and the points add them up;
+ * more rounds than frames is one frame a round. */
+TEST(a_latency_scan_in_rounds_keeps_every_frame_of_every_size) {
+    const uint32_t sizes[] = {64, 512, 1472};
+    for (uint32_t rounds = 3; rounds <= 20; rounds += 17) {
+        nmp_scan_spec s = {.rr = {.host = "127.0.0.1", .port = port, .count = 10, .interval_ns = 100000,
+                                  .timeout_ns = 500000000},
+                           .sizes = sizes, .nsizes = 3, .rounds = rounds};
+        nmp_scan_result r;
+        char err[NMP_ERRLEN];
+        int rc = nmp_scan_run(&s, NULL, &r, err, sizeof(err));
+        if (rc < 0) fprintf(stderr, "  %s\n", err);
+        CHECK_EQ_INT(rc, 0);
+        if (rc < 0) return;
+        CHECK_EQ_INT(r.npoints, 3);
+        for (int i = 0; i < 3; i++) {
+            CHECK_EQ_INT(r.points[i].size, sizes[i]);
+            CHECK_EQ_INT(r.points[i].sent, 10);
+            CHECK_EQ_INT(r.points[i].received, 10);
+            CHECK(r.points[i].min_ns <= r.points[i].median_ns && r.points[i].median_ns <= r.points[i].max_ns);
+        }
+        nmp_scan_result_free(&r);
+    }
+    nmp_scan_spec bad = {.rr = {.host = "127.0.0.1", .port = port, .count = 10}, .sizes = sizes, .nsizes = 3,
+                         .rounds = NMP_SCAN_MAX_ROUNDS + 1};
+    nmp_scan_result r;
+    char err[NMP_ERRLEN];
+    CHECK_EQ_INT(nmp_scan_run(&bad, NULL, &r, err, sizeof(err)), -EINVAL);
+    bad.rounds = 0;
+    bad.rr.count = NMP_SCAN_MAX_FRAMES / 2; /* 3 sizes: over the frames kept */
+    CHECK_EQ_INT(nmp_scan_run(&bad, NULL, &r, err, sizeof(err)), -EINVAL);
+}
+
 int main(void) {
     RUN(analysis_of_a_reordered_stream_matches_hand_computed_figures);
     RUN(loss_gaps_are_fitted_with_an_exponential);
@@ -202,6 +235,7 @@ int main(void) {
     if ((port = nmp_test_responder_start(&b, &cfg)) < 0) return 1;
     RUN(a_stream_over_loopback_is_received_completely_with_host_counters);
     RUN(a_latency_scan_over_loopback_fits_a_line_through_the_minima);
+    RUN(a_latency_scan_in_rounds_keeps_every_frame_of_every_size);
     nmp_test_responder_stop(&b);
     return nmp_test_failures != 0;
 }

@@ -16,6 +16,9 @@ import java.util.Arrays;
  * @param timeoutNanos wait after the last frame of each size
  * @param ttl outgoing TTL, 0 = system default
  * @param histogramBins RTT histogram bins per size, 1..1000
+ * @param rounds rounds over the sizes, each a share of every size's frames (ascending, then
+ *     descending), so a transient on a host touches every size a little: 1..100, at most
+ *     countPerSize; each round waits up to timeoutNanos for a lost reply
  */
 public record LatencyScanSpec(
     String host,
@@ -25,9 +28,12 @@ public record LatencyScanSpec(
     long intervalNanos,
     long timeoutNanos,
     int ttl,
-    int histogramBins) implements ProbeSpec<LatencyScanResult> {
+    int histogramBins,
+    int rounds) implements ProbeSpec<LatencyScanResult> {
 
   public static final int MAX_SIZES = 64;
+  public static final int DEFAULT_ROUNDS = 4;
+  public static final int MAX_ROUNDS = 100;
 
   public LatencyScanSpec {
     new RoundTripSpec(host, port, countPerSize, 64, intervalNanos, timeoutNanos, ttl);
@@ -41,6 +47,14 @@ public record LatencyScanSpec(
       range("sizes[]", s, RoundTripSpec.MIN_SIZE, RoundTripSpec.MAX_SIZE);
     }
     range("histogramBins", histogramBins, 1, 1000);
+    range("rounds", rounds, 1, Math.min(MAX_ROUNDS, countPerSize));
+  }
+
+  /** In DEFAULT_ROUNDS rounds, or one a frame when there are fewer frames a size. */
+  public LatencyScanSpec(String host, int port, int[] sizes, int countPerSize, long intervalNanos,
+      long timeoutNanos, int ttl, int histogramBins) {
+    this(host, port, sizes, countPerSize, intervalNanos, timeoutNanos, ttl, histogramBins,
+        Math.max(1, Math.min(DEFAULT_ROUNDS, countPerSize)));
   }
 
   /** Sizes 64, 128, 256, 512, 1024, 1472; 100 frames each 100 us apart; 1 s timeout. */
@@ -52,17 +66,22 @@ public record LatencyScanSpec(
 
   public LatencyScanSpec withPort(int newPort) {
     return new LatencyScanSpec(host, newPort, sizes, countPerSize, intervalNanos, timeoutNanos, ttl,
-        histogramBins);
+        histogramBins, rounds);
   }
 
   public LatencyScanSpec withSizes(int... newSizes) {
     return new LatencyScanSpec(host, port, newSizes, countPerSize, intervalNanos, timeoutNanos, ttl,
-        histogramBins);
+        histogramBins, rounds);
   }
 
   public LatencyScanSpec withCountPerSize(int n) {
     return new LatencyScanSpec(host, port, sizes, n, intervalNanos, timeoutNanos, ttl,
-        histogramBins);
+        histogramBins, Math.min(rounds, Math.max(1, n)));
+  }
+
+  public LatencyScanSpec withRounds(int n) {
+    return new LatencyScanSpec(host, port, sizes, countPerSize, intervalNanos, timeoutNanos, ttl,
+        histogramBins, n);
   }
 
   @Override
@@ -75,7 +94,7 @@ public record LatencyScanSpec(
     return o instanceof LatencyScanSpec s && host.equals(s.host) && port == s.port
         && Arrays.equals(sizes, s.sizes) && countPerSize == s.countPerSize
         && intervalNanos == s.intervalNanos && timeoutNanos == s.timeoutNanos && ttl == s.ttl
-        && histogramBins == s.histogramBins;
+        && histogramBins == s.histogramBins && rounds == s.rounds;
   }
 
   @Override
@@ -86,7 +105,7 @@ public record LatencyScanSpec(
   @Override
   public String toString() {
     return "LatencyScanSpec[host=" + host + ", port=" + port + ", sizes=" + Arrays.toString(sizes)
-        + ", countPerSize=" + countPerSize + ", intervalNanos=" + intervalNanos + "]";
+        + ", countPerSize=" + countPerSize + ", intervalNanos=" + intervalNanos + ", rounds=" + rounds + "]";
   }
 
   @Override
@@ -98,7 +117,7 @@ public record LatencyScanSpec(
   public void writeTo(NativeSpecWriter out) {
     out.str("host", host).i64("port", port).i32s("sizes", sizes).i64("count", countPerSize)
         .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
-        .i64("bins", histogramBins);
+        .i64("bins", histogramBins).i64("rounds", rounds);
   }
 
   @Override

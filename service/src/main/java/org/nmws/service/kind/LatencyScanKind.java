@@ -43,7 +43,8 @@ final class LatencyScanKind implements MeasurementKind<ScanParameters>, DataForm
         LatencyScanResult r = runner.probe(subject, control -> {
             started.set(Instant.now()); // the engine stamps no start for a scan: take it here, after the lock
             LatencyScanResult result = Probe.latencyScan(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
-                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS),
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS,
+                    p.rounds()),
                     control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });

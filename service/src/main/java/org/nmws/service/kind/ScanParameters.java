@@ -11,11 +11,14 @@ import java.util.stream.Collectors;
 /**
  * Parameters of a latency scan (UDPmon's latency vs frame size): packetSizes (a comma
  * list of UDP payload sizes, 2..64 of them), count (frames per size), interval, timeout,
- * ttl, port. Deployed NMWG has no name for the size list, so it takes the plural of
- * packetSize.
+ * ttl, port, rounds. Deployed NMWG has no name for the size list, so it takes the plural of
+ * packetSize. The sizes are measured in rounds (up to 4, each a share of every size's frames),
+ * so a transient on a host touches every size a little rather than bending the fitted line;
+ * each round may wait the timeout for a lost reply, so rounds default to as many as the
+ * duration limit allows in that worst case (1 is the scan as it ran before rounds).
  */
 public record ScanParameters(int[] sizes, int countPerSize, double intervalSeconds, int ttl, double timeoutSeconds,
-                             int port) {
+                             int port, int rounds) {
     public static final String SIZES = "packetSizes";
 
     public static ScanParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
@@ -46,9 +49,16 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
         int ttl = Params.integer(p, "ttl", 0, 0, 255);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
-        Params.withinDuration((double) count * sizes.length * interval + timeout * sizes.length, maxDuration,
+        double sending = (double) count * sizes.length * interval;
+        Params.withinDuration(sending + timeout * sizes.length, maxDuration,
                 "%d sizes x count %d x interval %.6f s (+ timeouts)", sizes.length, count, interval);
-        return new ScanParameters(sizes, count, interval, ttl, timeout, port);
+        int fit = (int) Math.max(1, Math.min(Math.min(4, count),
+                Math.floor((maxDuration.toMillis() / 1e3 - sending) / (timeout * sizes.length))));
+        int rounds = Params.integer(p, "rounds", fit, 1, Math.min(100, count));
+        Params.withinDuration(sending + timeout * sizes.length * rounds, maxDuration,
+                "%d sizes x count %d x interval %.6f s (+ a timeout a size in each of %d rounds)", sizes.length, count,
+                interval, rounds);
+        return new ScanParameters(sizes, count, interval, ttl, timeout, port, rounds);
     }
 
     public Map<String, String> asNmwg() {
@@ -59,6 +69,7 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         m.put("ttl", Integer.toString(ttl));
         m.put("timeout", Params.plain(timeoutSeconds));
         m.put("port", Integer.toString(port));
+        m.put("rounds", Integer.toString(rounds));
         m.put("protocol", "UDP");
         return m;
     }

@@ -71,6 +71,8 @@ class LabRoundTripTruthTest {
             for (int size : new int[] {64, 256, 512, 1024, 1472}) {
                 minima.append(' ').append(size).append(':').append(r.figure("size" + size + "MinRttMs"));
             }
+            System.out.println("latency scan: slope " + slope + " us/byte, r^2 " + r.figure("fitR2Ratio") + ", min RTT ms by size"
+                    + minima);
             assertTrue(Math.abs(slope - 1.6) <= 1.6 * 0.03, "slope " + slope + " us/byte, expected 1.6 +- 3%; min RTT ms by size"
                     + minima);
             // On this 2-vCPU VM the per-size minima scatter by up to 0.1 ms (r^2 0.9985-0.9999 over
