@@ -19,7 +19,9 @@ extern "C" {
  * records when each message's last byte arrived, so lateness = arrival -
  * schedule shows TCP falling behind after loss; needs a shared clock).
  * Sending stops at duration_ns or once 'bytes' (if non-zero) are handed
- * over, whichever is first, always at a message boundary; then each stream
+ * over, whichever is first, always at a message boundary (CBR: once every
+ * message due before duration_ns is sent, late ones too, for at most 1 s and
+ * half the timeout past it); then each stream
  * is shut down for writing and the sender waits (up to timeout_ns) until
  * every byte is acknowledged.
  *

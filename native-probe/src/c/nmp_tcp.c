@@ -284,8 +284,10 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
     /* CBR sends every message its schedule holds, late ones too: the
      * lateness of a message held back by a retransmission at the end is
      * what the test measures, and the count stays the schedule's. A path
-     * that blocks for good still ends the test a bounded time after its end. */
-    nmp_monotime_ns stop_at = sp->cbr ? end + CBR_GRACE_NS : end;
+     * that blocks for good still ends the test a bounded time after its end,
+     * and within half the wait the responder grants after it (timeout). */
+    uint64_t grace = sp->timeout_ns / 2 < CBR_GRACE_NS ? sp->timeout_ns / 2 : CBR_GRACE_NS;
+    nmp_monotime_ns stop_at = sp->cbr ? end + grace : end;
     int stopping = 0, rc;
     for (;;) {
         nmp_monotime_ns now = nmp_mono_now();
