@@ -95,6 +95,8 @@ fi
 # replays their seeds). A finding fails the run and leaves its input under service/.
 # Jazzer fuzzes one target a JVM, so two run side by side (one a core), straight from the
 # compiled classes (surefire:test, no lifecycle); each's output is kept and shown on failure.
+# Each target runs the maxDuration its @FuzzTest states (NMWS_FUZZ_SECONDS is libFuzzer's only:
+# a -Djazzer.max_duration on Maven's command line does not override the annotation).
 jazzer() {
   JAZZER_FUZZ=1 ./mvnw -B -ntp -q -o -pl service surefire:test -Dtest="CodecFuzzTest#$1" \
     -Dsurefire.failIfNoSpecifiedTests=false > "service/target/jazzer-$1.log" 2>&1

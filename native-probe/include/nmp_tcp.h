@@ -20,10 +20,10 @@ extern "C" {
  * schedule shows TCP falling behind after loss; needs a shared clock).
  * Sending stops at duration_ns or once 'bytes' (if non-zero) are handed
  * over, whichever is first, always at a message boundary (CBR: once every
- * message due before duration_ns is sent, late ones too, for at most 1 s and
- * half the timeout past it); then each stream
- * is shut down for writing and the sender waits (up to timeout_ns) until
- * every byte is acknowledged.
+ * message due before duration_ns is sent, late ones too, for at most the
+ * lesser of 1 s and half the timeout past it); then each stream
+ * is shut down for writing and the sender waits (up to timeout_ns, for CBR
+ * from the end of the duration) until every byte is acknowledged.
  *
  * Throughput: per stream and in total, receiver bytes * 8 / (last byte -
  * first byte arrival) and sender bytes * 8 / (first send .. all acked).

@@ -284,8 +284,8 @@ static int send_loop(tcp_run *t, char *err, size_t errlen) {
     /* CBR sends every message its schedule holds, late ones too: the
      * lateness of a message held back by a retransmission at the end is
      * what the test measures, and the count stays the schedule's. A path
-     * that blocks for good still ends the test a bounded time after its end,
-     * and within half the wait the responder grants after it (timeout). */
+     * that blocks for good still ends the test a bounded time after its end:
+     * the lesser of 1 s and half the wait the responder grants after it. */
     uint64_t grace = sp->timeout_ns / 2 < CBR_GRACE_NS ? sp->timeout_ns / 2 : CBR_GRACE_NS;
     nmp_monotime_ns stop_at = sp->cbr ? end + grace : end;
     int stopping = 0, rc;
@@ -564,7 +564,11 @@ int nmp_tcp_run(const nmp_tcp_spec *spec_in, const nmp_control *ctl, nmp_tcp_res
     sample_info(t, t->t0);
     if ((rc = send_loop(t, err, errlen)) < 0) goto error;
     int was_cancelled = nmp_control_cancelled(t->ctl);
-    nmp_monotime_ns acked = wait_acked(t, nmp_mono_now() + spec.timeout_ns, &rc, err, errlen);
+    /* a CBR schedule that ran late still waits from its end: the responder's own
+     * wait runs from there too */
+    nmp_monotime_ns stopped = nmp_mono_now(), sched_end = t->t0 + spec.duration_ns;
+    nmp_monotime_ns acked =
+        wait_acked(t, (spec.cbr && stopped > sched_end ? sched_end : stopped) + spec.timeout_ns, &rc, err, errlen);
     if (rc < 0) goto error;
     sample_info(t, nmp_mono_now());
     progress(t, nmp_mono_now(), 1);

@@ -34,6 +34,8 @@ public record LatencyScanSpec(
   public static final int MAX_SIZES = 64;
   public static final int DEFAULT_ROUNDS = 4;
   public static final int MAX_ROUNDS = 100;
+  /** Frames over all sizes: the engine keeps every RTT to the end (NMP_SCAN_MAX_FRAMES). */
+  public static final long MAX_FRAMES = 10_000_000L;
 
   public LatencyScanSpec {
     new RoundTripSpec(host, port, countPerSize, 64, intervalNanos, timeoutNanos, ttl);
@@ -48,6 +50,10 @@ public record LatencyScanSpec(
     }
     range("histogramBins", histogramBins, 1, 1000);
     range("rounds", rounds, 1, Math.min(MAX_ROUNDS, countPerSize));
+    if ((long) countPerSize * sizes.length > MAX_FRAMES) {
+      throw new IllegalArgumentException("countPerSize x sizes must be at most " + MAX_FRAMES + ", was "
+          + (long) countPerSize * sizes.length);
+    }
   }
 
   /** In DEFAULT_ROUNDS rounds, or one a frame when there are fewer frames a size. */

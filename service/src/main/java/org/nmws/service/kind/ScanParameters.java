@@ -3,6 +3,7 @@ package org.nmws.service.kind;
 import org.nmws.service.observation.Params;
 
 import java.time.Duration;
+import org.nmws.probe.LatencyScanSpec;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -49,11 +50,15 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
         int ttl = Params.integer(p, "ttl", 0, 0, 255);
         int port = Params.integer(p, "port", defaultPort, 1, 65535);
+        if ((long) count * sizes.length > LatencyScanSpec.MAX_FRAMES) {
+            throw new IllegalArgumentException("count " + count + " x " + sizes.length + " sizes is more than the "
+                    + LatencyScanSpec.MAX_FRAMES + " frames a scan keeps");
+        }
         double sending = (double) count * sizes.length * interval;
         Params.withinDuration(sending + timeout * sizes.length, maxDuration,
                 "%d sizes x count %d x interval %.6f s (+ timeouts)", sizes.length, count, interval);
         int fit = (int) Math.max(1, Math.min(Math.min(4, count),
-                Math.floor((maxDuration.toMillis() / 1e3 - sending) / (timeout * sizes.length))));
+                Math.floor((maxDuration.toSeconds() - sending) / (timeout * sizes.length)))); // as withinDuration reads it
         int rounds = Params.integer(p, "rounds", fit, 1, Math.min(100, count));
         Params.withinDuration(sending + timeout * sizes.length * rounds, maxDuration,
                 "%d sizes x count %d x interval %.6f s (+ a timeout a size in each of %d rounds)", sizes.length, count,

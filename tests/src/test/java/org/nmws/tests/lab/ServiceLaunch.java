@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -52,6 +53,9 @@ final class ServiceLaunch {
                 run(List.of(java, "-Xmx512m", "-XX:ArchiveClassesAtExit=" + archive, "-Dspring.context.exit=onRefresh", "-jar",
                         extracted.toString(), "--server.port=0", "--server.address=127.0.0.1", "--nmws.data-dir=" + data),
                         dir.resolve("training.log"));
+                try (var files = Files.walk(data)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
             }
             if (Files.isRegularFile(extracted) && Files.isRegularFile(archive)) {
                 return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-XX:TieredStopAtLevel=1", "-jar",
