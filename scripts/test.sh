@@ -64,6 +64,20 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   scripts/test-package.sh
 fi
 
+# Runs two commands side by side, one a core (LOG1 CMD1 LOG2 CMD2; a command is split on spaces),
+# each's output to its log; prints each log's last lines, and a failure shows its log's tail and
+# fails the run (set -e does not see a background job: its status is waited for).
+side_by_side() {
+  $2 > "$1" 2>&1 & local p1=$!
+  $4 > "$3" 2>&1 & local p2=$!
+  local r1=0 r2=0
+  wait $p1 || r1=$?
+  wait $p2 || r2=$?
+  tail -3 "$1"; tail -3 "$3"
+  [ $r1 = 0 ] || { tail -60 "$1"; exit $r1; }
+  [ $r2 = 0 ] || { tail -60 "$3"; exit $r2; }
+}
+
 # The C unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer (a JVM cannot
 # load an ASan library, so this is a build of its own), then a short libFuzzer run of the
 # control-protocol parser (the responder parses what any peer sends it) and of the packed-spec
@@ -76,18 +90,9 @@ if command -v clang >/dev/null; then
   fuzz=native-probe/target/fuzz
   cmake -S native-probe -B "$fuzz" -DCMAKE_C_COMPILER=clang -DNMP_FUZZ=ON -DNMP_JNI=OFF >/dev/null
   cmake --build "$fuzz" -j2 --target fuzz_ctl fuzz_spec >/dev/null
-  # the two side by side, one a core: each stops at its time or its first finding, and a finding
-  # fails the run (set -e does not see a background job: its status is waited for)
-  "$fuzz/fuzz_ctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 > "$fuzz/fuzz_ctl.log" 2>&1 &
-  ctl=$!
-  # packed specs: what the JNI entry decodes for every kind
-  "$fuzz/fuzz_spec" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -print_final_stats=1 > "$fuzz/fuzz_spec.log" 2>&1 &
-  spec=$!
-  ctl_rc=0; wait $ctl || ctl_rc=$?
-  spec_rc=0; wait $spec || spec_rc=$?
-  tail -3 "$fuzz/fuzz_ctl.log"; tail -3 "$fuzz/fuzz_spec.log"
-  [ $ctl_rc = 0 ] || { tail -40 "$fuzz/fuzz_ctl.log"; exit $ctl_rc; }
-  [ $spec_rc = 0 ] || { tail -40 "$fuzz/fuzz_spec.log"; exit $spec_rc; }
+  # packed specs (fuzz_spec): what the JNI entry decodes for every kind
+  side_by_side "$fuzz/fuzz_ctl.log" "$fuzz/fuzz_ctl -max_total_time=${NMWS_FUZZ_SECONDS:-30} -print_final_stats=1" \
+               "$fuzz/fuzz_spec.log" "$fuzz/fuzz_spec -max_total_time=${NMWS_FUZZ_SECONDS:-30} -print_final_stats=1"
 fi
 
 # Jazzer over the Java codecs that read client input (NMWG, XML-RPC, numbers and times) and the
@@ -99,15 +104,9 @@ fi
 # a -Djazzer.max_duration on Maven's command line does not override the annotation).
 jazzer() {
   JAZZER_FUZZ=1 ./mvnw -B -ntp -q -o -pl service surefire:test -Dtest="CodecFuzzTest#$1" \
-    -Dsurefire.failIfNoSpecifiedTests=false > "service/target/jazzer-$1.log" 2>&1
+    -Dsurefire.failIfNoSpecifiedTests=false
 }
-for pair in "nmwgMessages xmlRpcCalls" "parametersAndTimes storedFrameChunks"; do
-  set -- $pair
-  jazzer "$1" & first=$!
-  jazzer "$2" & second=$!
-  rc1=0; wait $first || rc1=$?
-  rc2=0; wait $second || rc2=$?
-  for t in "$1" "$2"; do grep -h "^Done [0-9]* runs" "service/target/jazzer-$t.log" | sed "s/^/jazzer $t: /" || true; done
-  [ $rc1 = 0 ] || { tail -60 "service/target/jazzer-$1.log"; exit $rc1; }
-  [ $rc2 = 0 ] || { tail -60 "service/target/jazzer-$2.log"; exit $rc2; }
-done
+side_by_side service/target/jazzer-nmwgMessages.log "jazzer nmwgMessages" \
+             service/target/jazzer-xmlRpcCalls.log "jazzer xmlRpcCalls"
+side_by_side service/target/jazzer-parametersAndTimes.log "jazzer parametersAndTimes" \
+             service/target/jazzer-storedFrameChunks.log "jazzer storedFrameChunks"

@@ -133,13 +133,9 @@ int nmp_scan_run(const nmp_scan_spec *spec, const nmp_control *ctl, nmp_scan_res
             nmp_seterr(err, errlen, "scan: out of memory");
             goto error;
         }
-        if (np != i) { /* keep each point's own histogram buffer with it */
-            uint64_t *h = res->points[np].hist;
-            res->points[np] = pt;
-            res->points[i].hist = h;
-        } else {
-            res->points[i] = pt;
-        }
+        uint64_t *h = res->points[np].hist; /* moved down to slot np; the buffers swap, each owned once */
+        res->points[np] = pt;
+        res->points[i].hist = h;
         if (pt.received > 0) {
             xs[nfit] = pt.size;
             ys[nfit] = pt.min_ns / 1e3;

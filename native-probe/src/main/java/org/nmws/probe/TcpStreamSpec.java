@@ -56,9 +56,14 @@ public record TcpStreamSpec(
     range("byteLimit", byteLimit, 0, Long.MAX_VALUE);
     range("sampleIntervalNanos", sampleIntervalNanos, 1_000_000L, RoundTripSpec.MAX_NANOS);
     range("timeoutNanos", timeoutNanos, 1_000_000L, RoundTripSpec.MAX_NANOS);
-    if (congestion != null && !CONGESTION.matcher(congestion).matches()) {
+    if (congestion != null && !isCongestionName(congestion)) {
       throw new IllegalArgumentException("congestion must be 1..15 of [a-z0-9_-], was " + congestion);
     }
+  }
+
+  /** True for what the kernel may name a congestion control: 1..15 of [a-z0-9_-]. */
+  public static boolean isCongestionName(String name) {
+    return CONGESTION.matcher(name).matches();
   }
 
   /** The system's default congestion control. */

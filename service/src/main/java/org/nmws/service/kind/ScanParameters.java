@@ -3,11 +3,11 @@ package org.nmws.service.kind;
 import org.nmws.service.observation.Params;
 
 import java.time.Duration;
-import org.nmws.probe.LatencyScanSpec;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.nmws.probe.LatencyScanSpec;
 
 /**
  * Parameters of a latency scan (UDPmon's latency vs frame size): packetSizes (a comma
@@ -57,9 +57,9 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
         double sending = (double) count * sizes.length * interval;
         Params.withinDuration(sending + timeout * sizes.length, maxDuration,
                 "%d sizes x count %d x interval %.6f s (+ timeouts)", sizes.length, count, interval);
-        int fit = (int) Math.max(1, Math.min(Math.min(4, count),
+        int fit = (int) Math.max(1, Math.min(Math.min(LatencyScanSpec.DEFAULT_ROUNDS, count),
                 Math.floor((maxDuration.toSeconds() - sending) / (timeout * sizes.length)))); // as withinDuration reads it
-        int rounds = Params.integer(p, "rounds", fit, 1, Math.min(100, count));
+        int rounds = Params.integer(p, "rounds", fit, 1, Math.min(LatencyScanSpec.MAX_ROUNDS, count));
         Params.withinDuration(sending + timeout * sizes.length * rounds, maxDuration,
                 "%d sizes x count %d x interval %.6f s (+ a timeout a size in each of %d rounds)", sizes.length, count,
                 interval, rounds);

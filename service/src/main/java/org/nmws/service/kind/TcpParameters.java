@@ -20,8 +20,6 @@ import java.util.Map;
 public record TcpParameters(int streams, int messageSize, double intervalSeconds, boolean cbr, int windowBytes,
                             double durationSeconds, double sampleSeconds, double timeoutSeconds, int port, boolean raw,
                             String congestion) {
-    private static final java.util.regex.Pattern CONGESTION = java.util.regex.Pattern.compile("[a-z0-9_-]{1,15}");
-
 
     static TcpParameters parse(Map<String, String> p, Characteristic c, int defaultPort, Duration maxDuration) {
         String protocol = p.getOrDefault("protocol", "TCP").trim();
@@ -52,7 +50,7 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
         String congestion = p.get("congestion");
         if (congestion != null) {
             congestion = congestion.trim();
-            if (!CONGESTION.matcher(congestion).matches()) {
+            if (!org.nmws.probe.TcpStreamSpec.isCongestionName(congestion)) {
                 throw new IllegalArgumentException("parameter congestion is '" + Params.echo(congestion)
                         + "': a kernel congestion control name (cubic, bbr, reno, ...)");
             }
