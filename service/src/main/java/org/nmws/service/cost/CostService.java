@@ -1,5 +1,7 @@
 package org.nmws.service.cost;
 
+import org.nmws.service.measure.Caller;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,10 +52,14 @@ public class CostService {
 
     /** Archive data only, from this point (tests and the JSON API's simple form). */
     public List<TransferCost> rankChecked(List<String> destinations, double bytes, Duration maxAge) {
-        return rank(CostQuery.stored(destinations, bytes, maxAge));
+        return rank(Caller.SERVICE, CostQuery.stored(destinations, bytes, maxAge));
     }
 
-    public List<TransferCost> rank(CostQuery q) {
+    /**
+     * The destinations ranked, from this archive; a refresh runs tests as the caller (who must
+     * already be authorized to measure: see {@code usecase.TransferCosts}).
+     */
+    public List<TransferCost> rank(Caller caller, CostQuery q) {
         String src = local(q.src()) ? null : q.src();
         long bytes = (long) q.bytes();
         List<TransferCost> out = new ArrayList<>();
@@ -66,7 +72,7 @@ public class CostService {
             if (stale && q.protocol().equals("UDP")) {
                 c = c.withRefresh(false, "not refreshed: a UDP test needs an offered rate; measure achievable UDP first");
             } else if (stale) {
-                c = refresh(src, dst, bytes, q, deadline, q.destinations().size() - i, c);
+                c = refresh(caller, src, dst, bytes, q, deadline, q.destinations().size() - i, c);
             }
             out.add(c);
         }
@@ -84,7 +90,7 @@ public class CostService {
      * run (not allowed, busy, out of budget, another point's path) leaves the stored answer with
      * the reason.
      */
-    private TransferCost refresh(String src, String dst, long bytes, CostQuery q, Instant deadline, int left,
+    private TransferCost refresh(Caller caller, String src, String dst, long bytes, CostQuery q, Instant deadline, int left,
                                  TransferCost stored) {
         if (src != null) {
             return stored.withRefresh(false, "not refreshed: " + src + " is another point; ask it");
@@ -102,7 +108,7 @@ public class CostService {
             if (q.port() != null) {
                 p.put("port", Integer.toString(q.port()));
             }
-            measurements.measure(Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, new PathSubject(null, Endpoint.parse(dst, null)), p);
+            measurements.measure(caller, Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, new PathSubject(null, Endpoint.parse(dst, null)), p);
         } catch (MeasurementException e) {
             return stored.withRefresh(false, "not refreshed: " + e.getMessage());
         }

@@ -1,5 +1,7 @@
 package org.nmws.service.cost;
 
+import org.nmws.service.measure.Caller;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,8 +71,11 @@ public class DiagnosisService {
     /**
      * @param tcpParameters NMWG parameters for a TCP test run for the answer (streams, windowSize)
      */
-    public Diagnosis diagnose(String src, String dst, Duration maxAge, boolean measure, Map<String, String> tcpParameters)
-            throws MeasurementException {
+    public Diagnosis diagnose(Caller caller, String src, String dst, Duration maxAge, boolean measure,
+                              Map<String, String> tcpParameters) throws MeasurementException {
+        if (measure) {
+            caller.requireMeasure(); // before anything is read or run
+        }
         if (dst == null || dst.isBlank()) {
             throw new IllegalArgumentException("a diagnosis needs a destination");
         }
@@ -87,7 +92,7 @@ public class DiagnosisService {
         List<String> measured = new ArrayList<>();
         PathSubject path = new PathSubject(null, Endpoint.parse(dst, null));
         if (measure) {
-            measurements.measure(Characteristic.PATH_DELAY_ROUNDTRIP, path, Map.of("count", "100", "interval", "0.01"));
+            measurements.measure(caller, Characteristic.PATH_DELAY_ROUNDTRIP, path, Map.of("count", "100", "interval", "0.01"));
             measured.add("path.delay.roundTrip");
             Map<String, String> tcp = new LinkedHashMap<>();
             tcp.put("timeDuration", "5");
@@ -96,7 +101,7 @@ public class DiagnosisService {
                     tcp.put(k, v);
                 }
             });
-            measurements.measure(Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, path, tcp);
+            measurements.measure(caller, Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP, path, tcp);
             measured.add("path.bandwidth.achievable.TCP");
         }
         Optional<Observation> tcp = latest(Characteristic.ProbeTest.TCP_STREAM, src, dst, since);
@@ -158,7 +163,7 @@ public class DiagnosisService {
         // 3. The path: the narrowest link, located by per-hop capacity.
         Optional<Observation> hops = latest(Characteristic.ProbeTest.HOP_CAPACITY, src, dst, since);
         if (hops.isEmpty() && measure) {
-            measurements.measure(Characteristic.PATH_BANDWIDTH_CAPACITY, path, Map.of("perHop", "true"));
+            measurements.measure(caller, Characteristic.PATH_BANDWIDTH_CAPACITY, path, Map.of("perHop", "true"));
             measured.add("path.bandwidth.capacity perHop");
             hops = latest(Characteristic.ProbeTest.HOP_CAPACITY, src, dst, since);
         }

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.Map;
 import org.nmws.probe.AvailableBandwidthResult;
 import org.nmws.probe.AvailableBandwidthSpec;
@@ -22,6 +24,12 @@ final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameter
             .family(Unit.MBIT_PER_SECOND, "step\\d+(Offered|Received)Mbps")
             .family(Unit.PERCENT, "step\\d+LossPercent")
             .family(Unit.MILLISECONDS, "step\\d+DelayIncreaseMs");
+
+    /** Self-loading streams up to the path's spare rate. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.EXCLUSIVE;
+    }
 
     @Override
     public ProbeTest test() {

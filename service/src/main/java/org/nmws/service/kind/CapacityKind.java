@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.Map;
 import org.nmws.probe.CapacityResult;
 import org.nmws.probe.CapacitySpec;
@@ -21,6 +23,12 @@ final class CapacityKind implements MeasurementKind<BandwidthParameters>, DataFo
             .of(Unit.MBIT_PER_SECOND, "capacityMbps", "capacityFrameMbps", "capacityWireMbps", "p10Mbps", "p25Mbps",
                     "p75Mbps", "p90Mbps", "iqrMbps", "trainHeadMbps", "bottleneckFrameMbps")
             .family(Unit.MBIT_PER_SECOND, "hop\\d+(CapacityFrameMbps|CapacityMbps|IqrMbps)");
+
+    /** Back-to-back packet trains: their dispersion is the figure, so nothing may share the path. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.EXCLUSIVE;
+    }
 
     @Override
     public ProbeTest test() {

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.Map;
 import org.nmws.probe.HopCapacityResult;
 import org.nmws.probe.HopCapacitySpec;
@@ -21,6 +23,12 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, D
     /** Towards a host without a responder: about what a few traceroutes send. */
     static final int UNAGREED_FRAMES = 10_000;
     static final int UNAGREED_SIZE = 1500;
+
+    /** Packet trains to every hop: as capacity, nothing may share the path. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.EXCLUSIVE;
+    }
 
     @Override
     public ProbeTest test() {

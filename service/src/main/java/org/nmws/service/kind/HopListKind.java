@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -23,6 +25,12 @@ final class HopListKind implements MeasurementKind<HopParameters>, DataForm {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "elapsedMs")
             .family(Unit.MILLISECONDS, "hop\\d+MinRttMs");
+
+    /** A handful of probes per hop, as traceroute sends. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.BACKGROUND;
+    }
 
     @Override
     public ProbeTest test() {

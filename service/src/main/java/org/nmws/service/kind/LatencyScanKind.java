@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,6 +27,12 @@ final class LatencyScanKind implements MeasurementKind<ScanParameters>, DataForm
             .of(Unit.MICROSECONDS, "interceptUs")
             .of(Unit.RATIO, "fitR2Ratio")
             .family(Unit.MILLISECONDS, "size\\d+(Min|Mean|Median|Max)RttMs");
+
+    /** Frames of every size at a steady rate: beside others, not beside throughput. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.NORMAL;
+    }
 
     @Override
     public ProbeTest test() {

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +27,12 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataF
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
             .of(Unit.PERCENT, "lossPercent");
+
+    /** A few small frames: light enough to run beside anything. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.BACKGROUND;
+    }
 
     @Override
     public ProbeTest test() {

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,6 +77,12 @@ final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm
             m.put("protocol", "STAMP");
             return m;
         }
+    }
+
+    /** One small packet per interval, reflected: light in either direction. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.BACKGROUND;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,6 +32,12 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters>, DataForm {
             .of(Unit.PERCENT, "rwndLimitedPercent", "sndbufLimitedPercent", "cwndLimitedPercent")
             .family(Unit.MBIT_PER_SECOND, "stream\\d+ThroughputMbps")
             .family(Unit.MICROSECONDS, "stream\\d+FinalSrttUs");
+
+    /** Fills the path: anything else would bias it and be biased. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.EXCLUSIVE;
+    }
 
     @Override
     public ProbeTest test() {

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.util.Map;
 import org.nmws.probe.Probe;
 import org.nmws.probe.UdpStreamResult;
@@ -34,6 +36,12 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters>, DataForm
             .of(Unit.RATIO, "reorderedRatio", "lossKsDistance")
             .of(Unit.BYTES, "bufferBytes", "bufferBytesByDelay")
             .family(Unit.RATIO, "nReordering\\d+Ratio");
+
+    /** One-way delay, loss and reordering run at a low rate beside others; an achievable-bandwidth stream fills the path. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return c.dottedName().startsWith("path.bandwidth") ? TestClass.EXCLUSIVE : TestClass.NORMAL;
+    }
 
     @Override
     public ProbeTest test() {

@@ -1,5 +1,7 @@
 package org.nmws.service.kind;
 
+import org.nmws.service.measure.TestClass;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,12 @@ final class UtilizationKind implements MeasurementKind<UtilizationParameters>, D
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "outMbps", "inMbps", "maxOutMbps", "maxInMbps", "speedMbps")
             .of(Unit.PERCENT, "outUtilizationPercent", "inUtilizationPercent");
+
+    /** Reads interface counters and sends nothing. */
+    @Override
+    public TestClass testClass(Characteristic c) {
+        return TestClass.BACKGROUND;
+    }
 
     @Override
     public ProbeTest test() {

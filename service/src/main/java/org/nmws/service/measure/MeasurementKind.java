@@ -26,6 +26,12 @@ public interface MeasurementKind<P> {
      */
     P parse(Map<String, String> nmwg, Characteristic characteristic, Context context);
 
+    /**
+     * The scheduling class its test runs in when measuring a characteristic (what it may run
+     * beside), unless a schedule says otherwise: the kind knows what it puts on the path.
+     */
+    TestClass testClass(Characteristic characteristic);
+
     /** Whether the client asked for per-frame data in the answer. */
     default boolean raw(P parameters) {
         return false;

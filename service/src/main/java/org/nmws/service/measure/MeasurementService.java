@@ -76,18 +76,13 @@ public class MeasurementService {
             double elapsed = java.time.Duration.between(r.started(), now).toMillis() / 1000.0;
             double left = r.done() > 0 && r.total() >= r.done() ? elapsed * (r.total() - r.done()) / r.done()
                     : Math.max(1, props.limits().maxDuration().toSeconds() - elapsed);
-            out.add(new Busy(TestClass.of(r.characteristic()), r.started(), now.plusMillis((long) (left * 1000))));
+            out.add(new Busy(r.testClass(), r.started(), now.plusMillis((long) (left * 1000))));
         }
         return out;
     }
 
     /** A running test's class and the time it holds the host for. */
     public record Busy(TestClass testClass, Instant from, Instant until) {
-    }
-
-    /** Refuses a client that may not start tests (as a MeasurementRequest would be refused). */
-    public void authorizeTests() throws MeasurementException {
-        admission.authorize(TestAdmission.currentClient());
     }
 
     /** The host-wide interlock of test classes, shared by on-demand and scheduled tests. */
@@ -104,40 +99,76 @@ public class MeasurementService {
     }
 
     /**
-     * Runs the test that measures a characteristic, with NMWG parameters, and archives it:
-     * the one entry point for every dialect.
+     * Runs the test that measures a characteristic, with NMWG parameters, for a caller, and
+     * archives it: the one place every use case starts a test.
      */
-    public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
+    public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
-        return measure(c, subject, nmwgParameters, TestClass.of(c.dottedName()), 0);
+        return measure(caller, c, subject, nmwgParameters, parse(() -> testClassOf(c, nmwgParameters)), 0);
     }
 
     /**
-     * As {@link #measure(Characteristic, PathSubject, Map)}, in a given class, waiting up to
-     * waitMillis for the class interlock and the path (a scheduled run waits within its
-     * slot; an on-demand request does not wait).
+     * The class a test of this characteristic with these parameters runs in, as its kind says.
+     *
+     * @throws IllegalArgumentException for parameters that select no test
      */
-    public Measured measure(Characteristic c, PathSubject subject, Map<String, String> nmwgParameters, TestClass testClass,
-                            long waitMillis) throws MeasurementException {
-        // Who may test is settled before the request is looked at; the rate is charged only
-        // when a test is about to start, so a typo or a busy path costs nothing.
-        admission.authorize(TestAdmission.currentClient());
-        checkIsAHost(subject.dst().host());
-        ClientLimits limits = admission.currentLimits();
-        limits.checkDestination(subject.dst().host());
-        return measure(kinds.get(parse(() -> c.testFor(nmwgParameters))), c, subject, nmwgParameters,
-                new MeasurementKind.Context(context.responderPort(), limits.narrow(context.limits())), testClass, waitMillis);
+    public TestClass testClassOf(Characteristic c, Map<String, String> nmwgParameters) {
+        return kinds.get(c.testFor(nmwgParameters)).testClass(c);
     }
 
-    private <P> Measured measure(MeasurementKind<P> kind, Characteristic c, PathSubject subject,
-                                 Map<String, String> nmwgParameters, MeasurementKind.Context context, TestClass testClass,
+    /**
+     * As {@link #measure(Caller, Characteristic, PathSubject, Map)}, in a given class, waiting up
+     * to waitMillis for the class interlock and the path (a scheduled run waits within its
+     * slot; an on-demand request does not wait).
+     */
+    public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
+                            TestClass testClass, long waitMillis) throws MeasurementException {
+        Admitted<?> a = admit(caller, c, subject, nmwgParameters);
+        return measure(a, c, subject, testClass, waitMillis);
+    }
+
+    /**
+     * Decides whether the caller may ask for this test, as it would be run here: the measure
+     * role, a destination that is a host within the caller's networks, and parameters within
+     * the caller's limits. Nothing runs and nothing is charged; a request that is forwarded to
+     * another point is checked here first, so a point never lends its own credentials to a
+     * caller it would refuse.
+     */
+    public void check(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
+            throws MeasurementException {
+        admit(caller, c, subject, nmwgParameters);
+    }
+
+    private record Admitted<P>(MeasurementKind<P> kind, P parameters, Caller caller) {
+    }
+
+    private Admitted<?> admit(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
+            throws MeasurementException {
+        // Who may test is settled before the request is looked at; the rate is charged only
+        // when a test is about to start, so a typo or a busy path costs nothing.
+        admission.authorize(caller);
+        checkIsAHost(subject.dst().host());
+        caller.limits().checkDestination(subject.dst().host());
+        MeasurementKind<?> kind = kinds.get(parse(() -> c.testFor(nmwgParameters)));
+        return admitted(kind, c, nmwgParameters, caller);
+    }
+
+    private <P> Admitted<P> admitted(MeasurementKind<P> kind, Characteristic c, Map<String, String> nmwgParameters,
+                                     Caller caller) throws MeasurementException {
+        MeasurementKind.Context narrowed = new MeasurementKind.Context(context.responderPort(),
+                caller.limits().narrow(context.limits()));
+        return new Admitted<>(kind, parse(() -> kind.parse(nmwgParameters, c, narrowed)), caller);
+    }
+
+    private <P> Measured measure(Admitted<P> admitted, Characteristic c, PathSubject subject, TestClass testClass,
                                  long waitMillis) throws MeasurementException {
-        P parameters = parse(() -> kind.parse(nmwgParameters, c, context));
+        MeasurementKind<P> kind = admitted.kind();
+        P parameters = admitted.parameters();
         // Timed from here: a request refused before (bad parameters, no right to test) is no test.
         long t0 = System.nanoTime();
         Observation kept;
         try {
-            kept = archive.save(kind.run(parameters, subject, new Runner(c.dottedName(), testClass, waitMillis)));
+            kept = archive.save(kind.run(parameters, subject, new Runner(admitted.caller(), c.dottedName(), testClass, waitMillis)));
         } catch (MeasurementException e) {
             tell(c, kind.test(), subject, t0, e.kind(), null);
             throw e;
@@ -189,11 +220,13 @@ public class MeasurementService {
 
     /** One request's view of the service, named by the characteristic it measures. */
     private final class Runner implements TestRunner {
+        private final Caller caller;
         private final String what;
         private final TestClass testClass;
         private final long waitMillis;
 
-        Runner(String what, TestClass testClass, long waitMillis) {
+        Runner(Caller caller, String what, TestClass testClass, long waitMillis) {
+            this.caller = caller;
             this.what = what;
             this.testClass = testClass;
             this.waitMillis = waitMillis;
@@ -215,14 +248,14 @@ public class MeasurementService {
                         + running.secondsUntilAllFree(props.limits().maxDuration()) + " s");
             }
             try (held) {
-                return locked(what, subject, call, waitMillis);
+                return locked(caller, what, testClass, subject, call, waitMillis);
             }
         }
 
         @Override
         public <T> T passive(String target, PassiveCall<T> call) throws MeasurementException {
-            try (TestAdmission.Slot slot = admission.begin(TestAdmission.currentClient())) {
-                RunningTests.Entry entry = running.start(what, target);
+            try (TestAdmission.Slot slot = admission.begin(caller)) {
+                RunningTests.Entry entry = running.start(what, target, caller.owner(), testClass);
                 try {
                     return call.run(entry);
                 } finally {
@@ -251,7 +284,7 @@ public class MeasurementService {
      * Runs a probe call with the path's lock held (one test per destination from this
      * point at a time), turning engine failures into measurement errors by their reason.
      */
-    private <T> T locked(String what, PathSubject subject, TestRunner.ProbeCall<T> call, long waitMillis)
+    private <T> T locked(Caller caller, String what, TestClass testClass, PathSubject subject, TestRunner.ProbeCall<T> call, long waitMillis)
             throws MeasurementException {
         checkSourceIsLocal(subject);
         if (!Probe.isAvailable()) {
@@ -262,8 +295,7 @@ public class MeasurementService {
         Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
         // Charged first, so a client over its rate hears that rather than busy; given back when no
         // test starts (busy path, a parameter the engine refuses).
-        String client = TestAdmission.currentClient();
-        TestAdmission.Slot slot = admission.begin(client);
+        TestAdmission.Slot slot = admission.begin(caller);
         // A busy path is answered at once with when to retry: waiting for it held a server
         // thread per request for up to the longest test, and 220 such requests starved the service.
         boolean got;
@@ -279,7 +311,7 @@ public class MeasurementService {
             throw new MeasurementException(MeasurementException.Kind.BUSY, "another test to " + dst
                     + " is running; retry in " + running.secondsUntilFree(dst, props.limits().maxDuration()) + " s");
         }
-        RunningTests.Entry entry = running.start(what, dst);
+        RunningTests.Entry entry = running.start(what, dst, caller.owner(), testClass);
         // No test holds a path longer than the limit allows (with a margin for set-up): one
         // that would (a per-hop capacity test against slow routers) is cancelled.
         AtomicBoolean overran = new AtomicBoolean();

@@ -17,13 +17,15 @@ import org.nmws.probe.ProbeControl;
 public final class RunningTests {
 
     /** A snapshot of one running test. */
-    public record Running(String id, String characteristic, String dst, Instant started, int done, int total) {
+    public record Running(String id, String characteristic, String dst, Instant started, int done, int total,
+                          TestClass testClass) {
     }
 
     /** A test being run: its control and its progress counters. */
     public static final class Entry {
         final String id = UUID.randomUUID().toString().substring(0, 8);
         final String characteristic;
+        final TestClass testClass;
         final String dst;
         final Instant started = Instant.now();
         final AtomicInteger done = new AtomicInteger();
@@ -48,7 +50,8 @@ public final class RunningTests {
             total.set(stepsTotal);
         }
 
-        Entry(String characteristic, String dst, String owner) {
+        Entry(String characteristic, String dst, String owner, TestClass testClass) {
+            this.testClass = testClass;
             this.characteristic = characteristic;
             this.dst = dst;
             this.owner = owner;
@@ -59,14 +62,14 @@ public final class RunningTests {
         }
 
         Running snapshot() {
-            return new Running(id, characteristic, dst, started, done.get(), total.get());
+            return new Running(id, characteristic, dst, started, done.get(), total.get(), testClass);
         }
     }
 
     private final ConcurrentHashMap<String, Entry> tests = new ConcurrentHashMap<>();
 
-    Entry start(String characteristic, String dst) {
-        Entry e = new Entry(characteristic, dst, TestAdmission.currentOwner());
+    Entry start(String characteristic, String dst, String owner, TestClass testClass) {
+        Entry e = new Entry(characteristic, dst, owner, testClass);
         tests.put(e.id, e);
         return e;
     }

@@ -11,11 +11,6 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import org.apache.catalina.util.NetMask;
-import org.springframework.security.authentication.AnonymousAuthenticationToken;
-import org.springframework.security.core.Authentication;
-import org.springframework.security.core.context.SecurityContextHolder;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * Who may start new tests, and how often: a test puts load on the network and on the far
@@ -83,18 +78,6 @@ public final class TestAdmission {
         this.nanoTime = nanoTime;
     }
 
-    /**
-     * The address of the HTTP client whose request this thread serves, or null outside a
-     * request. Every transport (CXF's servlet, Spring MVC) runs a request on its servlet
-     * thread, where Spring Boot's RequestContextFilter has bound it.
-     */
-    public static String currentClient() {
-        if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes a) {
-            return a.getRequest().getRemoteAddr();
-        }
-        return null;
-    }
-
     /** Whether an anonymous client at this address may start tests, and so cancel running ones (no rate is charged). */
     public boolean allows(String client) {
         if (client == null) {
@@ -116,29 +99,27 @@ public final class TestAdmission {
         }
     }
 
-    /** Admits one new test from this client ({@link #authorize} then {@link #charge}), or says why not. */
-    public void admit(String client) throws MeasurementException {
-        authorize(client);
-        charge(client);
+    /**
+     * Refuses a caller that may not start tests. The role was decided where the caller was
+     * authenticated; the service itself always may.
+     */
+    public void authorize(Caller caller) throws MeasurementException {
+        caller.requireMeasure();
+    }
+
+    /** Admits one new test from this caller ({@link #authorize} then {@link #charge}), or says why not. */
+    public void admit(Caller caller) throws MeasurementException {
+        authorize(caller);
+        charge(caller.address());
     }
 
     /**
-     * Refuses a client that may not start tests.
-     *
-     * @param client the client's address as text, or null for a caller inside the service
+     * A caller no one authenticated (a service wired without its web security): it may test
+     * from an address in nmws.limits.test-clients; null is the service itself.
      */
-    public void authorize(String client) throws MeasurementException {
-        if (client == null) {
-            return;
-        }
-        Authentication auth = SecurityContextHolder.getContext().getAuthentication();
-        boolean measure = auth == null ? allows(client) // the service wired without its web security (unit tests)
-                : auth.getAuthorities().stream().anyMatch(a -> MEASURE_AUTHORITY.equals(a.getAuthority()));
-        if (!measure) {
-            throw new MeasurementException(MeasurementException.Kind.DENIED, "starting tests needs the measure role: "
-                    + "authenticate (HTTP Basic or an API key over https, or a WS-Security UsernameToken) or connect "
-                    + "from an address in nmws.limits.test-clients; this client may query stored results");
-        }
+    public Caller unauthenticated(String address, String forwardedBy) {
+        return address == null ? Caller.SERVICE
+                : new Caller(address, null, allows(address), false, ClientLimits.NONE, forwardedBy);
     }
 
     /** Takes one test from the client's bucket, or says when the next is allowed. */
@@ -193,8 +174,6 @@ public final class TestAdmission {
     }
 
     private static final long HOUR_NANOS = 60 * MINUTE_NANOS;
-    private volatile Map<String, ClientLimits> limitsByName = Map.of();
-    private volatile ClientLimits anonymousLimits = ClientLimits.NONE;
     private final Map<String, Bucket> hourly = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Bucket> eldest) {
@@ -203,50 +182,18 @@ public final class TestAdmission {
     };
     private final Map<String, Integer> concurrent = new java.util.HashMap<>();
 
-    /** The per-client limits of nmws.security: by account or key name, and for anonymous clients. */
-    public void clientLimits(Map<String, ClientLimits> byName, ClientLimits anonymous) {
-        this.limitsByName = Map.copyOf(byName);
-        this.anonymousLimits = anonymous;
-    }
-
-    /** The limits of the client this thread serves; none beyond the service's inside the service. */
-    public ClientLimits currentLimits() {
-        Authentication a = SecurityContextHolder.getContext().getAuthentication();
-        if (a == null || currentClient() == null) {
-            return ClientLimits.NONE;
-        }
-        return a instanceof AnonymousAuthenticationToken ? anonymousLimits : limitsByName.getOrDefault(a.getName(), ClientLimits.NONE);
-    }
-
-    /** Who this thread's client is, as running tests record their owner; null inside the service. */
-    static String currentOwner() {
-        String client = currentClient();
-        return client == null ? null : quotaKey(client);
-    }
-
-    /** Whether this thread's client is an admin. */
-    static boolean currentIsAdmin() {
-        Authentication a = SecurityContextHolder.getContext().getAuthentication();
-        return a != null && a.getAuthorities().stream().anyMatch(g -> "ROLE_ADMIN".equals(g.getAuthority()));
-    }
-
-    /** Who a quota is kept for: the account, or for anonymous clients their address. */
-    private static String quotaKey(String client) {
-        Authentication a = SecurityContextHolder.getContext().getAuthentication();
-        return a == null || a instanceof AnonymousAuthenticationToken ? "address " + client : "account " + a.getName();
-    }
-
     /**
      * Admits one test about to start: the address's rate, then the client's tests an hour and
      * tests at once. The slot is closed when the test ends (or refunded if it never started).
      */
-    public Slot begin(String client) throws MeasurementException {
+    public Slot begin(Caller caller) throws MeasurementException {
+        String client = caller.address();
         charge(client);
-        ClientLimits limits = currentLimits();
+        ClientLimits limits = caller.limits();
         if (client == null || limits == ClientLimits.NONE) {
             return new Slot(client, null, limits);
         }
-        String key = quotaKey(client);
+        String key = caller.owner();
         int perHour = limits.testsPerHour();
         if (perHour > 0) {
             long now = nanoTime.getAsLong();

@@ -7,21 +7,11 @@ import java.util.Locale;
  * with nothing else on this host, since any other traffic would bias them; normal tests
  * (one-way delay, loss, scans) run beside each other but not beside an exclusive one;
  * background tests (round trip, hop list, STAMP, utilization) are light enough to run
- * beside anything.
+ * beside anything. Each kind says which class its test is in
+ * ({@link MeasurementKind#testClass}).
  */
 public enum TestClass {
     EXCLUSIVE, NORMAL, BACKGROUND;
-
-    /** The class of a characteristic (its dotted name) unless a schedule says otherwise. */
-    public static TestClass of(String dottedName) {
-        if (dottedName.startsWith("path.bandwidth")) {
-            return EXCLUSIVE;
-        }
-        return switch (dottedName) {
-            case "path.delay.roundTrip", "path.hoplist", "path.utilization", "path.loss.roundTrip" -> BACKGROUND;
-            default -> NORMAL;
-        };
-    }
 
     public static TestClass parse(String text) {
         try {

@@ -12,8 +12,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.nmws.service.NmwsProperties;
+import org.nmws.service.cost.CostQuery;
+import org.nmws.service.cost.CostXml;
+import org.nmws.service.cost.DiagnosisService;
+import org.nmws.service.cost.TransferCost;
+import org.nmws.service.measure.Caller;
 import org.nmws.service.mesh.Forwarder;
 import org.nmws.service.mesh.Mesh;
+import org.nmws.service.usecase.Measure;
+import org.nmws.service.usecase.Schedules;
+import org.nmws.service.usecase.TransferCosts;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.archive.Series;
@@ -49,34 +57,27 @@ public class MessageHandler {
     private final Archive archive;
     private final NmwsProperties props;
     private final DataForms forms;
-    private final Forwarder forwarder;
-    private final Schedules schedules;
+    private final Measure measure;
     /** Cost and diagnosis answers (eventTypes cost/1.0 and diagnosis/1.0); null where not wired. */
-    private final org.nmws.service.cost.CostService costs;
-    private final org.nmws.service.cost.DiagnosisService diagnoses;
+    private final TransferCosts costs;
+    private final DiagnosisService diagnoses;
     /** Raw frames held by all answers being built: two full answers' worth. */
     private final Semaphore framesInFlight;
 
+    /** Without a mesh, schedules, cost or diagnosis (unit tests). */
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms) {
-        this(xml, measurements, archive, props, forms, new Forwarder(Mesh.NONE, "", xml::parse, java.time.Duration.ofSeconds(1)),
-                Schedules.NONE);
+        this(xml, measurements, archive, props, forms,
+                new Measure(measurements, new Forwarder(Mesh.NONE, "", xml::parse, java.time.Duration.ofSeconds(1)),
+                        Schedules.NONE), null, null);
     }
 
-    /** With the mesh's forwarder: requests for paths from other points go there. */
+    /** With the use cases the NMWG dialect answers through. */
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                          DataForms forms, Forwarder forwarder, Schedules schedules) {
-        this(xml, measurements, archive, props, forms, forwarder, schedules, null, null);
-    }
-
-    /** With the cost and diagnosis services: their eventTypes are answered too. */
-    public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                          DataForms forms, Forwarder forwarder, Schedules schedules,
-                          org.nmws.service.cost.CostService costs, org.nmws.service.cost.DiagnosisService diagnoses) {
+                          DataForms forms, Measure measure, TransferCosts costs, DiagnosisService diagnoses) {
         this.costs = costs;
         this.diagnoses = diagnoses;
-        this.forwarder = forwarder;
-        this.schedules = schedules;
+        this.measure = measure;
         this.forms = forms;
         this.xml = xml;
         this.measurements = measurements;
@@ -86,29 +87,29 @@ public class MessageHandler {
     }
 
     /** Raw bytes in (plain HTTP, XML-RPC string), response bytes out. */
-    public byte[] handle(byte[] request) {
+    public byte[] handle(byte[] request, Caller caller) {
         try {
-            return written(answer(reader.read(xml.parse(request))));
+            return written(answer(reader.read(xml.parse(request)), caller));
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toBytes();
         }
     }
 
     /** A message element already parsed (by a transport routing dialects), response bytes out. */
-    public byte[] handleParsed(Element message) {
+    public byte[] handleParsed(Element message, Caller caller) {
         try {
             xml.checkDepth(message);
-            return written(answer(reader.read(message)));
+            return written(answer(reader.read(message), caller));
         } catch (NmwgException e) {
             return errorMessage(null, "ErrorResponse", e).toBytes();
         }
     }
 
     /** A message element already parsed by a SOAP stack, response document out. */
-    public Document handle(Element message) {
+    public Document handle(Element message, Caller caller) {
         try {
             xml.checkDepth(message);
-            NmwgWriter w = answer(reader.read(message));
+            NmwgWriter w = answer(reader.read(message), caller);
             try {
                 return w.toDocument();
             } finally {
@@ -133,12 +134,12 @@ public class MessageHandler {
                 new NmwgException(ErrorCodes.PARSE_ERROR, "the SOAP body carries no nmwg:message")).toDocument();
     }
 
-    NmwgWriter answer(RequestMessage msg) {
+    NmwgWriter answer(RequestMessage msg, Caller caller) {
         String replyType = replyType(msg.type());
         try {
             return switch (msg.type()) {
                 case "EchoRequest" -> echo(msg);
-                case "MeasurementRequest", "SetupDataRequest", "MetadataKeyRequest", "DataInfoRequest" -> perPair(msg, replyType);
+                case "MeasurementRequest", "SetupDataRequest", "MetadataKeyRequest", "DataInfoRequest" -> perPair(msg, replyType, caller);
                 default -> throw new NmwgException(ErrorCodes.ACTION_NOT_SUPPORTED, "message type '" + msg.type()
                         + "' is not supported; this service answers EchoRequest, MetadataKeyRequest, SetupDataRequest,"
                         + " DataInfoRequest, MeasurementRequest");
@@ -155,7 +156,7 @@ public class MessageHandler {
         return w;
     }
 
-    private NmwgWriter perPair(RequestMessage msg, String replyType) throws NmwgException {
+    private NmwgWriter perPair(RequestMessage msg, String replyType, Caller caller) throws NmwgException {
         if (msg.data().isEmpty()) {
             throw new NmwgException(ErrorCodes.STRUCTURE, msg.type() + " has no nmwg:data trigger: nothing to answer");
         }
@@ -184,12 +185,12 @@ public class MessageHandler {
                     if (r.advice().equals(Namespaces.COST)) {
                         costTriggers.add(r);
                     } else {
-                        diagnose(w, r, msg.type().equals("MeasurementRequest"));
+                        diagnose(w, r, msg.type().equals("MeasurementRequest"), caller);
                     }
                     continue;
                 }
                 switch (msg.type()) {
-                    case "MeasurementRequest" -> measure(w, r);
+                    case "MeasurementRequest" -> measure(w, r, caller);
                     case "MetadataKeyRequest" -> describeSeries(w, r, false);
                     case "DataInfoRequest" -> describeSeries(w, r, true);
                     default -> setupData(w, r);
@@ -203,7 +204,7 @@ public class MessageHandler {
             }
         }
         if (!costTriggers.isEmpty()) {
-            cost(w, costTriggers, msg.type().equals("MeasurementRequest"));
+            cost(w, costTriggers, msg.type().equals("MeasurementRequest"), caller);
         }
         return w;
     }
@@ -214,7 +215,7 @@ public class MessageHandler {
      * the triggers that share source and parameters are ranked together, each answered with its
      * cost:datum (rank among them). A MeasurementRequest refreshes stale destinations.
      */
-    private void cost(NmwgWriter w, List<Resolved> triggers, boolean measureRequest) {
+    private void cost(NmwgWriter w, List<Resolved> triggers, boolean measureRequest, Caller caller) {
         Map<List<Object>, List<Resolved>> groups = new LinkedHashMap<>();
         Map<Resolved, PathSubject> subjects = new java.util.HashMap<>();
         for (Resolved r : triggers) {
@@ -235,32 +236,27 @@ public class MessageHandler {
         }
         // the refreshes of all groups of one message share one budget: a message cannot hold the
         // service longer than one query may
-        long deadline = System.nanoTime() + org.nmws.service.cost.CostQuery.MAX_BUDGET.toNanos();
+        long deadline = System.nanoTime() + CostQuery.MAX_BUDGET.toNanos();
         for (List<Resolved> group : groups.values()) {
             Resolved first = group.get(0);
             try {
                 PathSubject s0 = subjects.get(first);
                 Map<String, String> p = first.parameters();
                 List<String> dsts = group.stream().map(r -> subjects.get(r).dst().host()).toList();
-                org.nmws.service.cost.CostQuery q = strict(() -> new org.nmws.service.cost.CostQuery(
+                CostQuery q = strict(() -> new CostQuery(
                         s0.src() == null ? p.get("src") : s0.src().host(), dsts, Params.decimal(p, "bytes", 0, 0, 1e18),
                         duration(p.get("maxAge"), java.time.Duration.ofHours(24)),
                         measureRequest || Params.bool(p, "refresh"), duration(p.get("timeBudget"), null),
                         Params.integer(p, "streams", 1, 1, 16),
                         p.containsKey("port") ? Params.integer(p, "port", 0, 1, 65535) : null, p.get("protocol")));
                 q = q.within(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-                if (q.refresh()) {
-                    try {
-                        measurements.authorizeTests();
-                    } catch (MeasurementException e) {
-                        throw new NmwgException(ErrorCodes.of(e.kind()), "refresh asks for tests: " + e.getMessage(), e);
-                    }
+                List<TransferCost> ranked;
+                try {
+                    ranked = costs.rank(caller, q);
+                } catch (MeasurementException e) {
+                    throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
                 }
-                java.util.Optional<org.nmws.service.mesh.Mesh.Point> remote = q.src() == null ? java.util.Optional.empty()
-                        : forwarder.remote(q.src());
-                List<org.nmws.service.cost.TransferCost> ranked = remote.isPresent() && !forwardedRequest()
-                        ? forwardedCosts(remote.get(), q, p) : costs.rank(q);
-                List<Object> datums = org.nmws.service.cost.CostXml.datums(ranked);
+                List<Object> datums = CostXml.datums(ranked);
                 for (Resolved r : group) {
                     String dst = subjects.get(r).dst().host();
                     int i = 0;
@@ -283,47 +279,6 @@ public class MessageHandler {
         }
     }
 
-    /**
-     * Costs from another point of the mesh: each destination asked of that point (it answers
-     * from its own archive, refreshing there if asked), ranked here.
-     */
-    private List<org.nmws.service.cost.TransferCost> forwardedCosts(org.nmws.service.mesh.Mesh.Point point,
-                                                                    org.nmws.service.cost.CostQuery q, Map<String, String> p) {
-        Map<String, String> params = new LinkedHashMap<>(p);
-        params.remove("src");
-        List<org.nmws.service.cost.TransferCost> out = new ArrayList<>();
-        // the client's budget holds for the whole answer: each destination asked gets its share of
-        // what is left, and none is asked once it is spent (a point takes at most its share to refresh)
-        long deadline = System.nanoTime() + q.timeBudget().toNanos();
-        List<String> dsts = q.destinations();
-        for (int i = 0; i < dsts.size(); i++) {
-            String dst = dsts.get(i);
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                out.add(org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(),
-                        "not asked of " + point.name() + ": the time budget is spent"));
-                continue;
-            }
-            params.put("timeBudget", Params.plain(Math.max(1, left / 1e9 / (dsts.size() - i))));
-            org.nmws.service.cost.TransferCost c;
-            try {
-                Element answer = forwarder.forward(point, "SetupDataRequest", Namespaces.COST, Endpoint.parse(dst, null), params);
-                org.w3c.dom.NodeList datums = answer.getElementsByTagNameNS(Namespaces.COST, "datum");
-                c = datums.getLength() > 0 ? org.nmws.service.cost.CostXml.fromDatum((Element) datums.item(0), point.name())
-                        : org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(),
-                                point.name() + " answered no cost: " + answer.getTextContent().trim());
-                // ranked under the name asked for, whatever spelling the point answered with
-                c = c.forDestination(dst);
-            } catch (Forwarder.ForwardException e) {
-                c = org.nmws.service.cost.TransferCost.unknown(point.name(), dst, (long) q.bytes(), e.getMessage());
-            }
-            out.add(c);
-        }
-        out.sort(java.util.Comparator.comparing(org.nmws.service.cost.TransferCost::seconds,
-                java.util.Comparator.nullsLast(java.util.Comparator.naturalOrder())));
-        return out;
-    }
-
     /** A duration parameter: ISO 8601 (PT1H) or seconds. */
     private static java.time.Duration duration(String v, java.time.Duration dflt) {
         if (v == null || v.isBlank()) {
@@ -342,7 +297,7 @@ public class MessageHandler {
     }
 
     /** A diagnosis trigger: why the path of its subject is slow; a MeasurementRequest (or measure=true) runs the tests it needs. */
-    private void diagnose(NmwgWriter w, Resolved r, boolean measureRequest) throws NmwgException {
+    private void diagnose(NmwgWriter w, Resolved r, boolean measureRequest, Caller caller) throws NmwgException {
         if (diagnoses == null) {
             throw new NmwgException(ErrorCodes.EVENT_TYPE_NOT_SUPPORTED, "this service does not answer diagnosis requests");
         }
@@ -354,9 +309,9 @@ public class MessageHandler {
         boolean measure = measureRequest || strict(() -> Params.bool(p, "measure"));
         java.time.Duration maxAge = strict(() -> duration(p.get("maxAge"), java.time.Duration.ofHours(1)));
         try {
-            org.nmws.service.cost.DiagnosisService.Diagnosis d = diagnoses.diagnose(
+            DiagnosisService.Diagnosis d = diagnoses.diagnose(caller,
                     subject.src() == null ? null : subject.src().host(), subject.dst().host(), maxAge, measure, p);
-            w.answer(r.metadataId(), r.eventType(), subject, List.of(org.nmws.service.cost.CostXml.diagnosis(d)));
+            w.answer(r.metadataId(), r.eventType(), subject, List.of(CostXml.diagnosis(d)));
         } catch (MeasurementException e) {
             throw new NmwgException(ErrorCodes.of(e.kind()), "the diagnosis needs a test: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
@@ -540,7 +495,7 @@ public class MessageHandler {
         route.remove(id);
     }
 
-    private void measure(NmwgWriter w, Resolved r) throws NmwgException {
+    private void measure(NmwgWriter w, Resolved r, Caller caller) throws NmwgException {
         if (r.subject() == null) {
             throw new NmwgException(ErrorCodes.SUBJECT, "MeasurementRequest needs a subject with an endPointPair");
         }
@@ -549,48 +504,19 @@ public class MessageHandler {
                     + supported());
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), strict(() -> r.characteristic().testFor(r.parameters())));
-        // schedule.* parameters make a schedule of the test instead of running it once.
-        if (r.parameters().keySet().stream().anyMatch(k -> k.startsWith("schedule."))) {
-            try {
-                measurements.authorizeTests();
-                w.status(r.metadataId(), ErrorCodes.SUCCESS_SCHEDULE, schedules.schedule(r.characteristic().dottedName(),
-                        subject.dst().host(), r.parameters()));
-            } catch (MeasurementException e) {
-                throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
-            } catch (IllegalArgumentException e) {
-                throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage(), e);
-            }
-            return;
-        }
-        // A path from another point of the mesh is measured there (once: a forwarded request is never forwarded on).
-        java.util.Optional<org.nmws.service.mesh.Mesh.Point> remote = subject.src() == null ? java.util.Optional.empty()
-                : forwarder.remote(subject.src().host());
-        if (remote.isPresent()) {
-            if (forwardedRequest()) {
-                throw new NmwgException(ErrorCodes.SUBJECT, "a forwarded request names another point as its source; "
-                        + "it is not forwarded again");
-            }
-            try {
-                w.imported(r.metadataId(), forwarder.forward(remote.get(), "MeasurementRequest", r.eventType(), subject.dst(),
-                        r.parameters()), remote.get().name());
-            } catch (Forwarder.ForwardException e) {
-                throw new NmwgException(ErrorCodes.MP_MEASUREMENT, e.getMessage(), e);
-            }
-            return;
-        }
+        Measure.Outcome outcome;
         try {
-            MeasurementService.Measured m = measurements.measure(r.characteristic(), subject, r.parameters());
-            w.observation(r.metadataId(), r.eventType(), m.observation(), m.raw());
+            outcome = measure.measure(caller, r.characteristic(), r.eventType(), subject, r.parameters());
         } catch (MeasurementException e) {
             throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
-    }
-
-    /** Whether the request this thread answers was forwarded by another point. */
-    private static boolean forwardedRequest() {
-        return org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
-                instanceof org.springframework.web.context.request.ServletRequestAttributes a
-                && a.getRequest().getHeader(Forwarder.FORWARDED_HEADER) != null;
+        if (outcome instanceof Measure.Ran ran) {
+            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw());
+        } else if (outcome instanceof Measure.Forwarded f) {
+            w.imported(r.metadataId(), f.message(), f.point());
+        } else if (outcome instanceof Measure.Scheduled sc) {
+            w.status(r.metadataId(), ErrorCodes.SUCCESS_SCHEDULE, sc.description());
+        }
     }
 
     private void setupData(NmwgWriter w, Resolved r) throws NmwgException {

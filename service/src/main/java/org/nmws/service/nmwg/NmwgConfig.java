@@ -2,9 +2,12 @@ package org.nmws.service.nmwg;
 
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
+import org.nmws.service.cost.DiagnosisService;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.mesh.Forwarder;
 import org.nmws.service.mesh.Mesh;
+import org.nmws.service.usecase.Measure;
+import org.nmws.service.usecase.TransferCosts;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -16,14 +19,17 @@ class NmwgConfig {
         return new SafeXml(props.xml().maxBytes(), props.xml().maxDepth());
     }
 
+    /** Other points' answers are parsed as carefully as any client's request. */
+    @Bean
+    Forwarder forwarder(Mesh mesh, MeasurementService measurements, SafeXml xml, NmwsProperties props) {
+        // A forwarded test may take as long as a test may run, plus the set-up and answer.
+        return new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
+                props.limits().maxDuration().plusSeconds(30), props.xml().maxBytes());
+    }
+
     @Bean
     MessageHandler messageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
-                                  DataForms forms, Mesh mesh, org.springframework.beans.factory.ObjectProvider<Schedules> schedules,
-                                  org.nmws.service.cost.CostService costs, org.nmws.service.cost.DiagnosisService diagnoses) {
-        // A forwarded test may take as long as a test may run, plus the set-up and answer.
-        Forwarder forwarder = new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
-                props.limits().maxDuration().plusSeconds(30), props.xml().maxBytes());
-        return new MessageHandler(xml, measurements, archive, props, forms, forwarder, schedules.getIfAvailable(() -> Schedules.NONE),
-                costs, diagnoses);
+                                  DataForms forms, Measure measure, TransferCosts costs, DiagnosisService diagnoses) {
+        return new MessageHandler(xml, measurements, archive, props, forms, measure, costs, diagnoses);
     }
 }

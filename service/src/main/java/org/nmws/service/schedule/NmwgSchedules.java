@@ -2,7 +2,8 @@ package org.nmws.service.schedule;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.nmws.service.nmwg.Schedules;
+import org.nmws.service.measure.Caller;
+import org.nmws.service.usecase.Schedules;
 
 /**
  * The NMWG form of the schedules API: a MeasurementRequest whose parameters include
@@ -13,14 +14,16 @@ import org.nmws.service.nmwg.Schedules;
 final class NmwgSchedules implements Schedules {
     private final ScheduleStore store;
     private final String point;
+    private final ScheduleRequest.Classes classes;
 
-    NmwgSchedules(ScheduleStore store, String point) {
+    NmwgSchedules(ScheduleStore store, String point, ScheduleRequest.Classes classes) {
         this.store = store;
         this.point = point;
+        this.classes = classes;
     }
 
     @Override
-    public String schedule(String characteristic, String dst, Map<String, String> parameters) {
+    public String schedule(Caller caller, String characteristic, String dst, Map<String, String> parameters) {
         Map<String, String> test = new HashMap<>();
         Map<String, String> sched = new HashMap<>();
         parameters.forEach((k, v) -> (k.startsWith("schedule.") ? sched : test).put(k, v));
@@ -37,7 +40,7 @@ final class NmwgSchedules implements Schedules {
         String name = sched.getOrDefault("schedule.name", characteristic + ":" + dst);
         Schedule s = store.put(new ScheduleRequest(characteristic, dst, test, sched.get("schedule.period"), sched.get("schedule.slip"),
                 sched.get("schedule.start"), sched.get("schedule.end"), sched.get("schedule.class"), null, true,
-                "true".equals(continuous)).toSchedule(name, point));
+                "true".equals(continuous)).toSchedule(name, point, classes));
         return "schedule " + s.name() + ": " + s.characteristic() + " to " + s.dst() + " every " + s.period() + " (slip up to "
                 + s.slip() + ", class " + s.testClass().label() + ") from " + s.point() + "; its runs at /api/schedules/"
                 + s.name() + "/runs";

@@ -19,8 +19,8 @@ class ScheduleConfig {
     }
 
     @Bean
-    org.nmws.service.nmwg.Schedules nmwgSchedules(ScheduleStore store, MeasurementService measurements) {
-        return new NmwgSchedules(store, measurements.measurementPoint());
+    org.nmws.service.usecase.Schedules nmwgSchedules(ScheduleStore store, MeasurementService measurements) {
+        return new NmwgSchedules(store, measurements.measurementPoint(), measurements::testClassOf);
     }
 
     /** The configuration's schedules are written to the store before the scheduler starts. */
@@ -29,7 +29,7 @@ class ScheduleConfig {
                         org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener) {
         String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
-            store.put(ScheduleRequest.of(e).toSchedule(e.name(), self));
+            store.put(ScheduleRequest.of(e).toSchedule(e.name(), self, measurements::testClassOf));
         }
         // This point's share of the mesh: each group's pairs from here, named group:src:dst.
         for (Mesh.Group g : mesh.groups()) {
@@ -40,7 +40,8 @@ class ScheduleConfig {
                     params.putIfAbsent("port", Integer.toString(pair[1].responderPort()));
                 }
                 store.put(new ScheduleRequest(g.characteristic(), pair[1].address(), params, g.period(), g.slip(), null, null,
-                        g.testClass(), self, true, g.continuous()).toSchedule(g.name() + ":" + pair[0].name() + ":" + pair[1].name(), self));
+                        g.testClass(), self, true, g.continuous()).toSchedule(g.name() + ":" + pair[0].name() + ":" + pair[1].name(), self,
+                        measurements::testClassOf));
             }
         }
         // Disabled, it still answers availability and keeps schedules, but runs none.

@@ -37,7 +37,7 @@ class ScheduleController {
     @PutMapping("/api/schedules/{name}")
     ResponseEntity<Map<String, Object>> put(@PathVariable String name, @RequestBody ScheduleRequest request) {
         try {
-            return ResponseEntity.ok(json(store.put(request.toSchedule(name, scheduler.point()))));
+            return ResponseEntity.ok(json(store.put(request.toSchedule(name, scheduler.point(), scheduler.classes()))));
         } catch (IllegalArgumentException e) {
             return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
         }

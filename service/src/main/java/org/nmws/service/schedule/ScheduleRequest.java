@@ -22,7 +22,12 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
         this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, null);
     }
 
-    public Schedule toSchedule(String name, String defaultPoint) {
+    /** The class a characteristic's test runs in by default: its kind's (MeasurementService::testClassOf). */
+    public interface Classes {
+        TestClass of(Characteristic c, Map<String, String> parameters);
+    }
+
+    public Schedule toSchedule(String name, String defaultPoint, Classes classes) {
         Characteristic c = Characteristic.lookup(characteristic == null ? "" : characteristic).orElseThrow(() ->
                 new IllegalArgumentException("characteristic '" + Params.echo(String.valueOf(characteristic)) + "' is not known"));
         if (Boolean.TRUE.equals(continuous)) {
@@ -33,7 +38,7 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
                 parameters == null ? Map.of() : parameters, p, duration("slip", slip, Duration.ZERO),
                 start == null || start.isBlank() ? Instant.EPOCH : org.nmws.service.observation.Times.parse("start", start),
                 end == null || end.isBlank() ? null : org.nmws.service.observation.Times.parse("end", end),
-                testClass == null || testClass.isBlank() ? TestClass.of(c.dottedName()) : TestClass.parse(testClass),
+                testClass == null || testClass.isBlank() ? classes.of(c, parameters == null ? Map.of() : parameters) : TestClass.parse(testClass),
                 enabled == null || enabled);
     }
 

@@ -62,16 +62,20 @@ class SecurityConfig {
         return new ProviderManager(dao);
     }
 
+    /** Each account's and key's limits, read once at start-up, given to every caller the transports build. */
     @Bean
-    SecurityFilterChain nmwsFilterChain(HttpSecurity http, SecurityProperties props, TestAdmission admission)
-            throws Exception {
-        // Each account's and key's limits, handed to admission once at start-up.
+    Callers callers(SecurityProperties props, TestAdmission admission) {
         java.util.Map<String, ClientLimits> limits = new java.util.HashMap<>();
         props.users().stream().filter(u -> u.limits() != null)
                 .forEach(u -> limits.put(u.name(), u.limits().toClientLimits("nmws.security.users[" + u.name() + "].limits")));
         props.apiKeys().stream().filter(k -> k.limits() != null)
                 .forEach(k -> limits.put(k.name(), k.limits().toClientLimits("nmws.security.api-keys[" + k.name() + "].limits")));
-        admission.clientLimits(limits, props.anonymousLimits().toClientLimits("nmws.security.anonymous-limits"));
+        return new Callers(admission, limits, props.anonymousLimits().toClientLimits("nmws.security.anonymous-limits"));
+    }
+
+    @Bean
+    SecurityFilterChain nmwsFilterChain(HttpSecurity http, SecurityProperties props, TestAdmission admission)
+            throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
         http.csrf(c -> c.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))

@@ -8,8 +8,10 @@ import javax.xml.transform.TransformerFactory;
 import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamResult;
 import org.nmws.service.cost.CostQuery;
-import org.nmws.service.cost.CostService;
 import org.nmws.service.cost.CostXml;
+import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.usecase.TransferCosts;
 import org.nmws.service.nmwg.MessageHandler;
 import org.nmws.service.observation.Namespaces;
 import org.nmws.service.nmwg.NmwgException;
@@ -31,14 +33,14 @@ public class Dialects {
     private final SafeXml xml;
     private final MessageHandler nmwg;
     private final V1Codec v1;
-    private final CostService costs;
+    private final TransferCosts costs;
 
     public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1) {
         this(xml, nmwg, v1, null);
     }
 
     /** With the cost service: a cost:costRequest body (the WSDL's transferCost) is answered too. */
-    public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1, CostService costs) {
+    public Dialects(SafeXml xml, MessageHandler nmwg, V1Codec v1, TransferCosts costs) {
         this.xml = xml;
         this.nmwg = nmwg;
         this.v1 = v1;
@@ -57,43 +59,45 @@ public class Dialects {
     }
 
     /** The ranked answer to a cost:costRequest; a bad request is a {@link ClientError}. */
-    private Document cost(Element root) {
+    private Document cost(Element root, Caller caller) {
         if (costs == null) {
             throw new ClientError("this service does not answer cost requests", null);
         }
         try {
             CostQuery q = CostXml.query(root);
-            return CostXml.response(costs.rank(q));
+            return CostXml.response(costs.rank(caller, q));
         } catch (IllegalArgumentException e) {
             throw new ClientError(e.getMessage(), e);
+        } catch (MeasurementException e) {
+            throw new ClientError(e.getMessage(), e); // a refresh this caller may not ask for
         }
     }
 
-    public byte[] handle(byte[] request) {
+    public byte[] handle(byte[] request, Caller caller) {
         Document doc;
         try {
             doc = xml.parse(request);
         } catch (NmwgException e) {
-            return nmwg.handle(request); // the handler words the parse error as every transport does
+            return nmwg.handle(request, caller); // the handler words the parse error as every transport does
         }
         Element root = doc.getDocumentElement();
         if (isCost(root)) {
-            return toBytes(cost(root));
+            return toBytes(cost(root, caller));
         }
-        return V1Codec.isV1(root) ? toBytes(v1.handle(root)) : nmwg.handleParsed(root);
+        return V1Codec.isV1(root) ? toBytes(v1.handle(root, caller)) : nmwg.handleParsed(root, caller);
     }
 
     /** A body element a SOAP stack parsed: v1 or NMWG v2 by namespace. */
-    Document handle(Element root) {
+    Document handle(Element root, Caller caller) {
         try {
             xml.checkDepth(root);
         } catch (NmwgException tooDeep) {
-            return nmwg.handle(root); // words the depth error as every transport does
+            return nmwg.handle(root, caller); // words the depth error as every transport does
         }
         if (isCost(root)) {
-            return cost(root);
+            return cost(root, caller);
         }
-        return V1Codec.isV1(root) ? v1.handle(root) : nmwg.handle(root);
+        return V1Codec.isV1(root) ? v1.handle(root, caller) : nmwg.handle(root, caller);
     }
 
     Document handleEmptyBody() {

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.cost.CostXml;
+import org.nmws.service.security.Callers;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -19,8 +20,10 @@ import org.springframework.web.bind.annotation.RestController;
 class HttpNmwgController {
     private final Dialects handler;
     private final int maxBytes;
+    private final Callers callers;
 
-    HttpNmwgController(Dialects handler, NmwsProperties props) {
+    HttpNmwgController(Dialects handler, NmwsProperties props, Callers callers) {
+        this.callers = callers;
         this.handler = handler;
         this.maxBytes = props.xml().maxBytes();
     }
@@ -32,7 +35,7 @@ class HttpNmwgController {
             body = in.readNBytes(maxBytes + 1); // one past the limit: the handler reports the oversize
         }
         try {
-            return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(handler.handle(body));
+            return ResponseEntity.ok().contentType(MediaType.APPLICATION_XML).body(handler.handle(body, callers.current()));
         } catch (Dialects.ClientError e) {
             // a cost:costRequest has no NMWG error result: 400 with a cost:costFault saying why
             return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_XML).body(CostXml.fault(e.getMessage()));

@@ -1,6 +1,7 @@
 package org.nmws.service.transport;
 
 import org.nmws.service.observation.Namespaces;
+import org.nmws.service.security.Callers;
 
 import jakarta.xml.ws.BindingType;
 import jakarta.xml.ws.Provider;
@@ -28,9 +29,11 @@ public final class SoapEndpoints {
 
     abstract static class Base implements Provider<DOMSource> {
         private final Dialects handler;
+        private final Callers callers;
 
-        Base(Dialects handler) {
+        Base(Dialects handler, Callers callers) {
             this.handler = handler;
+            this.callers = callers;
         }
 
         @Override
@@ -38,7 +41,7 @@ public final class SoapEndpoints {
             Node n = request == null ? null : request.getNode();
             Element root = n instanceof Document d ? d.getDocumentElement() : n instanceof Element e ? e : null;
             try {
-                return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root));
+                return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root, callers.current()));
             } catch (Dialects.ClientError e) {
                 // the transferCost operation has no NMWG error result: a Client (1.2: Sender) fault says what is wrong
                 org.apache.cxf.interceptor.Fault f = new org.apache.cxf.interceptor.Fault(new IllegalArgumentException(e.getMessage()));
@@ -53,8 +56,8 @@ public final class SoapEndpoints {
     @ServiceMode(Service.Mode.PAYLOAD)
     @BindingType(SOAPBinding.SOAP11HTTP_BINDING)
     public static class Soap11 extends Base {
-        public Soap11(Dialects handler) {
-            super(handler);
+        public Soap11(Dialects handler, Callers callers) {
+            super(handler, callers);
         }
     }
 
@@ -63,8 +66,8 @@ public final class SoapEndpoints {
     @ServiceMode(Service.Mode.PAYLOAD)
     @BindingType(SOAPBinding.SOAP12HTTP_BINDING)
     public static class Soap12 extends Base {
-        public Soap12(Dialects handler) {
-            super(handler);
+        public Soap12(Dialects handler, Callers callers) {
+            super(handler, callers);
         }
     }
 }

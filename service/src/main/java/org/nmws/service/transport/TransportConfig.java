@@ -24,21 +24,23 @@ class TransportConfig {
             "http://nmws.org/ns/cost/1.0/transferCost");
 
     @Bean
-    Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1, org.nmws.service.cost.CostService costs) {
+    Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1, org.nmws.service.usecase.TransferCosts costs) {
         return new Dialects(xml, handler, v1, costs);
     }
 
     @Bean
     Endpoint soap11Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
-                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity) {
-        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap11(handler)), servletPath, "/MeasurementService", props, publicUrl,
+                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity,
+                            org.nmws.service.security.Callers callers) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap11(handler, callers)), servletPath, "/MeasurementService", props, publicUrl,
                 wsSecurity);
     }
 
     @Bean
     Endpoint soap12Endpoint(Bus bus, Dialects handler, NmwsProperties props, @Value("${cxf.path}") String servletPath,
-                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity) {
-        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap12(handler)), servletPath, "/MeasurementService12", props, publicUrl,
+                            @Value("${nmws.public-url:}") String publicUrl, WsSecurityUsernameToken wsSecurity,
+                            org.nmws.service.security.Callers callers) {
+        return publish(new EndpointImpl(bus, new SoapEndpoints.Soap12(handler, callers)), servletPath, "/MeasurementService12", props, publicUrl,
                 wsSecurity);
     }
 

@@ -1,5 +1,7 @@
 package org.nmws.service.v1;
 
+import org.nmws.service.measure.Caller;
+
 import org.nmws.service.observation.Namespaces;
 
 import java.util.List;
@@ -30,7 +32,7 @@ public class V1Codec {
         return V1Reader.isV1(root);
     }
 
-    public Document handle(Element root) {
+    public Document handle(Element root, Caller caller) {
         Document doc = V1Service.newDocument();
         Element report = doc.createElementNS(Namespaces.V1, "networkMeasurementReport");
         report.setAttribute("version", VERSION);
@@ -50,9 +52,9 @@ public class V1Codec {
             if (d.fault() != null) {
                 o = V1Outcome.failed(null, d.fault());
             } else if (measured >= maxNewMeasurements && d.request().allowNewMeasurements()) {
-                o = storedOnly(d.request());
+                o = storedOnly(d.request(), caller);
             } else {
-                o = service.execute(d.request());
+                o = service.execute(d.request(), caller);
             }
             measured += o.fault() == null && o.newMeasurement() ? 1 : 0;
             report.appendChild(o.fault() != null ? fault(doc, o.fault(), n) : result(doc, o, n));
@@ -64,10 +66,10 @@ public class V1Codec {
      * Past the message's budget of new tests a request is answered from the archive only;
      * when that has nothing, TryAgain tells the client to send it in a message of its own.
      */
-    private V1Outcome storedOnly(V1Request r) {
+    private V1Outcome storedOnly(V1Request r, Caller caller) {
         V1Request stored = new V1Request(r.characteristic(), r.subject(), r.tool(), r.from(), r.to(), r.parameters(),
                 r.statistics(), r.maxResults(), false);
-        V1Outcome o = service.execute(stored);
+        V1Outcome o = service.execute(stored, caller);
         if (o.fault() != null && o.fault().kind() == V1Fault.Kind.NoData) {
             return V1Outcome.failed(r, new V1Fault(V1Fault.Kind.TryAgain, null, "this message already ran "
                     + maxNewMeasurements + " new tests, the most one message may; send this request again", 1));

@@ -10,8 +10,9 @@ import org.springframework.context.annotation.Configuration;
 class V1Config {
 
     @Bean
-    V1Service v1Service(MeasurementService measurements, Archive archive, NmwsProperties props) {
-        return new V1Service(measurements, archive, props);
+    V1Service v1Service(MeasurementService measurements, org.nmws.service.usecase.Measure measure, Archive archive,
+                        NmwsProperties props) {
+        return new V1Service(measurements, measure, archive, props);
     }
 
     @Bean

@@ -11,6 +11,7 @@ import javax.xml.parsers.ParserConfigurationException;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.measure.Caller;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
@@ -20,6 +21,7 @@ import org.nmws.service.nmwg.NmwgWriter;
 import org.nmws.service.nmwg.SafeXml;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.usecase.Measure;
 import org.w3c.dom.Document;
 import org.w3c.dom.Node;
 
@@ -33,11 +35,13 @@ public class V1Service {
     private static final int MAX_STORED = 1000;
 
     private final MeasurementService measurements;
+    private final Measure measure;
     private final Archive archive;
     private final double retryDelaySeconds;
 
-    public V1Service(MeasurementService measurements, Archive archive, NmwsProperties props) {
+    public V1Service(MeasurementService measurements, Measure measure, Archive archive, NmwsProperties props) {
         this.measurements = measurements;
+        this.measure = measure;
         this.archive = archive;
         // A busy path is held by one test at most this long: the honest wait before retrying.
         this.retryDelaySeconds = props.limits().maxDuration().toSeconds();
@@ -47,7 +51,7 @@ public class V1Service {
      * Stored results in the request's window first; a new measurement when there are none
      * (or no window was asked) and the client allows it.
      */
-    public V1Outcome execute(V1Request r) {
+    public V1Outcome execute(V1Request r, Caller caller) {
         try {
             Optional<Characteristic> found = Characteristic.lookup(r.characteristic());
             if (found.isEmpty() || !r.characteristic().contains(".")) {
@@ -69,20 +73,34 @@ public class V1Service {
                             + (r.allowNewMeasurements() ? "" : ", and allowNewMeasurements is false"), 0);
                 }
             }
-            return new V1Outcome(r, statistics(r, List.of(measured(c, r))), true, null);
+            return new V1Outcome(r, statistics(r, List.of(measured(c, r, caller))), true, null);
         } catch (V1Fault f) {
             return V1Outcome.failed(r, f);
         }
     }
 
-    /** A new test, kept in the archive; its failure as a fault of its kind. */
-    private V1Outcome.Measurement measured(Characteristic c, V1Request r) throws V1Fault {
+    /**
+     * A new test, kept in the archive (here, or at the mesh point the source names); its
+     * failure as a fault of its kind.
+     */
+    private V1Outcome.Measurement measured(Characteristic c, V1Request r, Caller caller) throws V1Fault {
+        if (r.parameters().keySet().stream().anyMatch(k -> k.startsWith("schedule."))) {
+            throw new V1Fault(V1Fault.Kind.Request, "a v1 request runs a test once; make schedules with NMWG v2 "
+                    + "schedule.* parameters or at /api/schedules");
+        }
+        Measure.Outcome outcome;
         try {
-            Observation o = measurements.measure(c, r.subject(), r.parameters()).observation();
-            return measurement(o, Long.toString(o.id()));
+            outcome = measure.measure(caller, c, c.preferredEventType(), r.subject(), r.parameters());
         } catch (MeasurementException e) {
             throw fault(e.kind(), e.getMessage());
         }
+        if (outcome instanceof Measure.Ran ran) {
+            return measurement(ran.observation(), Long.toString(ran.observation().id()));
+        }
+        if (outcome instanceof Measure.Forwarded f) {
+            return ForwardedAnswer.measurement(f.point(), f.message());
+        }
+        throw new V1Fault(V1Fault.Kind.Request, "not a test: " + ((Measure.Scheduled) outcome).description());
     }
 
     /**
@@ -92,8 +110,11 @@ public class V1Service {
     private List<V1Outcome.Measurement> stored(Characteristic c, V1Request r) throws V1Fault {
         List<Observation> found;
         try {
-            found = archive.find(new ObservationQuery(c.testFor(Map.of()), r.subject().dst().host(),
+            // the test the request's parameters select (protocol=STAMP, packetSizes, perHop), as NMWG reads it
+            found = archive.find(new ObservationQuery(c.testFor(r.parameters()), r.subject().dst().host(),
                     r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false, MAX_STORED));
+        } catch (IllegalArgumentException e) {
+            throw new V1Fault(V1Fault.Kind.Request, ErrorCodes.PARAMETER, e.getMessage(), 0);
         } catch (RuntimeException e) {
             throw new V1Fault(V1Fault.Kind.System, ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage(), 0);
         }
@@ -125,7 +146,7 @@ public class V1Service {
     }
 
     /** A failure's kind as a v1 fault kind, with the NMWG code every other dialect answers. */
-    V1Fault fault(MeasurementException.Kind kind, String text) {
+    public V1Fault fault(MeasurementException.Kind kind, String text) {
         V1Fault.Kind v1 = switch (kind) {
             case BUSY, RATE_LIMITED -> V1Fault.Kind.TryAgain;
             case FAILED -> V1Fault.Kind.Communication;

@@ -17,7 +17,7 @@ class XmlRpcConfig {
     }
 
     @Bean
-    XmlRpcMethods xmlRpcMethods(V1Service v1, Dialects dialects, org.nmws.service.cost.CostService costs) {
+    XmlRpcMethods xmlRpcMethods(V1Service v1, Dialects dialects, org.nmws.service.usecase.TransferCosts costs) {
         return new XmlRpcMethods(v1, dialects, costs);
     }
 }

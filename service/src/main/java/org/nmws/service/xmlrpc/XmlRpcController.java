@@ -4,6 +4,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import org.nmws.service.NmwsProperties;
+import org.nmws.service.security.Callers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
@@ -24,8 +25,10 @@ class XmlRpcController {
     private final XmlRpcCodec codec;
     private final XmlRpcMethods methods;
     private final int maxBytes;
+    private final Callers callers;
 
-    XmlRpcController(XmlRpcCodec codec, XmlRpcMethods methods, NmwsProperties props) {
+    XmlRpcController(XmlRpcCodec codec, XmlRpcMethods methods, NmwsProperties props, Callers callers) {
+        this.callers = callers;
         this.codec = codec;
         this.methods = methods;
         this.maxBytes = props.xml().maxBytes();
@@ -39,7 +42,7 @@ class XmlRpcController {
         }
         byte[] reply;
         try {
-            reply = XmlRpcCodec.response(methods.call(codec.decode(body)));
+            reply = XmlRpcCodec.response(methods.call(codec.decode(body), callers.current()));
         } catch (XmlRpcCodec.Fault f) {
             reply = XmlRpcCodec.fault(f.code(), f.getMessage());
         } catch (RuntimeException e) {

@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Map;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
-import org.nmws.service.cost.CostService;
 import org.nmws.service.cost.TransferCost;
 import org.nmws.service.transport.Dialects;
+import org.nmws.service.measure.Caller;
+import org.nmws.service.usecase.TransferCosts;
 import org.nmws.service.v1.V1Fault;
 import org.nmws.service.v1.V1Outcome;
 import org.nmws.service.v1.V1Request;
@@ -53,15 +54,15 @@ public class XmlRpcMethods {
 
     private final V1Service v1;
     private final Dialects dialects;
-    private final CostService costs;
+    private final TransferCosts costs;
 
-    public XmlRpcMethods(V1Service v1, Dialects dialects, CostService costs) {
+    public XmlRpcMethods(V1Service v1, Dialects dialects, TransferCosts costs) {
         this.v1 = v1;
         this.dialects = dialects;
         this.costs = costs;
     }
 
-    public Object call(XmlRpcCodec.Call call) throws XmlRpcCodec.Fault {
+    public Object call(XmlRpcCodec.Call call, Caller caller) throws XmlRpcCodec.Fault {
         List<Object> p = call.params();
         return switch (call.method()) {
             case "system.listMethods" -> {
@@ -82,28 +83,28 @@ public class XmlRpcMethods {
                 Object m = p.get(0);
                 byte[] xml = m instanceof byte[] b ? b : string(m, "NMWG message").getBytes(StandardCharsets.UTF_8);
                 try {
-                    yield new String(dialects.handle(xml), StandardCharsets.UTF_8);
+                    yield new String(dialects.handle(xml, caller), StandardCharsets.UTF_8);
                 } catch (org.nmws.service.transport.Dialects.ClientError e) {
                     throw new XmlRpcCodec.Fault(5, e.getMessage());
                 }
             }
             case "nmws.cost" -> {
                 arity(call, 1);
-                yield cost(struct(p.get(0), "request"));
+                yield cost(struct(p.get(0), "request"), caller);
             }
             case "NetworkMeasurementRequest" -> {
                 arity(call, 1);
-                yield measurementRequest(struct(p.get(0), "request"));
+                yield measurementRequest(struct(p.get(0), "request"), caller);
             }
             default -> throw new XmlRpcCodec.Fault(XmlRpcCodec.METHOD_NOT_FOUND, "no method '" + call.method()
                     + "'; system.listMethods lists " + HELP.keySet());
         };
     }
 
-    private Map<String, Object> measurementRequest(Map<String, Object> s) throws XmlRpcCodec.Fault {
+    private Map<String, Object> measurementRequest(Map<String, Object> s, Caller caller) throws XmlRpcCodec.Fault {
         V1Outcome o;
         try {
-            o = v1.execute(request(s));
+            o = v1.execute(request(s), caller);
         } catch (V1Fault f) {
             throw fault(f);
         }
@@ -285,7 +286,7 @@ public class XmlRpcMethods {
     }
 
     /** nmws.cost: the same ranking as GET /api/cost. */
-    private List<Map<String, Object>> cost(Map<String, Object> r) throws XmlRpcCodec.Fault {
+    private List<Map<String, Object>> cost(Map<String, Object> r, Caller caller) throws XmlRpcCodec.Fault {
         if (!(r.get("destinations") instanceof List<?> dsts) || dsts.stream().anyMatch(d -> !(d instanceof String))) {
             throw new XmlRpcCodec.Fault(5, "destinations must be an array of strings");
         }
@@ -306,12 +307,14 @@ public class XmlRpcMethods {
         }
         List<TransferCost> ranked;
         try {
-            ranked = costs.rank(new org.nmws.service.cost.CostQuery((String) src, dsts.stream().map(String.class::cast).toList(),
+            ranked = costs.rank(caller, new org.nmws.service.cost.CostQuery((String) src, dsts.stream().map(String.class::cast).toList(),
                     bytes.doubleValue(), java.time.Duration.ofSeconds(seconds), (Boolean) refresh,
                     java.time.Duration.ofSeconds((Integer) budget), (Integer) streams, null,
                     r.get("protocol") instanceof String proto ? proto : null));
         } catch (IllegalArgumentException e) {
             throw new XmlRpcCodec.Fault(5, e.getMessage());
+        } catch (org.nmws.service.measure.MeasurementException e) {
+            throw fault(v1.fault(e.kind(), e.getMessage()));
         }
         List<Map<String, Object>> out = new java.util.ArrayList<>();
         for (TransferCost c : ranked) {

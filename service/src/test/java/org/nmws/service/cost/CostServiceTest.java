@@ -49,15 +49,15 @@ class CostServiceTest {
                 "10.0.0.9", "10.0.0.2", "nmprobe", "t", Map.of(), new Environment(null, null), NOW.minusSeconds(60),
                 NOW.minusSeconds(59), Map.of("throughputMbps", 40.0), List.of()));
         store(ProbeTest.UDP_STREAM, "10.0.0.2", NOW.minusSeconds(30), Map.of("receiverUserMbps", 97.0));
-        TransferCost fromB = costs.rank(new CostQuery("10.0.0.9", List.of("10.0.0.2"), GB, Duration.ofHours(1), false, null, 1))
+        TransferCost fromB = costs.rank(org.nmws.service.measure.Caller.SERVICE, new CostQuery("10.0.0.9", List.of("10.0.0.2"), GB, Duration.ofHours(1), false, null, 1))
                 .get(0);
         assertEquals("10.0.0.9", fromB.src());
         assertEquals(40.0, fromB.rateMbps(), 1e-9, "the source's own measurement: " + fromB);
-        TransferCost fromNobody = costs.rank(new CostQuery("10.0.0.8", List.of("10.0.0.2"), GB, Duration.ofHours(1), false,
+        TransferCost fromNobody = costs.rank(org.nmws.service.measure.Caller.SERVICE, new CostQuery("10.0.0.8", List.of("10.0.0.2"), GB, Duration.ofHours(1), false,
                 null, 1)).get(0);
         assertEquals("none", fromNobody.basis());
         assertTrue(fromNobody.note().contains("nothing from 10.0.0.8"), fromNobody.note());
-        TransferCost udp = costs.rank(new CostQuery(null, List.of("10.0.0.2"), GB, Duration.ofHours(1), true, null, 1, null,
+        TransferCost udp = costs.rank(org.nmws.service.measure.Caller.SERVICE, new CostQuery(null, List.of("10.0.0.2"), GB, Duration.ofHours(1), true, null, 1, null,
                 "udp")).get(0);
         assertEquals("achievable-udp", udp.basis());
         assertEquals(97.0, udp.rateMbps(), 1e-9);

@@ -17,13 +17,13 @@ class TestAdmissionUnitTest {
     @Test
     void onlyClientsInsideTheConfiguredBlocksMayStartTests() throws Exception {
         TestAdmission a = new TestAdmission(List.of("10.0.0.0/8", " 2001:db8::/32", "192.0.2.7"), 0, clock::get);
-        a.admit("10.200.3.4");
-        a.admit("2001:db8:0:0:0:0:0:1");
-        a.admit("192.0.2.7");
-        a.admit("::ffff:10.0.0.1"); // IPv4-mapped: the IPv4 client behind a dual-stack socket
-        a.admit(null); // a caller inside the service
+        a.admit(a.unauthenticated("10.200.3.4", null));
+        a.admit(a.unauthenticated("2001:db8:0:0:0:0:0:1", null));
+        a.admit(a.unauthenticated("192.0.2.7", null));
+        a.admit(a.unauthenticated("::ffff:10.0.0.1", null)); // IPv4-mapped: the IPv4 client behind a dual-stack socket
+        a.admit(a.unauthenticated(null, null)); // a caller inside the service
         for (String outside : List.of("11.0.0.1", "192.0.2.8", "2001:db9::1", "::1")) {
-            MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(outside), outside);
+            MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated(outside, null)), outside);
             assertEquals(MeasurementException.Kind.DENIED, e.kind());
         }
         // Names (even ones shaped like addresses) are refused, never looked up in DNS.
@@ -37,9 +37,9 @@ class TestAdmissionUnitTest {
     @Test
     void anEmptyListAdmitsNoAnonymousClientButTheServiceItself() throws Exception {
         TestAdmission a = new TestAdmission(List.of(), 0, clock::get);
-        assertThrows(MeasurementException.class, () -> a.admit("203.0.113.9"));
+        assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("203.0.113.9", null)));
         assertFalse(a.allows("::1"));
-        a.admit(null);
+        a.admit(a.unauthenticated(null, null));
     }
 
     @Test
@@ -57,43 +57,43 @@ class TestAdmissionUnitTest {
     void eachClientMayStartItsPerMinuteAtOnceAndThenOneEveryShareOfAMinute() throws Exception {
         TestAdmission a = new TestAdmission(ANY, 3, clock::get);
         for (int i = 0; i < 3; i++) {
-            a.admit("10.0.0.1");
+            a.admit(a.unauthenticated("10.0.0.1", null));
         }
-        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("10.0.0.1", null)));
         assertEquals(MeasurementException.Kind.RATE_LIMITED, e.kind());
         assertTrue(e.getMessage().contains("try again in 20.0 s"), e.getMessage());
-        a.admit("10.0.0.2"); // another client has its own bucket
+        a.admit(a.unauthenticated("10.0.0.2", null)); // another client has its own bucket
         clock.addAndGet(19_900_000_000L);
-        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"), "not yet a whole test's share of the minute");
+        assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("10.0.0.1", null)), "not yet a whole test's share of the minute");
         clock.addAndGet(100_000_000L);
-        a.admit("10.0.0.1");
+        a.admit(a.unauthenticated("10.0.0.1", null));
         clock.addAndGet(3_600_000_000_000L); // an hour idle refills to the limit, not beyond
         for (int i = 0; i < 3; i++) {
-            a.admit("10.0.0.1");
+            a.admit(a.unauthenticated("10.0.0.1", null));
         }
-        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("10.0.0.1", null)));
     }
 
     @Test
     void anIpv6ClientDrawsFromTheBucketOfItsSlash64() throws Exception {
         TestAdmission a = new TestAdmission(ANY, 2, clock::get);
-        a.admit("2001:db8:0:1::1");
-        a.admit("2001:db8:0:1::ffff"); // same /64: the host changed its address
-        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit("2001:db8:0:1:abcd::7"));
+        a.admit(a.unauthenticated("2001:db8:0:1::1", null));
+        a.admit(a.unauthenticated("2001:db8:0:1::ffff", null)); // same /64: the host changed its address
+        MeasurementException e = assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("2001:db8:0:1:abcd::7", null)));
         assertEquals(MeasurementException.Kind.RATE_LIMITED, e.kind());
-        a.admit("2001:db8:0:2::1"); // another /64, another client
+        a.admit(a.unauthenticated("2001:db8:0:2::1", null)); // another /64, another client
     }
 
     @Test
     void aRefundGivesBackOneTestAndNeverMoreThanTheLimit() throws Exception {
         TestAdmission a = new TestAdmission(ANY, 1, clock::get);
-        a.admit("10.0.0.1");
-        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        a.admit(a.unauthenticated("10.0.0.1", null));
+        assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("10.0.0.1", null)));
         a.refund("10.0.0.1"); // the test did not start after all
-        a.admit("10.0.0.1");
+        a.admit(a.unauthenticated("10.0.0.1", null));
         a.refund("10.0.0.1");
         a.refund("10.0.0.1"); // a second refund cannot lift the bucket above its limit
-        a.admit("10.0.0.1");
-        assertThrows(MeasurementException.class, () -> a.admit("10.0.0.1"));
+        a.admit(a.unauthenticated("10.0.0.1", null));
+        assertThrows(MeasurementException.class, () -> a.admit(a.unauthenticated("10.0.0.1", null)));
     }
 }

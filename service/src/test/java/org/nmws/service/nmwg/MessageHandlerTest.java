@@ -61,7 +61,7 @@ class MessageHandlerTest {
     }
 
     private Responses post(String xml) {
-        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8)));
+        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8), org.nmws.service.measure.Caller.SERVICE));
     }
 
     private static String message(String type, String body) {

@@ -255,7 +255,7 @@ class MetadataKeyAndSelectTest {
     }
 
     private Responses post(String xml) {
-        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8)));
+        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8), org.nmws.service.measure.Caller.SERVICE));
     }
 
     private static String message(String type, String body) {

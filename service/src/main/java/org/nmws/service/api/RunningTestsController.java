@@ -1,6 +1,9 @@
-package org.nmws.service.measure;
+package org.nmws.service.api;
 
 import java.util.List;
+import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.RunningTests;
+import org.nmws.service.security.Callers;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -15,9 +18,11 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class RunningTestsController {
     private final RunningTests running;
+    private final Callers callers;
 
-    RunningTestsController(RunningTests running) {
+    RunningTestsController(RunningTests running, Callers callers) {
         this.running = running;
+        this.callers = callers;
     }
 
     @GetMapping("/api/tests")
@@ -28,7 +33,8 @@ class RunningTestsController {
     /** A client cancels its own tests; an admin any. */
     @DeleteMapping("/api/tests/{id}")
     ResponseEntity<Void> cancel(@PathVariable String id) {
-        return switch (running.cancel(id, TestAdmission.currentOwner(), TestAdmission.currentIsAdmin())) {
+        Caller caller = callers.current();
+        return switch (running.cancel(id, caller.owner(), caller.admin())) {
             case CANCELLED -> ResponseEntity.accepted().build();
             case NOT_FOUND -> ResponseEntity.notFound().build();
             case NOT_YOURS -> ResponseEntity.status(403).build();

@@ -1,7 +1,12 @@
-package org.nmws.service.cost;
+package org.nmws.service.api;
 
 import java.time.Duration;
 import java.util.List;
+import org.nmws.service.cost.CostQuery;
+import org.nmws.service.cost.TransferCost;
+import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.security.Callers;
+import org.nmws.service.usecase.TransferCosts;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -18,10 +23,12 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class CostController {
-    private final CostService costs;
+    private final TransferCosts costs;
+    private final Callers callers;
 
-    CostController(CostService costs) {
+    CostController(TransferCosts costs, Callers callers) {
         this.costs = costs;
+        this.callers = callers;
     }
 
     @GetMapping("/api/cost")
@@ -31,8 +38,14 @@ class CostController {
                             @RequestParam(defaultValue = "false") boolean refresh,
                             @RequestParam(defaultValue = "PT30S") Duration timeBudget,
                             @RequestParam(defaultValue = "1") int streams,
-                            @RequestParam(defaultValue = "TCP") String protocol) {
-        return costs.rank(new CostQuery(src, dst, bytes, maxAge, refresh, timeBudget, streams, null, protocol));
+                            @RequestParam(defaultValue = "TCP") String protocol) throws MeasurementException {
+        return costs.rank(callers.current(), new CostQuery(src, dst, bytes, maxAge, refresh, timeBudget, streams, null, protocol));
+    }
+
+    /** A refresh this client may not ask for: 403 with the reason, as the diagnosis answers it. */
+    @ExceptionHandler(MeasurementException.class)
+    org.springframework.http.ResponseEntity<java.util.Map<String, String>> notMeasured(MeasurementException e) {
+        return DiagnosisController.notMeasured(e);
     }
 
     /** A bad query is the client's: 400 with the reason, never a stack trace. */

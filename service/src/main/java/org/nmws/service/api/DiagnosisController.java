@@ -1,9 +1,11 @@
-package org.nmws.service.cost;
+package org.nmws.service.api;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.cost.DiagnosisService;
 import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.security.Callers;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -20,9 +22,11 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class DiagnosisController {
     private final DiagnosisService diagnoses;
+    private final Callers callers;
 
-    DiagnosisController(DiagnosisService diagnoses) {
+    DiagnosisController(DiagnosisService diagnoses, Callers callers) {
         this.diagnoses = diagnoses;
+        this.callers = callers;
     }
 
     @GetMapping("/api/diagnosis")
@@ -42,7 +46,7 @@ class DiagnosisController {
         if (congestion != null) {
             tcp.put("congestion", congestion);
         }
-        return diagnoses.diagnose(src, dst, maxAge, measure, tcp);
+        return diagnoses.diagnose(callers.current(), src, dst, maxAge, measure, tcp);
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
@@ -53,7 +57,7 @@ class DiagnosisController {
 
     /** A test the diagnosis needed could not run: the client is told why, with the status its kind has. */
     @ExceptionHandler(MeasurementException.class)
-    ResponseEntity<Map<String, String>> notMeasured(MeasurementException e) {
+    static ResponseEntity<Map<String, String>> notMeasured(MeasurementException e) {
         HttpStatus status = switch (e.kind()) {
             case DENIED -> HttpStatus.FORBIDDEN;
             case BUSY, RATE_LIMITED -> HttpStatus.SERVICE_UNAVAILABLE;
