@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,6 +20,7 @@ import javax.xml.stream.XMLStreamWriter;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.EnvironmentXml;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 
@@ -108,20 +108,7 @@ public final class NmwgStore {
             w.writeEndElement();
         }
         w.writeEndElement();
-        w.writeStartElement(ENV, "environment");
-        w.writeAttribute("measurementPoint", o.measurementPoint());
-        w.writeAttribute("startTime", o.start().toString());
-        w.writeAttribute("endTime", o.end().toString());
-        for (Environment.Host h : new Environment.Host[] {o.environment().src(), o.environment().dst()}) {
-            if (h != null) {
-                host(w, h);
-            }
-        }
-        w.writeStartElement(ENV, "tool");
-        w.writeAttribute("name", o.tool());
-        optional(w, null, "version", o.toolVersion());
-        w.writeEndElement();
-        w.writeEndElement();
+        EnvironmentXml.write(w, o);
         w.writeEndElement();
 
         w.writeStartElement(NMWG, "data");
@@ -168,44 +155,6 @@ public final class NmwgStore {
         w.writeEmptyElement(TOPO, role);
         w.writeAttribute("type", e.type());
         w.writeAttribute("value", e.host());
-    }
-
-    private static void host(XMLStreamWriter w, Environment.Host h) throws XMLStreamException {
-        w.writeStartElement(ENV, "host");
-        w.writeAttribute("role", h.role());
-        optional(w, null, "name", h.name());
-        optional(w, null, "address", h.address());
-        optional(w, null, "kernel", h.kernel());
-        optional(w, null, "cpuModel", h.cpuModel());
-        optional(w, null, "cpus", h.cpus());
-        if (h.nic() != null) {
-            w.writeEmptyElement(ENV, "interface");
-            optional(w, null, "name", h.nic().name());
-            optional(w, null, "driver", h.nic().driver());
-            optional(w, null, "speedMbps", h.nic().speedMbps());
-            optional(w, null, "mtu", h.nic().mtu());
-        }
-        if (h.clock() != null) {
-            w.writeEmptyElement(ENV, "clock");
-            optional(w, null, "source", h.clock().source());
-            optional(w, null, "synchronized", h.clock().synchronised());
-            optional(w, null, "maxErrorUs", h.clock().maxErrorUs());
-            optional(w, null, "estErrorUs", h.clock().estErrorUs());
-            optional(w, null, "state", h.clock().state());
-            optional(w, null, "reference", h.clock().reference());
-            optional(w, null, "errorNs", h.clock().errorNs());
-            optional(w, null, "ptpPortState", h.clock().ptpPortState());
-            optional(w, null, "ptpGrandmaster", h.clock().ptpGrandmaster());
-            optional(w, null, "ptpOffsetNs", h.clock().ptpOffsetNs());
-            optional(w, null, "ptpPathDelayNs", h.clock().ptpPathDelayNs());
-        }
-        if (h.load() != null) {
-            w.writeEmptyElement(ENV, "load");
-            optional(w, null, "cpuBusyPercent", h.load().cpuBusyPercent());
-            optional(w, null, "interrupts", h.load().interrupts());
-            optional(w, null, "udpRcvbufErrors", h.load().udpRcvbufErrors());
-        }
-        w.writeEndElement();
     }
 
     private static void optional(XMLStreamWriter w, String ns, String name, Object value) throws XMLStreamException {
@@ -297,7 +246,7 @@ public final class NmwgStore {
         String measurementPoint = "";
         Instant start;
         Instant end;
-        List<Environment.Host> hosts = new ArrayList<>();
+        Environment environment = new Environment(null, null);
         String tool;
         String toolVersion;
     }
@@ -346,54 +295,20 @@ public final class NmwgStore {
                 depth--;
                 m.parameters.put(pname, value != null ? value : text.trim());
             } else if (ENV.equals(ns) && name.equals("environment")) {
-                m.measurementPoint = orElse(r.getAttributeValue(null, "measurementPoint"), "");
-                m.start = instantOrNull(r.getAttributeValue(null, "startTime"));
-                m.end = instantOrNull(r.getAttributeValue(null, "endTime"));
-            } else if (ENV.equals(ns) && name.equals("host")) {
-                m.hosts.add(readHost(r));
+                EnvironmentXml.Read env = EnvironmentXml.read(r); // up to its end tag
                 depth--;
-            } else if (ENV.equals(ns) && name.equals("tool")) {
-                m.tool = r.getAttributeValue(null, "name");
-                m.toolVersion = r.getAttributeValue(null, "version");
+                m.measurementPoint = orElse(env.measurementPoint(), "");
+                m.start = env.start();
+                m.end = env.end();
+                m.environment = env.environment();
+                m.tool = env.tool() != null ? env.tool() : m.tool;
+                m.toolVersion = env.toolVersion();
             }
         }
         if (m.dst == null || m.test == null) {
             throw new IllegalArgumentException("metadata " + m.id + " names no endPointPair dst or no eventType");
         }
         return m;
-    }
-
-    /** Reads env:host up to and including its end tag. */
-    private static Environment.Host readHost(XMLStreamReader r) throws XMLStreamException {
-        String role = r.getAttributeValue(null, "role");
-        String name = r.getAttributeValue(null, "name");
-        String address = r.getAttributeValue(null, "address");
-        String kernel = r.getAttributeValue(null, "kernel");
-        String cpuModel = r.getAttributeValue(null, "cpuModel");
-        Integer cpus = intOrNull(r.getAttributeValue(null, "cpus"));
-        Environment.Nic nic = null;
-        Environment.Clock clock = null;
-        Environment.Load load = null;
-        while (r.nextTag() == XMLStreamConstants.START_ELEMENT) {
-            if (r.getLocalName().equals("interface")) {
-                nic = new Environment.Nic(r.getAttributeValue(null, "name"), r.getAttributeValue(null, "driver"),
-                        longOrNull(r.getAttributeValue(null, "speedMbps")), intOrNull(r.getAttributeValue(null, "mtu")));
-            } else if (r.getLocalName().equals("clock")) {
-                String sync = r.getAttributeValue(null, "synchronized");
-                clock = new Environment.Clock(r.getAttributeValue(null, "source"), sync == null ? null : Boolean.valueOf(sync),
-                        longOrNull(r.getAttributeValue(null, "maxErrorUs")), longOrNull(r.getAttributeValue(null, "estErrorUs")),
-                        r.getAttributeValue(null, "state"), r.getAttributeValue(null, "reference"),
-                        longOrNull(r.getAttributeValue(null, "errorNs")), r.getAttributeValue(null, "ptpPortState"),
-                        r.getAttributeValue(null, "ptpGrandmaster"), longOrNull(r.getAttributeValue(null, "ptpOffsetNs")),
-                        longOrNull(r.getAttributeValue(null, "ptpPathDelayNs")));
-            } else if (r.getLocalName().equals("load")) {
-                String cpu = r.getAttributeValue(null, "cpuBusyPercent");
-                load = new Environment.Load(cpu == null ? null : Double.valueOf(cpu),
-                        longOrNull(r.getAttributeValue(null, "interrupts")), longOrNull(r.getAttributeValue(null, "udpRcvbufErrors")));
-            }
-            skip(r);
-        }
-        return new Environment.Host(role, name, address, kernel, cpuModel, cpus, nic, clock, load);
     }
 
     private static Observation readData(XMLStreamReader r, Meta m) throws XMLStreamException {
@@ -432,15 +347,6 @@ public final class NmwgStore {
             }
             skip(r);
         }
-        Environment.Host src = null;
-        Environment.Host dst = null;
-        for (Environment.Host h : m.hosts) {
-            if ("dst".equals(h.role())) {
-                dst = h;
-            } else {
-                src = h;
-            }
-        }
         Instant start = m.start != null ? m.start : frames.isEmpty() ? null : JdbcArchive.instant(frames.get(0).sendEpochNanos());
         if (start == null) {
             throw new IllegalArgumentException("metadata " + m.id + " has no startTime and its data no timed datum");
@@ -448,7 +354,7 @@ public final class NmwgStore {
         Instant end = m.end != null ? m.end : frames.isEmpty() ? start
                 : JdbcArchive.instant(frames.get(frames.size() - 1).sendEpochNanos());
         return new Observation(0, m.measurementPoint, m.test, new PathSubject(m.src, m.dst), m.srcAddress, m.dstAddress,
-                orElse(m.tool, "unknown"), m.toolVersion, m.parameters, new Environment(src, dst), start, end, summary, frames,
+                orElse(m.tool, "unknown"), m.toolVersion, m.parameters, m.environment, start, end, summary, frames,
                 samples);
     }
 
@@ -469,17 +375,8 @@ public final class NmwgStore {
         return unixSeconds == null ? 0 : new BigDecimal(unixSeconds).movePointRight(9).longValueExact();
     }
 
-    private static Instant instantOrNull(String s) {
-        return s == null ? null : OffsetDateTime.parse(s.trim()).toInstant();
-    }
 
-    private static Integer intOrNull(String s) {
-        return s == null ? null : Integer.valueOf(s);
-    }
 
-    private static Long longOrNull(String s) {
-        return s == null ? null : Long.valueOf(s);
-    }
 
     private static String orElse(String s, String fallback) {
         return s == null ? fallback : s;

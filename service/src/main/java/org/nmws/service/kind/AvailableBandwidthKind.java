@@ -9,8 +9,6 @@ import org.nmws.probe.Probe;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -18,7 +16,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** Available bandwidth by a rate scan: the rate a path takes before delay grows or frames are lost. */
-final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameters>, DataForm {
+final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "availableMbps", "availableWireMbps", "lowerMbps", "upperMbps")
             .family(Unit.MBIT_PER_SECOND, "step\\d+(Offered|Received)Mbps")
@@ -58,10 +56,5 @@ final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameter
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        out.figures(o, this::unit);
     }
 }

@@ -9,8 +9,6 @@ import org.nmws.probe.Probe;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -18,7 +16,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** Path capacity by packet-train dispersion to a responder. */
-final class CapacityKind implements MeasurementKind<BandwidthParameters>, DataForm {
+final class CapacityKind implements MeasurementKind<BandwidthParameters> {
     static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "capacityMbps", "capacityFrameMbps", "capacityWireMbps", "p10Mbps", "p25Mbps",
                     "p75Mbps", "p90Mbps", "iqrMbps", "trainHeadMbps", "bottleneckFrameMbps")
@@ -54,10 +52,5 @@ final class CapacityKind implements MeasurementKind<BandwidthParameters>, DataFo
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        out.figures(o, this::unit);
     }
 }

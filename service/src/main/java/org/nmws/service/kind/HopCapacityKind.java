@@ -9,8 +9,6 @@ import org.nmws.probe.Probe;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -18,7 +16,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** Capacity hop by hop from the dispersion of ICMP answers to TTL-limited trains (Trace-Rate's way). */
-final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, DataForm {
+final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
 
     /** Towards a host without a responder: about what a few traceroutes send. */
     static final int UNAGREED_FRAMES = 10_000;
@@ -61,10 +59,5 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters>, D
     @Override
     public Unit unit(String figure) {
         return CapacityKind.UNITS.unit(figure); // the same figures, per hop
-    }
-
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        out.figures(o, this::unit);
     }
 }

@@ -3,17 +3,13 @@ package org.nmws.service.kind;
 import org.nmws.service.measure.TestClass;
 
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import org.nmws.probe.HopListResult;
 import org.nmws.probe.HopListSpec;
 import org.nmws.probe.Probe;
-import org.nmws.service.observation.Environment;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -21,7 +17,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** The hop list by TTL-limited UDP probes, answered as traceroute datums (one per probe). */
-final class HopListKind implements MeasurementKind<HopParameters>, DataForm {
+final class HopListKind implements MeasurementKind<HopParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "elapsedMs")
             .family(Unit.MILLISECONDS, "hop\\d+MinRttMs");
@@ -66,36 +62,5 @@ final class HopListKind implements MeasurementKind<HopParameters>, DataForm {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    /** One traceroute datum per probe, the hop from the route in the environment. */
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        Map<Integer, Environment.RouteHop> route = new HashMap<>();
-        if (o.environment().route() != null) {
-            for (Environment.RouteHop h : o.environment().route()) {
-                route.put(h.ttl(), h);
-            }
-        }
-        Map<Integer, Integer> queries = new HashMap<>();
-        for (Observation.Frame f : o.frames()) {
-            org.nmws.schema.traceroute.Datum d = new org.nmws.schema.traceroute.Datum();
-            d.setTtl(f.ttl());
-            d.setQueryNum(queries.merge(f.ttl(), 1, Integer::sum));
-            Environment.RouteHop hop = route.get(f.ttl());
-            if (hop != null && hop.address() != null && !f.lost()) {
-                d.setHop(hop.address());
-                d.setHopName(hop.name());
-            }
-            if (!f.lost()) {
-                d.setValue(f.valueNanos() / 1e6);
-                d.setValueUnits("ms");
-            }
-            d.setNumBytes(Math.toIntExact(f.bytes())); // probe frames: at most 64 KiB
-            d.setTimeType("unix");
-            d.setTimeValue(NmwgData.unixTime(f.sendEpochNanos()));
-            out.add(d);
-        }
-        out.figures(o, this::unit);
     }
 }

@@ -3,13 +3,12 @@ package org.nmws.service.kind;
 import java.util.List;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementKinds;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.DataForms;
 
 /**
  * Every kind of test this service runs, one row each: how it is read, run, kept and written
  * is in its class. Adding a kind is its class and a row here (and, for a new engine test,
- * one engine file and one row in the engine's nmp_kinds[]).
+ * one engine file and one row in the engine's nmp_kinds[]); a dialect writes it in its
+ * default form unless the dialect's table has a rule for it.
  */
 public final class Kinds {
     private static final List<MeasurementKind<?>> ALL = List.of(
@@ -31,7 +30,4 @@ public final class Kinds {
         return new MeasurementKinds(ALL);
     }
 
-    public static DataForms dataForms() {
-        return new DataForms(ALL.stream().map(k -> (DataForm) k).toList()); // every kind writes its results
-    }
 }

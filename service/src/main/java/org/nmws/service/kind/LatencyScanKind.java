@@ -11,8 +11,6 @@ import org.nmws.probe.Probe;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -20,7 +18,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** Round trips over a list of frame sizes, with the least-squares line of latency against size. */
-final class LatencyScanKind implements MeasurementKind<ScanParameters>, DataForm {
+final class LatencyScanKind implements MeasurementKind<ScanParameters> {
     private static final int HISTOGRAM_BINS = 50;
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MICROSECONDS_PER_BYTE, "slopeUsPerByte")
@@ -62,10 +60,5 @@ final class LatencyScanKind implements MeasurementKind<ScanParameters>, DataForm
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        out.figures(o, this::unit);
     }
 }

@@ -13,8 +13,6 @@ import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Environment;
@@ -23,7 +21,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
 
 /** Request-response round trips (UDPmon's latency test), answered as PingER summaries and ping datums. */
-final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataForm {
+final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
             .of(Unit.PERCENT, "lossPercent");
@@ -92,40 +90,5 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters>, DataF
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    /** PingER summary datums, and one ping datum per frame when asked. */
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        String time = NmwgData.unixTime(o.start());
-        for (Map.Entry<String, Double> e : o.summary().entrySet()) {
-            org.nmws.schema.pinger.Datum d = new org.nmws.schema.pinger.Datum();
-            d.setName(e.getKey());
-            d.setValue(NmwgData.number(e.getValue()));
-            String units = unit(e.getKey()).label();
-            if (units != null) {
-                d.setValueUnits(units);
-            }
-            d.setTimeType("unix");
-            d.setTimeValue(time);
-            out.add(d);
-        }
-        if (raw) {
-            for (Observation.Frame f : o.frames()) {
-                org.nmws.schema.ping.Datum d = new org.nmws.schema.ping.Datum();
-                d.setSeqNum(f.seq());
-                if (!f.lost()) {
-                    d.setValue(f.valueNanos() / 1e6);
-                    d.setValueUnits("ms");
-                    if (f.ttl() >= 0) {
-                        d.setTtl(f.ttl());
-                    }
-                }
-                d.setNumBytes(f.bytes());
-                d.setTimeType("unix");
-                d.setTimeValue(NmwgData.unixTime(f.sendEpochNanos()));
-                out.add(d);
-            }
-        }
     }
 }

@@ -14,8 +14,6 @@ import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Environment;
@@ -31,7 +29,7 @@ import org.nmws.service.observation.Unit;
  * gets three packets and the request an error. One-way figures come with their uncertainty,
  * the sum of both ends' stated clock errors.
  */
-final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm {
+final class StampKind implements MeasurementKind<StampKind.Parameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
                     "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
@@ -150,28 +148,5 @@ final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    /** Figures with their units, and one ping datum per packet when asked. */
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        out.figures(o, this::unit);
-        if (raw) {
-            for (Observation.Frame fr : o.frames()) {
-                org.nmws.schema.ping.Datum d = new org.nmws.schema.ping.Datum();
-                d.setSeqNum(fr.seq());
-                if (!fr.lost()) {
-                    d.setValue(fr.valueNanos() / 1e6);
-                    d.setValueUnits("ms");
-                    if (fr.ttl() >= 0) {
-                        d.setTtl(fr.ttl());
-                    }
-                }
-                d.setNumBytes(fr.bytes());
-                d.setTimeType("unix");
-                d.setTimeValue(NmwgData.unixTime(fr.sendEpochNanos()));
-                out.add(d);
-            }
-        }
     }
 }

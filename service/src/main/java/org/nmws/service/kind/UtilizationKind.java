@@ -11,8 +11,6 @@ import javax.xml.namespace.QName;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.nmwg.DataForm;
-import org.nmws.service.nmwg.NmwgData;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Namespaces;
@@ -25,7 +23,7 @@ import org.nmws.service.observation.Unit;
  * as an SNMP MA collects IF-MIB counters: passive, nothing is sent. The subject names the
  * interface. Answered as SNMP-MA nmwg:datums, one per interval and direction.
  */
-final class UtilizationKind implements MeasurementKind<UtilizationParameters>, DataForm {
+final class UtilizationKind implements MeasurementKind<UtilizationParameters> {
     private static final QName DIRECTION = new QName(Namespaces.NMWS_RESULT, "direction", "nmws");
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "outMbps", "inMbps", "maxOutMbps", "maxInMbps", "speedMbps")
@@ -95,20 +93,5 @@ final class UtilizationKind implements MeasurementKind<UtilizationParameters>, D
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
-    }
-
-    /** One nmwg:datum per interval and direction with the rate in bytes per second, then the figures. */
-    @Override
-    public void write(NmwgData out, Observation o, boolean raw) {
-        for (Observation.Frame f : o.frames()) {
-            org.nmws.schema.nmwg.Datum d = new org.nmws.schema.nmwg.Datum();
-            d.setTimeType("unix");
-            d.setTimeValue(NmwgData.unixTime(f.sendEpochNanos()));
-            d.setValue(NmwgData.significant(f.bytes() * 1e9 / f.valueNanos()));
-            d.setValueUnits("Bps");
-            d.getOtherAttributes().put(DIRECTION, f.ttl() == 0 ? "out" : "in");
-            out.add(d);
-        }
-        out.figures(o, this::unit);
     }
 }

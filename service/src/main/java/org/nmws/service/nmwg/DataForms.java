@@ -1,28 +1,17 @@
 package org.nmws.service.nmwg;
 
-import java.util.EnumMap;
-import java.util.List;
-import java.util.Map;
-import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.measure.MeasurementKinds;
+import org.nmws.service.observation.Observation;
 
-/** The data form of every test; each test has exactly one. */
+/** Writes any observation in the NMWG form of its test, with the units its kind declares. */
 public final class DataForms {
-    private final Map<ProbeTest, DataForm> byTest = new EnumMap<>(ProbeTest.class);
+    private final MeasurementKinds kinds;
 
-    public DataForms(List<? extends DataForm> forms) {
-        for (DataForm f : forms) {
-            if (byTest.put(f.test(), f) != null) {
-                throw new IllegalStateException("two NMWG data forms for " + f.test());
-            }
-        }
-        for (ProbeTest t : ProbeTest.values()) {
-            if (!byTest.containsKey(t)) {
-                throw new IllegalStateException("no NMWG data form for " + t);
-            }
-        }
+    public DataForms(MeasurementKinds kinds) {
+        this.kinds = kinds;
     }
 
-    public DataForm get(ProbeTest test) {
-        return byTest.get(test);
+    public void write(NmwgData out, Observation o, boolean raw) {
+        NmwgForms.of(o.test()).write(out, o, raw, kinds.get(o.test())::unit);
     }
 }

@@ -19,6 +19,11 @@ class NmwgConfig {
         return new SafeXml(props.xml().maxBytes(), props.xml().maxDepth());
     }
 
+    @Bean
+    DataForms dataForms(org.nmws.service.measure.MeasurementKinds kinds) {
+        return new DataForms(kinds);
+    }
+
     /** Other points' answers are parsed as carefully as any client's request. */
     @Bean
     Forwarder forwarder(Mesh mesh, MeasurementService measurements, SafeXml xml, NmwsProperties props) {

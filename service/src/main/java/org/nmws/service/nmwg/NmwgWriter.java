@@ -5,18 +5,9 @@ import jakarta.xml.bind.JAXBException;
 import jakarta.xml.bind.Marshaller;
 import java.io.ByteArrayOutputStream;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
-import javax.xml.datatype.DatatypeConfigurationException;
-import javax.xml.datatype.DatatypeFactory;
-import javax.xml.datatype.XMLGregorianCalendar;
 import javax.xml.parsers.ParserConfigurationException;
-import org.nmws.schema.environment.ClockType;
-import org.nmws.schema.environment.HostType;
-import org.nmws.schema.environment.InterfaceType;
-import org.nmws.schema.environment.LoadType;
-import org.nmws.schema.environment.ToolType;
 import org.nmws.schema.nmwg.Data;
 import org.nmws.schema.nmwg.Key;
 import org.nmws.schema.nmwg.Message;
@@ -30,7 +21,7 @@ import org.nmws.schema.topology.EndPointType;
 import org.w3c.dom.Element;
 import org.nmws.service.archive.Series;
 import org.nmws.service.observation.Endpoint;
-import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.EnvironmentXml;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -44,7 +35,6 @@ public final class NmwgWriter {
     private static final JAXBContext CONTEXT = createContext();
     private static final ObjectFactory NMWG = new ObjectFactory();
     private static final org.nmws.schema.select.ObjectFactory SELECT = new org.nmws.schema.select.ObjectFactory();
-    private static final DatatypeFactory DATATYPES = datatypeFactory();
     private static final NmwgPrefixes PREFIXES = new NmwgPrefixes();
     /** Builders are not thread-safe, and a factory lookup per response showed in the SOAP benchmark. */
     private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> BUILDER = ThreadLocal.withInitial(() -> {
@@ -222,7 +212,7 @@ public final class NmwgWriter {
 
     /** An observation's datums in the form its clients read: its kind's. */
     private void datums(Data data, Observation o, boolean raw) {
-        forms.get(o.test()).write(new NmwgData(data), o, raw);
+        forms.write(new NmwgData(data), o, raw);
     }
 
     /** The maKey of a series of observations (same test, path and parameters), oldest first. */
@@ -232,20 +222,6 @@ public final class NmwgWriter {
                 latest.parameters(), group.size(), group.get(0).start(), latest.start()));
     }
 
-    /**
-     * An observation's env:environment as a DOM element, for dialects that carry it (v1):
-     * written by the same code as every NMWG answer.
-     */
-    public static org.w3c.dom.Element environmentElement(Observation o) {
-        try {
-            Document doc = BUILDER.get().newDocument();
-            marshaller().marshal(environment(o), doc);
-            return doc.getDocumentElement();
-        } catch (JAXBException e) {
-            throw new IllegalStateException("cannot write an environment: " + e.getMessage(), e);
-        }
-    }
-
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */
     private Metadata resultMetadata(String metadataIdRef, String eventType, Observation o, String maKey) {
         Metadata md = metadata(metadataIdRef);
@@ -253,7 +229,7 @@ public final class NmwgWriter {
         md.getAny().add(NMWG.createEventType(eventType));
         md.getAny().add(NMWG.createParameters(parameters(o.parameters(), "parameters." + md.getId())));
         md.getAny().add(key(maKey, md.getId()));
-        md.getAny().add(environment(o));
+        md.getAny().add(EnvironmentXml.element(o));
         return md;
     }
 
@@ -423,80 +399,6 @@ public final class NmwgWriter {
         return p;
     }
 
-    private static org.nmws.schema.environment.Environment environment(Observation o) {
-        org.nmws.schema.environment.Environment env = new org.nmws.schema.environment.Environment();
-        env.setMeasurementPoint(o.measurementPoint());
-        env.setStartTime(dateTime(o.start()));
-        env.setEndTime(dateTime(o.end()));
-        if (o.environment().src() != null) {
-            env.getHost().add(host(o.environment().src()));
-        }
-        if (o.environment().dst() != null) {
-            env.getHost().add(host(o.environment().dst()));
-        }
-        ToolType tool = new ToolType();
-        tool.setName(o.tool());
-        tool.setVersion(o.toolVersion());
-        env.setTool(tool);
-        if (o.environment().route() != null) {
-            org.nmws.schema.environment.RouteType route = new org.nmws.schema.environment.RouteType();
-            for (Environment.RouteHop h : o.environment().route()) {
-                org.nmws.schema.environment.RouteHopType t = new org.nmws.schema.environment.RouteHopType();
-                t.setTtl(h.ttl());
-                t.setAddress(h.address());
-                t.setName(h.name());
-                route.getHop().add(t);
-            }
-            env.setRoute(route);
-        }
-        return env;
-    }
-
-    private static HostType host(Environment.Host h) {
-        HostType t = new HostType();
-        t.setRole(h.role());
-        t.setName(h.name());
-        t.setAddress(h.address());
-        t.setKernel(h.kernel());
-        t.setCpuModel(h.cpuModel());
-        t.setCpus(h.cpus());
-        if (h.nic() != null) {
-            InterfaceType nic = new InterfaceType();
-            nic.setName(h.nic().name());
-            nic.setDriver(h.nic().driver());
-            nic.setSpeedMbps(h.nic().speedMbps());
-            nic.setMtu(h.nic().mtu());
-            t.setInterface(nic);
-        }
-        if (h.clock() != null) {
-            ClockType c = new ClockType();
-            c.setSource(h.clock().source());
-            c.setSynchronized(h.clock().synchronised());
-            c.setMaxErrorUs(h.clock().maxErrorUs());
-            c.setEstErrorUs(h.clock().estErrorUs());
-            c.setState(h.clock().state());
-            c.setReference(h.clock().reference());
-            c.setErrorNs(h.clock().errorNs());
-            c.setPtpPortState(h.clock().ptpPortState());
-            c.setPtpGrandmaster(h.clock().ptpGrandmaster());
-            c.setPtpOffsetNs(h.clock().ptpOffsetNs());
-            c.setPtpPathDelayNs(h.clock().ptpPathDelayNs());
-            t.setClock(c);
-        }
-        if (h.load() != null) {
-            LoadType load = new LoadType();
-            load.setCpuBusyPercent(h.load().cpuBusyPercent());
-            load.setInterrupts(h.load().interrupts());
-            load.setUdpRcvbufErrors(h.load().udpRcvbufErrors());
-            t.setLoad(load);
-        }
-        return t;
-    }
-
-    private static XMLGregorianCalendar dateTime(Instant t) {
-        return DATATYPES.newXMLGregorianCalendar(t.toString());
-    }
-
     private static Marshaller marshaller() throws JAXBException {
         Marshaller m = CONTEXT.createMarshaller();
         m.setProperty(Marshaller.JAXB_ENCODING, "UTF-8");
@@ -516,11 +418,4 @@ public final class NmwgWriter {
         }
     }
 
-    private static DatatypeFactory datatypeFactory() {
-        try {
-            return DatatypeFactory.newInstance();
-        } catch (DatatypeConfigurationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 }

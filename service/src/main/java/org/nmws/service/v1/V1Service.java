@@ -142,7 +142,7 @@ public class V1Service {
             }
         }
         return new V1Outcome.Measurement(o.tool(), o.toolVersion(), o.start(), o.end(), o.parameters(), stats, units,
-                NmwgWriter.environmentElement(o), maKey);
+                org.nmws.service.observation.EnvironmentXml.element(o), maKey);
     }
 
     /** A failure's kind as a v1 fault kind, with the NMWG code every other dialect answers. */

@@ -416,6 +416,29 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void anExportedRouteImportsWithItsHops() throws Exception {
+        // The store's environment is written and read by the one codec every answer uses; the
+        // export wrote hosts and tool only, so a hop list's route was lost on the way.
+        Observation plain = simple("mp", "10.0.0.2", T0, 1.0);
+        List<Environment.RouteHop> route = List.of(new Environment.RouteHop(1, "10.9.0.1", null),
+                new Environment.RouteHop(2, null, null), new Environment.RouteHop(3, "10.0.0.2", "b.example"));
+        Observation traced = archive.save(new Observation(0, plain.measurementPoint(), plain.test(), plain.subject(),
+                plain.srcAddress(), plain.dstAddress(), plain.tool(), plain.toolVersion(), plain.parameters(),
+                new Environment(plain.environment().src(), plain.environment().dst(), route), T0, T0.plusSeconds(1),
+                plain.summary(), List.of()));
+        ByteArrayOutputStream xml = new ByteArrayOutputStream();
+        assertEquals(1, NmwgStore.export(archive, T0, T0.plusSeconds(1), xml));
+        NmwgSchemas.schema().newValidator().validate(new StreamSource(new ByteArrayInputStream(xml.toByteArray())));
+        try (TestArchives.Store other = newStore(null)) {
+            assertEquals(1, NmwgStore.importInto(other.archive(), new ByteArrayInputStream(xml.toByteArray())));
+            List<Observation> moved = new ArrayList<>();
+            other.archive().forEach(Instant.EPOCH, T0.plusSeconds(86400), true, moved::add);
+            assertEquals(traced.withId(0), moved.get(0).withId(0));
+            assertEquals(route, moved.get(0).environment().route());
+        }
+    }
+
+    @Test
     void aDescriptionFirstWrittenInARolledBackTransactionIsNotRemembered() {
         Observation a = simple("mp", "10.0.0.2", T0, 1.0);
         assertThrows(IllegalStateException.class, () -> archive.atomically(() -> {

@@ -57,7 +57,7 @@ class MessageHandlerTest {
         archive = TestArchives.sqlite(dir);
         MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
                 new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog);
-        handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props, Kinds.dataForms());
+        handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props, new DataForms(Kinds.measurementKinds()));
     }
 
     private Responses post(String xml) {

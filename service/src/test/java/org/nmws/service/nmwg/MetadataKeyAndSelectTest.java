@@ -224,7 +224,7 @@ class MetadataKeyAndSelectTest {
         return new MessageHandler(new SafeXml(65536, 32),
                 new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
                 new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog), archive, props,
-                Kinds.dataForms());
+                new DataForms(Kinds.measurementKinds()));
     }
 
     @Test
