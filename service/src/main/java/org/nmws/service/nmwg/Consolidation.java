@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.usecase.ErrorCodes;
 
 /**
  * Aggregates stored observations' summary figures over time buckets, as a select filter's

@@ -1,38 +1,40 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.archive.SeriesKeys;
 import org.nmws.service.observation.Namespaces;
+import org.nmws.service.usecase.ErrorCodes;
 
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
 import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.Series;
+import org.nmws.service.archive.SeriesQuery;
 import org.nmws.service.cost.CostQuery;
 import org.nmws.service.cost.CostXml;
 import org.nmws.service.cost.DiagnosisService;
 import org.nmws.service.cost.TransferCost;
 import org.nmws.service.measure.Caller;
-import org.nmws.service.mesh.Forwarder;
-import org.nmws.service.mesh.Mesh;
-import org.nmws.service.usecase.Measure;
-import org.nmws.service.usecase.Schedules;
-import org.nmws.service.usecase.TransferCosts;
-import org.nmws.service.archive.Archive;
-import org.nmws.service.archive.ObservationQuery;
-import org.nmws.service.archive.Series;
-import org.nmws.service.archive.SeriesQuery;
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Endpoint;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.mesh.Forwarder;
+import org.nmws.service.mesh.Mesh;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.Params;
 import org.nmws.service.observation.PathSubject;
+import org.nmws.service.usecase.Measure;
+import org.nmws.service.usecase.Schedules;
+import org.nmws.service.usecase.TransferCosts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.w3c.dom.Document;
@@ -555,7 +557,7 @@ public class MessageHandler {
                     + " send back a key from a MetadataKeyRequest answer");
         }
         if (SeriesKeys.isSeriesKey(r.key())) {
-            SeriesKeys.Key k = SeriesKeys.decode(r.key());
+            SeriesKeys.Key k = seriesKey(r.key());
             ObservationQuery q = new ObservationQuery(k.test(), k.subject().dst().host(),
                     k.subject().src() == null ? null : k.subject().src().host(), select.from(), select.to(),
                     raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS,
@@ -624,7 +626,7 @@ public class MessageHandler {
     private void describeSeries(NmwgWriter w, Resolved r, boolean dataInfo) throws NmwgException {
         SeriesQuery query;
         if (r.key() != null && SeriesKeys.isSeriesKey(r.key())) {
-            SeriesKeys.Key k = SeriesKeys.decode(r.key());
+            SeriesKeys.Key k = seriesKey(r.key());
             query = new SeriesQuery(k.test(), k.subject().src() == null ? null : k.subject().src().host(),
                     k.subject().dst().host(), k.parameters(), MAX_SERIES);
         } else {
@@ -653,6 +655,15 @@ public class MessageHandler {
         for (Series s : found) {
             List<String> eventTypes = r.eventType() != null ? List.of(r.eventType()) : eventTypesOf(s.test());
             w.series(r.metadataId(), eventTypes, s, SeriesKeys.encode(s), dataInfo);
+        }
+    }
+
+    /** A series key from a client: one this archive issued, else error.ma.query. */
+    private static SeriesKeys.Key seriesKey(String maKey) throws NmwgException {
+        try {
+            return SeriesKeys.decode(maKey);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
         }
     }
 

@@ -1,5 +1,7 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Numbers;
+
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
@@ -38,15 +40,9 @@ public final class NmwgData {
         }
     }
 
-    /**
-     * Nine significant digits for measured values (what the clocks can tell, without binary
-     * noise such as 3.8999999999999997E-7); whole counts stay exact.
-     */
+    /** Nine significant digits for measured values; see {@link Numbers#significant}. */
     public static double significant(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v) || v == 0 || v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return v;
-        }
-        return new java.math.BigDecimal(v).round(new java.math.MathContext(9)).doubleValue();
+        return Numbers.significant(v);
     }
 
     /** A value as PingER datums write it: whole numbers without a point, else up to six decimals. */

@@ -1,6 +1,7 @@
 package org.nmws.service.nmwg;
 
 import org.nmws.service.observation.Namespaces;
+import org.nmws.service.usecase.ErrorCodes;
 
 import java.util.ArrayList;
 import java.util.List;

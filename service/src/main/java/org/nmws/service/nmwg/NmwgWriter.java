@@ -18,14 +18,16 @@ import org.nmws.schema.nmwg.ParametersType;
 import org.nmws.schema.nmwg.SubjectType;
 import org.nmws.schema.topology.EndPointPair;
 import org.nmws.schema.topology.EndPointType;
-import org.w3c.dom.Element;
 import org.nmws.service.archive.Series;
+import org.nmws.service.archive.SeriesKeys;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.EnvironmentXml;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
+import org.nmws.service.usecase.ErrorCodes;
 import org.w3c.dom.Document;
+import org.w3c.dom.Element;
 
 /**
  * Builds NMWG v2 response messages with the JAXB classes generated from schema/, so what
@@ -217,9 +219,7 @@ public final class NmwgWriter {
 
     /** The maKey of a series of observations (same test, path and parameters), oldest first. */
     public static String seriesKey(java.util.List<Observation> group) {
-        Observation latest = group.get(group.size() - 1);
-        return SeriesKeys.encode(new Series(latest.measurementPoint(), latest.test(), latest.subject(),
-                latest.parameters(), group.size(), group.get(0).start(), latest.start()));
+        return SeriesKeys.of(group);
     }
 
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */

@@ -1,6 +1,7 @@
 package org.nmws.service.nmwg;
 
 import org.nmws.service.observation.Times;
+import org.nmws.service.usecase.ErrorCodes;
 
 import java.time.Instant;
 import java.util.List;

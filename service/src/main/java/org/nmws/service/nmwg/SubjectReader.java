@@ -2,6 +2,7 @@ package org.nmws.service.nmwg;
 
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
+import org.nmws.service.usecase.ErrorCodes;
 import org.w3c.dom.Element;
 
 /**

@@ -11,16 +11,15 @@ import javax.xml.parsers.ParserConfigurationException;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.SeriesKeys;
 import org.nmws.service.measure.Caller;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.nmwg.ErrorCodes;
-import org.nmws.service.nmwg.NmwgData;
-import org.nmws.service.nmwg.NmwgWriter;
-import org.nmws.service.nmwg.SafeXml;
 import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Numbers;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.usecase.ErrorCodes;
 import org.nmws.service.usecase.Measure;
 import org.w3c.dom.Document;
 import org.w3c.dom.Node;
@@ -124,7 +123,7 @@ public class V1Service {
         }
         List<V1Outcome.Measurement> out = new ArrayList<>();
         for (List<Observation> group : series.values()) {
-            out.add(measurement(group.get(group.size() - 1), NmwgWriter.seriesKey(group)));
+            out.add(measurement(group.get(group.size() - 1), SeriesKeys.of(group)));
         }
         return out;
     }
@@ -135,7 +134,7 @@ public class V1Service {
         Map<String, Double> stats = new LinkedHashMap<>();
         Map<String, String> units = new LinkedHashMap<>();
         for (Map.Entry<String, Double> e : o.summary().entrySet()) {
-            stats.put(e.getKey(), NmwgData.significant(e.getValue()));
+            stats.put(e.getKey(), Numbers.significant(e.getValue()));
             String label = kind.unit(e.getKey()).label();
             if (label != null) {
                 units.put(e.getKey(), label);
@@ -206,7 +205,10 @@ public class V1Service {
 
     static Document newDocument() {
         try {
-            return SafeXml.hardenedFactory().newDocumentBuilder().newDocument();
+            // a new document to write a report into: nothing is parsed, so no hardening is needed
+            javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            return f.newDocumentBuilder().newDocument();
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException(e);
         }

@@ -1,17 +1,17 @@
 package org.nmws.service.xmlrpc;
 
-import org.nmws.service.observation.Times;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.nmws.service.cost.TransferCost;
+import org.nmws.service.measure.Caller;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
-import org.nmws.service.cost.TransferCost;
+import org.nmws.service.observation.Times;
 import org.nmws.service.transport.Dialects;
-import org.nmws.service.measure.Caller;
 import org.nmws.service.usecase.TransferCosts;
 import org.nmws.service.v1.V1Fault;
 import org.nmws.service.v1.V1Outcome;

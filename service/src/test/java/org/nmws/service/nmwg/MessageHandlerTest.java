@@ -1,6 +1,7 @@
 package org.nmws.service.nmwg;
 
 import org.nmws.service.observation.Namespaces;
+import org.nmws.service.usecase.ErrorCodes;
 
 import org.nmws.service.kind.Kinds;
 

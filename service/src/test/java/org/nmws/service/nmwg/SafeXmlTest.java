@@ -1,5 +1,6 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.usecase.ErrorCodes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package org.nmws.service.nmwg;
+package org.nmws.service.archive;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.nmws.service.archive.Series;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
@@ -21,7 +20,7 @@ import org.nmws.service.observation.PathSubject;
  * no more than a SetupDataRequest with a subject could. Keys of single observations
  * (their archive id, all digits) are told apart by the prefix.
  */
-final class SeriesKeys {
+public final class SeriesKeys {
     static final String PREFIX = "s1.";
     /** A decoded key larger than this is refused unread. */
     private static final int MAX_KEY_CHARS = 4096;
@@ -31,14 +30,14 @@ final class SeriesKeys {
     }
 
     /** The identity a series key names. */
-    record Key(Characteristic.ProbeTest test, PathSubject subject, Map<String, String> parameters) {
+    public record Key(Characteristic.ProbeTest test, PathSubject subject, Map<String, String> parameters) {
     }
 
-    static boolean isSeriesKey(String maKey) {
+    public static boolean isSeriesKey(String maKey) {
         return maKey.startsWith(PREFIX);
     }
 
-    static String encode(Series s) {
+    public static String encode(Series s) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeUTF(s.test().key());
@@ -57,8 +56,12 @@ final class SeriesKeys {
         return PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
     }
 
-    /** Strict decode: anything but a key this service issued is an error.ma.query. */
-    static Key decode(String maKey) throws NmwgException {
+    /**
+     * Strict decode: anything but a key this service issued is refused.
+     *
+     * @throws IllegalArgumentException naming the key, for the dialect to answer as its query error
+     */
+    public static Key decode(String maKey) {
         if (!isSeriesKey(maKey) || maKey.length() > MAX_KEY_CHARS) {
             throw notOurs(maKey);
         }
@@ -81,13 +84,20 @@ final class SeriesKeys {
             }
             return new Key(test, new PathSubject(srcHost.isEmpty() ? null : new Endpoint(srcHost, srcType), dst), params);
         } catch (IOException | IllegalArgumentException e) {
-            throw notOurs(maKey);
+            throw notOurs(maKey); // a decoding failure, or a test key this build does not know
         }
     }
 
-    private static NmwgException notOurs(String maKey) {
+    private static IllegalArgumentException notOurs(String maKey) {
         String shown = maKey.length() > 64 ? maKey.substring(0, 64) + "..." : maKey;
-        return new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + shown + "' is not a key this archive issued;"
+        return new IllegalArgumentException("maKey '" + shown + "' is not a key this archive issued;"
                 + " send a MetadataKeyRequest for current keys");
+    }
+
+    /** The maKey of a series of observations (same test, path and parameters), oldest first. */
+    public static String of(java.util.List<org.nmws.service.observation.Observation> group) {
+        org.nmws.service.observation.Observation latest = group.get(group.size() - 1);
+        return encode(new Series(latest.measurementPoint(), latest.test(), latest.subject(),
+                latest.parameters(), group.size(), group.get(0).start(), latest.start()));
     }
 }

@@ -1,4 +1,4 @@
-package org.nmws.service.nmwg;
+package org.nmws.service.usecase;
 
 /** The dotted result codes nmws emits, in the form perfSONAR services deployed. */
 public final class ErrorCodes {
