@@ -72,7 +72,8 @@ class SecurityEndToEndTest {
                 "--nmws.security.api-keys[3].roles=measure", "--nmws.security.api-keys[3].limits.max-duration=PT2S",
                 "--nmws.security.api-keys[3].limits.tests-per-hour=1",
                 "--nmws.security.api-keys[4].name=slow", "--nmws.security.api-keys[4].sha256=" + sha256(SLOW_KEY),
-                "--nmws.security.api-keys[4].roles=measure", "--nmws.security.api-keys[4].limits.max-rate-mbps=5");
+                "--nmws.security.api-keys[4].roles=measure", "--nmws.security.api-keys[4].limits.max-rate-mbps=5",
+                "--nmws.scheduler.max-per-owner=2");
         plain = Service.start(Files.createTempDirectory("nmws-sec-plain"), accounts.toArray(String[]::new));
         Path keystore = selfSignedKeystore(remote);
         List<String> tlsArgs = new java.util.ArrayList<>(accounts);
@@ -187,6 +188,59 @@ class SecurityEndToEndTest {
             assertTrue(text.contains("not the nmws control protocol"), text);
             assertTrue(!text.contains("SSH") && !text.contains("OpenSSH") && !text.contains("Debian"), text);
         }
+    }
+
+    /**
+     * A schedule belongs to its maker (issue 21, finding 5): another client, anonymous or keyed,
+     * neither replaces nor deletes it (JSON or NMWG schedule.name); it is checked against its
+     * maker's limits; it runs on this point only; a client keeps at most max-per-owner.
+     */
+    @Test
+    void schedulesBelongToTheirMakerAndKeepItsLimits() throws Exception {
+        String api = plain.baseUrl + "/api/schedules/";
+        String body = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\","
+                + "\"parameters\":{\"count\":\"3\",\"port\":\"" + responder.port + "\"}}";
+        HttpResponse<String> mine = put(api + "robots-own", body, "X-Api-Key", MEASURE_KEY);
+        assertEquals(200, mine.statusCode(), mine.body());
+        assertTrue(mine.body().contains("\"owner\":\"account probe-robot\""), mine.body());
+        HttpResponse<String> other = put(api + "robots-own", body.replace("PT1H", "PT2S"));
+        assertEquals(403, other.statusCode(), "an anonymous client replaces no one's schedule: " + other.body());
+        assertTrue(other.body().contains("belongs to account probe-robot"), other.body());
+        assertEquals(403, call(http, "DELETE", api + "robots-own").statusCode(), "nor deletes it");
+        assertEquals(403, call(http, "DELETE", api + "robots-own", "X-Api-Key", BRIEF_KEY).statusCode(),
+                "nor does another key");
+        // NMWG's form of the same: schedule.name of another's schedule
+        HttpResponse<String> nmwg = send(http, plain.baseUrl + "/nmwg", LabLikeRequests.request("127.0.0.1",
+                "path.delay.roundTrip", "count", "3", "schedule.period", "PT2S", "schedule.name", "robots-own"),
+                "application/xml", null);
+        SoapEndToEndTest.assertError(nmwg, "error.common.authorization");
+        assertTrue(nmwg.body().contains("belongs to account probe-robot"), nmwg.body());
+        String listed = call(http, "GET", plain.baseUrl + "/api/schedules").body();
+        assertTrue(listed.contains("\"period\":\"PT1H\"") && !listed.contains("PT2S"), "unchanged: " + listed);
+        // the maker's limits hold for what it schedules
+        HttpResponse<String> outside = put(api + "lab-only-1", body, "X-Api-Key", LAB_ONLY_KEY);
+        assertEquals(403, outside.statusCode(), outside.body());
+        assertTrue(outside.body().contains("10.99.0.0/16"), outside.body());
+        // another point's share is not a client's to hand out
+        HttpResponse<String> elsewhere = put(api + "elsewhere", body.replace("\"period\"", "\"point\":\"point-z\",\"period\""),
+                "X-Api-Key", MEASURE_KEY);
+        assertEquals(403, elsewhere.statusCode(), elsewhere.body());
+        // at most max-per-owner (2) schedules a client
+        assertEquals(200, put(api + "robots-second", body, "X-Api-Key", MEASURE_KEY).statusCode());
+        HttpResponse<String> third = put(api + "robots-third", body, "X-Api-Key", MEASURE_KEY);
+        assertEquals(429, third.statusCode(), third.body());
+        assertEquals(204, call(http, "DELETE", api + "robots-second", "X-Api-Key", MEASURE_KEY).statusCode(),
+                "its owner deletes it");
+        assertEquals(204, call(http, "DELETE", api + "robots-own", "X-Api-Key", MEASURE_KEY).statusCode());
+    }
+
+    private HttpResponse<String> put(String url, String json, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

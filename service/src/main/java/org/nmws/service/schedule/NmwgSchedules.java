@@ -3,6 +3,7 @@ package org.nmws.service.schedule;
 import java.util.HashMap;
 import java.util.Map;
 import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.usecase.Schedules;
 
 /**
@@ -12,18 +13,15 @@ import org.nmws.service.usecase.Schedules;
  * schedule.start and schedule.end; the other parameters are the test's.
  */
 final class NmwgSchedules implements Schedules {
-    private final ScheduleStore store;
-    private final String point;
-    private final ScheduleRequest.Classes classes;
+    private final ScheduleService schedules;
 
-    NmwgSchedules(ScheduleStore store, String point, ScheduleRequest.Classes classes) {
-        this.store = store;
-        this.point = point;
-        this.classes = classes;
+    NmwgSchedules(ScheduleService schedules) {
+        this.schedules = schedules;
     }
 
     @Override
-    public String schedule(Caller caller, String characteristic, String dst, Map<String, String> parameters) {
+    public String schedule(Caller caller, String characteristic, String dst, Map<String, String> parameters)
+            throws MeasurementException {
         Map<String, String> test = new HashMap<>();
         Map<String, String> sched = new HashMap<>();
         parameters.forEach((k, v) -> (k.startsWith("schedule.") ? sched : test).put(k, v));
@@ -38,9 +36,9 @@ final class NmwgSchedules implements Schedules {
             throw new IllegalArgumentException("schedule.continuous must be true or false");
         }
         String name = sched.getOrDefault("schedule.name", characteristic + ":" + dst);
-        Schedule s = store.put(new ScheduleRequest(characteristic, dst, test, sched.get("schedule.period"), sched.get("schedule.slip"),
-                sched.get("schedule.start"), sched.get("schedule.end"), sched.get("schedule.class"), null, true,
-                "true".equals(continuous)).toSchedule(name, point, classes));
+        Schedule s = schedules.put(caller, name, new ScheduleRequest(characteristic, dst, test, sched.get("schedule.period"),
+                sched.get("schedule.slip"), sched.get("schedule.start"), sched.get("schedule.end"), sched.get("schedule.class"),
+                null, true, "true".equals(continuous)));
         return "schedule " + s.name() + ": " + s.characteristic() + " to " + s.dst() + " every " + s.period() + " (slip up to "
                 + s.slip() + ", class " + s.testClass().label() + ") from " + s.point() + "; its runs at /api/schedules/"
                 + s.name() + "/runs";

@@ -8,10 +8,24 @@ import org.nmws.service.measure.TestClass;
 /**
  * A test repeated every period: which characteristic towards which destination with which
  * NMWG parameters, run by which measurement point, from start to end (open when null), each
- * repetition slipped by a random part of slip so that points do not synchronise.
+ * repetition slipped by a random part of slip so that points do not synchronise. A schedule a
+ * client made has that client as its owner: its runs carry the owner's identity and limits.
  */
 public record Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
-                       Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled) {
+                       Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled,
+                       String owner, String ownerAddress) {
+
+    /** The service's own (from its configuration or the mesh file): no owner. */
+    public Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
+                    Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled) {
+        this(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled, null, null);
+    }
+
+    /** This schedule made by a client: "account NAME" or "address A" (Caller.owner()), from an address. */
+    public Schedule ownedBy(String newOwner, String address) {
+        return new Schedule(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled,
+                newOwner, newOwner == null ? null : address);
+    }
 
     public Schedule {
         if (name == null || !name.matches("[A-Za-z0-9._:@-]{1,128}")) {

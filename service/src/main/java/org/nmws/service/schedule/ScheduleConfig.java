@@ -19,14 +19,20 @@ class ScheduleConfig {
     }
 
     @Bean
-    org.nmws.service.usecase.Schedules nmwgSchedules(ScheduleStore store, MeasurementService measurements) {
-        return new NmwgSchedules(store, measurements.measurementPoint(), measurements::testClassOf);
+    ScheduleService scheduleService(ScheduleStore store, MeasurementService measurements, ScheduleProperties props) {
+        return new ScheduleService(store, measurements, props.maxPerOwner());
+    }
+
+    @Bean
+    org.nmws.service.usecase.Schedules nmwgSchedules(ScheduleService schedules) {
+        return new NmwgSchedules(schedules);
     }
 
     /** The configuration's schedules are written to the store before the scheduler starts. */
     @Bean
     Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh,
-                        org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener) {
+                        org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener,
+                        org.springframework.beans.factory.ObjectProvider<ScheduleOwners> owners) {
         String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
             store.put(ScheduleRequest.of(e).toSchedule(e.name(), self, measurements::testClassOf));
@@ -46,6 +52,8 @@ class ScheduleConfig {
         }
         // Disabled, it still answers availability and keeps schedules, but runs none.
         return new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),
-                Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }));
+                Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }),
+                owners.getIfAvailable(() -> s -> s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
+                        : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)));
     }
 }

@@ -15,11 +15,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param workers runs at once (each holds a thread while its test runs)
  * @param horizon how far ahead runs are planned (at least a period)
  * @param schedules schedules kept in the configuration
+ * @param maxPerOwner schedules one client may own (0: no cap); the configuration's are not counted
  */
 @ConfigurationProperties("nmws.scheduler")
 public record ScheduleProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int workers,
-                                 @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules) {
+                                 @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules,
+                                 @DefaultValue("32") int maxPerOwner) {
     public ScheduleProperties {
+        if (maxPerOwner < 0 || maxPerOwner > 100_000) {
+            throw new IllegalArgumentException("nmws.scheduler.max-per-owner must be 0..100000, was " + maxPerOwner);
+        }
         if (workers < 1 || workers > 64) {
             throw new IllegalArgumentException("nmws.scheduler.workers must be 1..64, was " + workers);
         }

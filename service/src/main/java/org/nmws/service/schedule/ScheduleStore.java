@@ -39,14 +39,15 @@ public final class ScheduleStore {
             return existing.get(); // a restart re-reading its configuration changes nothing
         }
         jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
-                        + "test_class, enabled, created_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET "
+                        + "test_class, enabled, created_ms, owner, owner_address) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                        + "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, owner_address = excluded.owner_address, "
                         + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
                         + "parameters = excluded.parameters, period_ms = excluded.period_ms, slip_ms = excluded.slip_ms, "
                         + "start_ms = excluded.start_ms, end_ms = excluded.end_ms, test_class = excluded.test_class, "
                         + "enabled = excluded.enabled",
                 s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()), s.period().toMillis(),
                 s.slip().toMillis(), s.start().toEpochMilli(), s.end() == null ? null : s.end().toEpochMilli(),
-                s.testClass().label(), s.enabled(), System.currentTimeMillis());
+                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress());
         Schedule stored = byName(s.name()).orElseThrow();
         // A changed schedule plans afresh: slots not yet run are dropped and planned again.
         jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
@@ -57,7 +58,8 @@ public final class ScheduleStore {
         return a.point().equals(b.point()) && a.characteristic().equals(b.characteristic()) && a.dst().equals(b.dst())
                 && a.parameters().equals(b.parameters()) && a.period().equals(b.period()) && a.slip().equals(b.slip())
                 && a.start().equals(b.start()) && java.util.Objects.equals(a.end(), b.end()) && a.testClass() == b.testClass()
-                && a.enabled() == b.enabled();
+                && a.enabled() == b.enabled() && java.util.Objects.equals(a.owner(), b.owner())
+                && java.util.Objects.equals(a.ownerAddress(), b.ownerAddress());
     }
 
     public Optional<Schedule> byName(String name) {
@@ -165,7 +167,13 @@ public final class ScheduleStore {
                 rs.getString("dst"), read(rs.getString("parameters")), Duration.ofMillis(rs.getLong("period_ms")),
                 Duration.ofMillis(rs.getLong("slip_ms")), Instant.ofEpochMilli(rs.getLong("start_ms")),
                 rs.wasNull() || end == 0 ? null : Instant.ofEpochMilli(end), TestClass.parse(rs.getString("test_class")),
-                rs.getBoolean("enabled"));
+                rs.getBoolean("enabled"), rs.getString("owner"), rs.getString("owner_address"));
+    }
+
+    /** How many schedules a client owns (its Caller.owner()). */
+    public int ownedBy(String owner) {
+        Integer n = jdbc.queryForObject("SELECT COUNT(*) FROM schedule WHERE owner = ?", Integer.class, owner);
+        return n == null ? 0 : n;
     }
 
     private ScheduledRun run(ResultSet rs, int row) throws SQLException {

@@ -1,6 +1,5 @@
 package org.nmws.service.schedule;
 
-import org.nmws.service.measure.Caller;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -39,6 +38,7 @@ public final class Scheduler implements SmartLifecycle {
 
     private final ScheduleStore store;
     private final MeasurementService measurements;
+    private final ScheduleOwners owners;
     private final String point;
     private final Duration horizon;
     private final int workers;
@@ -68,6 +68,13 @@ public final class Scheduler implements SmartLifecycle {
 
     public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
                      Clock clock, boolean autoStartup, RunListener listener) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, listener, Scheduler::unauthenticatedOwner);
+    }
+
+    /** @param owners who each schedule's runs are run as */
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners) {
+        this.owners = owners;
         this.listener = listener;
         this.autoStartup = autoStartup;
         this.store = store;
@@ -76,6 +83,15 @@ public final class Scheduler implements SmartLifecycle {
         this.horizon = horizon;
         this.workers = workers;
         this.clock = clock;
+    }
+
+    /**
+     * Without nmws.security (unit tests): the service's own schedules run as the service, a
+     * client's as an unauthenticated client of its address, which may test from nowhere.
+     */
+    private static org.nmws.service.measure.Caller unauthenticatedOwner(Schedule s) {
+        return s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
+                : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null);
     }
 
     @Override
@@ -266,8 +282,8 @@ public final class Scheduler implements SmartLifecycle {
             throws MeasurementException {
         while (true) {
             try {
-                // Schedules run as the service for now; a schedule's owner is the security issue's next step.
-                return measurements.measure(Caller.SERVICE, c, new PathSubject(null, Endpoint.parse(s.dst(), null)), s.parameters(),
+                // as its owner: the owner's role, networks, durations and rates hold for every run
+                return measurements.measure(owners.callerOf(s), c, new PathSubject(null, Endpoint.parse(s.dst(), null)), s.parameters(),
                         s.testClass(), waitMs);
             } catch (MeasurementException e) {
                 Instant now = clock.instant();
@@ -341,11 +357,6 @@ public final class Scheduler implements SmartLifecycle {
             }
         }
         return t;
-    }
-
-    /** The default class of a schedule's test, as its kind says. */
-    ScheduleRequest.Classes classes() {
-        return measurements::testClassOf;
     }
 
     public String point() {

@@ -70,7 +70,11 @@ class SecurityConfig {
                 .forEach(u -> limits.put(u.name(), u.limits().toClientLimits("nmws.security.users[" + u.name() + "].limits")));
         props.apiKeys().stream().filter(k -> k.limits() != null)
                 .forEach(k -> limits.put(k.name(), k.limits().toClientLimits("nmws.security.api-keys[" + k.name() + "].limits")));
-        return new Callers(admission, limits, props.anonymousLimits().toClientLimits("nmws.security.anonymous-limits"));
+        java.util.Map<String, List<String>> authorities = new java.util.HashMap<>();
+        props.users().forEach(u -> authorities.put(u.name(), SecurityProperties.authorities(u.roles())));
+        props.apiKeys().forEach(k -> authorities.put(k.name(), SecurityProperties.authorities(k.roles())));
+        return new Callers(admission, limits, props.anonymousLimits().toClientLimits("nmws.security.anonymous-limits"),
+                authorities, SecurityProperties.authorities(props.anonymousRoles()));
     }
 
     @Bean

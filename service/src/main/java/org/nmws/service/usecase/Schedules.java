@@ -2,6 +2,7 @@ package org.nmws.service.usecase;
 
 import java.util.Map;
 import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.MeasurementException;
 
 /**
  * Where a measure request carrying schedule.* parameters goes: it makes a schedule of the
@@ -15,8 +16,10 @@ public interface Schedules {
      *
      * @param parameters the request's parameters, schedule.* among them
      * @throws IllegalArgumentException for a schedule that cannot be made (error.common.parameter)
+     * @throws MeasurementException when the caller may not make or change it
      */
-    String schedule(Caller caller, String characteristic, String dst, Map<String, String> parameters);
+    String schedule(Caller caller, String characteristic, String dst, Map<String, String> parameters)
+            throws MeasurementException;
 
     Schedules NONE = (who, c, d, p) -> {
         throw new IllegalArgumentException("this service keeps no schedules");

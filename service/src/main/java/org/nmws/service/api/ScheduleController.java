@@ -1,11 +1,19 @@
-package org.nmws.service.schedule;
+package org.nmws.service.api;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.TestClass;
+import org.nmws.service.schedule.Schedule;
+import org.nmws.service.schedule.ScheduleRequest;
+import org.nmws.service.schedule.ScheduleService;
+import org.nmws.service.schedule.ScheduleStore;
+import org.nmws.service.schedule.ScheduledRun;
+import org.nmws.service.schedule.Scheduler;
+import org.nmws.service.security.Callers;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -23,10 +31,14 @@ import org.springframework.web.bind.annotation.RestController;
 class ScheduleController {
     private final ScheduleStore store;
     private final Scheduler scheduler;
+    private final ScheduleService schedules;
+    private final Callers callers;
 
-    ScheduleController(ScheduleStore store, Scheduler scheduler) {
+    ScheduleController(ScheduleStore store, Scheduler scheduler, ScheduleService schedules, Callers callers) {
         this.store = store;
         this.scheduler = scheduler;
+        this.schedules = schedules;
+        this.callers = callers;
     }
 
     @GetMapping("/api/schedules")
@@ -37,15 +49,28 @@ class ScheduleController {
     @PutMapping("/api/schedules/{name}")
     ResponseEntity<Map<String, Object>> put(@PathVariable String name, @RequestBody ScheduleRequest request) {
         try {
-            return ResponseEntity.ok(json(store.put(request.toSchedule(name, scheduler.point(), scheduler.classes()))));
+            return ResponseEntity.ok(json(schedules.put(callers.current(), name, request)));
         } catch (IllegalArgumentException e) {
             return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
+        } catch (MeasurementException e) {
+            return refused(e);
         }
     }
 
     @DeleteMapping("/api/schedules/{name}")
-    ResponseEntity<Void> delete(@PathVariable String name) {
-        return store.delete(name) ? ResponseEntity.noContent().build() : ResponseEntity.notFound().build();
+    ResponseEntity<Map<String, Object>> delete(@PathVariable String name) {
+        try {
+            return schedules.delete(callers.current(), name) ? ResponseEntity.noContent().build()
+                    : ResponseEntity.notFound().build();
+        } catch (MeasurementException e) {
+            return refused(e);
+        }
+    }
+
+    /** Not the caller's to make or change (403), or over its number of schedules (429). */
+    private static ResponseEntity<Map<String, Object>> refused(MeasurementException e) {
+        return ResponseEntity.status(e.kind() == MeasurementException.Kind.RATE_LIMITED ? 429
+                : e.kind() == MeasurementException.Kind.DENIED ? 403 : 400).body(Map.of("error", e.getMessage()));
     }
 
     /** The runs that have come due (newest first), or with planned=true those planned ahead too. */
@@ -95,6 +120,7 @@ class ScheduleController {
         m.put("end", s.end() == null ? null : s.end().toString());
         m.put("testClass", s.testClass().label());
         m.put("enabled", s.enabled());
+        m.put("owner", s.owner());
         return m;
     }
 }
