@@ -62,6 +62,27 @@ class CostEndToEndTest {
         }
     }
 
+    /**
+     * Every test a message starts counts against one per-message cap, whatever asked for it
+     * (issue 21: six diagnosis triggers with measure=true in one SetupDataRequest started 17
+     * tests and held the request 37 s): here at most 2, and the triggers past it are told why.
+     */
+    @Test
+    void diagnosesThatMeasureShareTheMessagesCapOfTests() throws Exception {
+        try (Responder responder = Responder.start();
+             Service service = Service.start(Files.createTempDirectory("nmws-cap"), "--nmws.responder-port=" + responder.port,
+                     "--nmws.limits.max-measurements-per-message=2")) {
+            long before = responder.sessions();
+            String[] dsts = {"127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"};
+            String answer = service.post("/nmwg", adviceRequest("SetupDataRequest", "http://nmws.org/ns/diagnosis/1.0/", dsts,
+                    "<nmwg:parameter name=\"measure\">true</nmwg:parameter>"
+                            + "<nmwg:parameter name=\"timeDuration\">1</nmwg:parameter>"), "application/xml", null).body();
+            long started = responder.sessions() - before;
+            assertTrue(started <= 2, started + " tests reached the responder: " + answer);
+            assertTrue(answer.contains("the most one message may"), answer);
+        }
+    }
+
     /** An NMWG request with one cost (or diagnosis) metadata per destination. */
     static String adviceRequest(String type, String eventType, String[] dsts, String params) {
         StringBuilder b = new StringBuilder("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "

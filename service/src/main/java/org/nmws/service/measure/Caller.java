@@ -12,12 +12,24 @@ package org.nmws.service.measure;
  * @param admin whether the caller holds the admin role
  * @param limits what this caller may ask of the probe beyond the service's own limits
  * @param forwardedBy the mesh point that forwarded this request, or null; a forwarded request is never forwarded on
+ * @param budget the tests this request may still start (one message's share), or null for no such bound
  */
 public record Caller(String address, String account, boolean mayMeasure, boolean admin, ClientLimits limits,
-                     String forwardedBy) {
+                     String forwardedBy, TestBudget budget) {
 
     /** The service acting on its own behalf: no address, no rates charged, no limits beyond the service's. */
     public static final Caller SERVICE = new Caller(null, null, true, true, ClientLimits.NONE, null);
+
+    /** A caller whose requests start as many tests as their other limits allow. */
+    public Caller(String address, String account, boolean mayMeasure, boolean admin, ClientLimits limits,
+                  String forwardedBy) {
+        this(address, account, mayMeasure, admin, limits, forwardedBy, null);
+    }
+
+    /** The same caller, starting at most the budget's tests for the message it sent. */
+    public Caller withBudget(TestBudget newBudget) {
+        return new Caller(address, account, mayMeasure, admin, limits, forwardedBy, newBudget);
+    }
 
     public Caller {
         if (limits == null) {

@@ -254,6 +254,9 @@ public class MeasurementService {
 
         @Override
         public <T> T passive(String target, PassiveCall<T> call) throws MeasurementException {
+            if (caller.budget() != null) {
+                caller.budget().take();
+            }
             try (TestAdmission.Slot slot = admission.begin(caller)) {
                 RunningTests.Entry entry = running.start(what, target, caller.owner(), testClass);
                 try {
@@ -295,6 +298,9 @@ public class MeasurementService {
         Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
         // Charged first, so a client over its rate hears that rather than busy; given back when no
         // test starts (busy path, a parameter the engine refuses).
+        if (caller.budget() != null) {
+            caller.budget().take(); // the message's share of tests, before its client's rates
+        }
         TestAdmission.Slot slot = admission.begin(caller);
         // A busy path is answered at once with when to retry: waiting for it held a server
         // thread per request for up to the longest test, and 220 such requests starved the service.

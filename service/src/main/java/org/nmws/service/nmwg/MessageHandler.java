@@ -23,6 +23,7 @@ import org.nmws.service.cost.CostXml;
 import org.nmws.service.cost.DiagnosisService;
 import org.nmws.service.cost.TransferCost;
 import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.TestBudget;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.mesh.Forwarder;
@@ -175,6 +176,8 @@ public class MessageHandler {
         }
         NmwgWriter w = new NmwgWriter(replyType, msg.id(), forms, props.limits().maxAnswerFrames(), framesInFlight);
         Map<String, RequestMessage.Metadata> byId = msg.metadataById();
+        // every test the message starts, by any trigger (diagnoses and cost refreshes too), counts
+        caller = caller.withBudget(new TestBudget(props.limits().maxMeasurementsPerMessage()));
         List<Resolved> costTriggers = new ArrayList<>();
         for (RequestMessage.Data data : msg.data()) {
             String ref = data.metadataIdRef();
