@@ -44,13 +44,13 @@ final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameter
         String dst = subject.dst().host();
         AvailableBandwidthResult r = runner.probe(subject, control -> {
             AvailableBandwidthSpec d = AvailableBandwidthSpec.defaults(dst, p.maxMbps());
-            AvailableBandwidthResult result = Probe.availableBandwidth(new AvailableBandwidthSpec(dst, p.port(),
+            AvailableBandwidthResult result = runner.engine().run(new AvailableBandwidthSpec(dst, p.port(),
                     p.packetSize(), d.minMbps(), d.maxMbps(), d.stepMbps(), d.refine(), Math.round(p.stepSeconds() * 1e9),
                     d.pauseNanos(), d.lossPercent(), d.rateTolerance(), d.delayThresholdNanos(), d.timeoutNanos(),
                     d.ttl()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return BandwidthObservations.available(subject, p, r, runner.measurementPoint(), runner.host());
+        return BandwidthObservations.available(subject, p, r, runner);
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -21,7 +22,9 @@ final class BandwidthObservations {
     private BandwidthObservations() {
     }
 
-    static Observation capacity(PathSubject subject, BandwidthParameters p, CapacityResult r, String point, HostEnvironment host) {
+    static Observation capacity(PathSubject subject, BandwidthParameters p, CapacityResult r, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("capacityMbps", r.estimate().userMbps());
         s.put("capacityFrameMbps", r.estimate().frameMbps());
@@ -40,14 +43,16 @@ final class BandwidthObservations {
         s.put("trainsDiscardedSenderLimited", (double) t.discardedSenderLimited());
         s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         return observation(Characteristic.ProbeTest.CAPACITY, subject, p.asCapacityNmwg(), r.localAddress(), r.remoteAddress(),
-                r.startEpochNanos(), r.endEpochNanos(), s, point, host);
+                r.startEpochNanos(), r.endEpochNanos(), s, runner);
     }
 
     /**
      * Capacity up to each hop: per hop the frame-level and user-level estimate, its spread and
      * the trains it rests on (hop{ttl}...); the route in the environment.
      */
-    static Observation perHop(PathSubject subject, HopCapacityParameters p, HopCapacityResult r, String point, HostEnvironment host) {
+    static Observation perHop(PathSubject subject, HopCapacityParameters p, HopCapacityResult r, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("hopCount", (double) r.hopCount());
         s.put("reached", r.reached() ? 1.0 : 0.0);
@@ -73,12 +78,13 @@ final class BandwidthObservations {
         Environment env = new Environment(host.describe("src", null),
                 Environment.Host.remote(subject.dst().host(), r.destination()), route);
         return new Observation(0, point, Characteristic.ProbeTest.HOP_CAPACITY, subject, null, r.destination(),
-                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, MeasurementService.instant(r.startEpochNanos()),
+                MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env, MeasurementService.instant(r.startEpochNanos()),
                 MeasurementService.instant(r.endEpochNanos()), s, List.of());
     }
 
-    static Observation available(PathSubject subject, BandwidthParameters p, AvailableBandwidthResult r, String point,
-                                 HostEnvironment host) {
+    static Observation available(PathSubject subject, BandwidthParameters p, AvailableBandwidthResult r, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("availableMbps", r.estimateMbps());
         s.put("availableWireMbps", r.estimateWireMbps());
@@ -97,15 +103,17 @@ final class BandwidthObservations {
         }
         s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         return observation(Characteristic.ProbeTest.AVAILABLE, subject, p.asAvailableNmwg(), r.localAddress(), r.remoteAddress(),
-                r.startEpochNanos(), r.endEpochNanos(), s, point, host);
+                r.startEpochNanos(), r.endEpochNanos(), s, runner);
     }
 
     private static Observation observation(Characteristic.ProbeTest test, PathSubject subject, Map<String, String> params,
                                            String local, String remote, long start, long end, Map<String, Double> summary,
-                                           String point, HostEnvironment host) {
+                                           TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Environment env = new Environment(host.describe("src", local),
                 Environment.Host.remote(subject.dst().host(), remote));
-        return new Observation(0, point, test, subject, local, remote, MeasurementService.TOOL, Probe.version(), params, env,
+        return new Observation(0, point, test, subject, local, remote, MeasurementService.TOOL, runner.engine().version(), params, env,
                 MeasurementService.instant(start), MeasurementService.instant(end), summary, List.of());
     }
 }

@@ -42,11 +42,11 @@ final class CapacityKind implements MeasurementKind<BandwidthParameters> {
     public Observation run(BandwidthParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         CapacityResult r = runner.probe(subject, control -> {
-            CapacityResult result = Probe.capacity(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
+            CapacityResult result = runner.engine().run(new CapacitySpec(dst, p.port(), p.trains(), p.trainLength(),
                     p.packetSize(), 0, 0, 500_000_000L, 0), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return BandwidthObservations.capacity(subject, p, r, runner.measurementPoint(), runner.host());
+        return BandwidthObservations.capacity(subject, p, r, runner);
     }
 
     @Override

@@ -49,11 +49,11 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
         }
         HopCapacityResult r = runner.probe(subject, control -> {
             HopCapacitySpec d = HopCapacitySpec.defaults(dst);
-            HopCapacityResult result = Probe.hopCapacity(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),
+            HopCapacityResult result = runner.engine().run(new HopCapacitySpec(dst, 0, p.maxTtl(), p.trains(),
                     p.trainLength(), -1, p.packetSize(), d.gapNanos(), d.waitNanos(), d.firstPort()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return BandwidthObservations.perHop(subject, p, r, runner.measurementPoint(), runner.host());
+        return BandwidthObservations.perHop(subject, p, r, runner);
     }
 
     @Override

@@ -52,11 +52,11 @@ final class HopListKind implements MeasurementKind<HopParameters> {
         }
         Instant start = Instant.now();
         HopListResult r = runner.probe(subject, control -> {
-            HopListResult result = Probe.hopList(new HopListSpec(dst, p.maxTtl(), p.probesPerHop(),
+            HopListResult result = runner.engine().run(new HopListSpec(dst, p.maxTtl(), p.probesPerHop(),
                     Math.round(p.waitSeconds() * 1e9), 33434, p.packetSize(), 16, p.resolve(), 500_000_000L), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return HopObservations.of(subject, p, r, runner.measurementPoint(), runner.host(), start, Instant.now());
+        return HopObservations.of(subject, p, r, runner, start, Instant.now());
     }
 
     @Override

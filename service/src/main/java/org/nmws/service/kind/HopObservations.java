@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -25,8 +26,10 @@ final class HopObservations {
     private HopObservations() {
     }
 
-    static Observation of(PathSubject subject, HopParameters p, HopListResult r, String point, HostEnvironment host,
+    static Observation of(PathSubject subject, HopParameters p, HopListResult r, TestRunner runner,
                           Instant start, Instant end) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("hopCount", (double) r.hopCount());
         s.put("reached", r.reached() ? 1.0 : 0.0);
@@ -55,6 +58,6 @@ final class HopObservations {
                 Environment.Host.remote(subject.dst().host(), r.destination()),
                 route);
         return new Observation(0, point, Characteristic.ProbeTest.HOP_LIST, subject, null, r.destination(),
-                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, start, end, s, frames);
+                MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env, start, end, s, frames);
     }
 }

@@ -48,13 +48,13 @@ final class LatencyScanKind implements MeasurementKind<ScanParameters> {
         AtomicReference<Instant> started = new AtomicReference<>();
         LatencyScanResult r = runner.probe(subject, control -> {
             started.set(Instant.now()); // the engine stamps no start for a scan: take it here, after the lock
-            LatencyScanResult result = Probe.latencyScan(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
+            LatencyScanResult result = runner.engine().run(new LatencyScanSpec(dst, p.port(), p.sizes(), p.countPerSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), HISTOGRAM_BINS,
                     p.rounds()),
                     control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return ScanObservations.of(subject, p, r, runner.measurementPoint(), runner.host(), started.get(), Instant.now());
+        return ScanObservations.of(subject, p, r, runner, started.get(), Instant.now());
     }
 
     @Override

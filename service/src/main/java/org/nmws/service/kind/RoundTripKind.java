@@ -51,7 +51,7 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
     public Observation run(RoundTripParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         RoundTripResult r = runner.probe(subject, control -> {
-            RoundTripResult result = Probe.roundTrip(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
+            RoundTripResult result = runner.engine().run(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
@@ -83,7 +83,7 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
         Environment env = new Environment(runner.host().describe("src", r.localAddress()),
                 Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, runner.measurementPoint(), ProbeTest.ROUND_TRIP, subject, r.localAddress(),
-                r.remoteAddress(), MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                r.remoteAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
     }
 

@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -24,8 +25,10 @@ final class ScanObservations {
     private ScanObservations() {
     }
 
-    static Observation of(PathSubject subject, ScanParameters p, LatencyScanResult r, String point, HostEnvironment host,
+    static Observation of(PathSubject subject, ScanParameters p, LatencyScanResult r, TestRunner runner,
                           Instant start, Instant end) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("slopeUsPerByte", r.slopeUsPerByte());
         s.put("interceptUs", r.interceptUs());
@@ -49,6 +52,6 @@ final class ScanObservations {
         Environment env = new Environment(host.describe("src", null),
                 Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, point, Characteristic.ProbeTest.LATENCY_SCAN, subject, null, r.remoteAddress(),
-                MeasurementService.TOOL, Probe.version(), p.asNmwg(), env, start, end, s, List.of());
+                MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env, start, end, s, List.of());
     }
 }

@@ -102,7 +102,7 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
     public Observation run(Parameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         StampResult r = runner.probe(subject, control -> {
-            StampResult result = Probe.run(new StampSpec(dst, p.port(), p.count(), p.packetSize(),
+            StampResult result = runner.engine().run(new StampSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ssid(), p.ptp(),
                     p.ttl(), 1_000_000_000L), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
@@ -141,7 +141,7 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
         Environment env = new Environment(runner.host().describe("src", r.localAddress()),
                 Environment.Host.remote(dst, r.remoteAddress()));
         return new Observation(0, runner.measurementPoint(), ProbeTest.STAMP, subject, r.localAddress(),
-                r.remoteAddress(), MeasurementService.TOOL, Probe.version(), p.asNmwg(), env,
+                r.remoteAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
     }
 

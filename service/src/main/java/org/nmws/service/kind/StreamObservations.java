@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -24,7 +25,9 @@ final class StreamObservations {
     private StreamObservations() {
     }
 
-    static Observation of(PathSubject subject, StreamParameters p, UdpStreamResult r, String point, HostEnvironment host) {
+    static Observation of(PathSubject subject, StreamParameters p, UdpStreamResult r, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("sent", (double) r.sent());
         s.put("received", (double) r.received());
@@ -120,7 +123,7 @@ final class StreamObservations {
                     Math.round(r.clocks().receiverErrorMs() * 1e6)));
         }
         return new Observation(0, point, Characteristic.ProbeTest.UDP_STREAM, subject, r.localAddress(), r.remoteAddress(),
-                MeasurementService.TOOL, Probe.version(), p.asNmwg(), new Environment(src, dst),
+                MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), new Environment(src, dst),
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
     }
 }

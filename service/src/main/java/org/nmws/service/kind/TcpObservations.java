@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -46,7 +47,9 @@ final class TcpObservations {
         return max == Long.MIN_VALUE ? Double.NaN : max / 1e6;
     }
 
-    static Observation of(PathSubject subject, TcpParameters p, TcpStreamResult r, String point, HostEnvironment host) {
+    static Observation of(PathSubject subject, TcpParameters p, TcpStreamResult r, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("streams", (double) r.streams());
         s.put("throughputMbps", r.throughputMbps());
@@ -141,7 +144,7 @@ final class TcpObservations {
             parameters.put("congestionControl", r.congestionControl());
         }
         return new Observation(0, point, Characteristic.ProbeTest.TCP_STREAM, subject, r.localAddress(), r.remoteAddress(),
-                MeasurementService.TOOL, Probe.version(), parameters, env,
+                MeasurementService.TOOL, runner.engine().version(), parameters, env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames,
                 samples);
     }

@@ -54,12 +54,12 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters> {
     public Observation run(TcpParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         TcpStreamResult r = runner.probe(subject, control -> {
-            TcpStreamResult result = Probe.tcpStream(new TcpStreamSpec(dst, p.port(), p.streams(), p.messageSize(),
+            TcpStreamResult result = runner.engine().run(new TcpStreamSpec(dst, p.port(), p.streams(), p.messageSize(),
                     Math.round(p.intervalSeconds() * 1e9), p.cbr(), p.windowBytes(), Math.round(p.durationSeconds() * 1e9),
                     0, Math.round(p.sampleSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.congestion()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return TcpObservations.of(subject, p, r, runner.measurementPoint(), runner.host());
+        return TcpObservations.of(subject, p, r, runner);
     }
 
     @Override

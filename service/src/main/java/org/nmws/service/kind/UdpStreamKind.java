@@ -60,12 +60,12 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
     public Observation run(StreamParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         UdpStreamResult r = runner.probe(subject, control -> {
-            UdpStreamResult result = Probe.udpStream(new UdpStreamSpec(dst, p.port(), p.count(), p.packetSize(),
+            UdpStreamResult result = runner.engine().run(new UdpStreamSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(),
                     HISTOGRAM_BINS, 0), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        return StreamObservations.of(subject, p, r, runner.measurementPoint(), runner.host());
+        return StreamObservations.of(subject, p, r, runner);
     }
 
     @Override

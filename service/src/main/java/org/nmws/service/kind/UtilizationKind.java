@@ -87,7 +87,7 @@ final class UtilizationKind implements MeasurementKind<UtilizationParameters> {
             return out;
         });
         return UtilizationObservations.of(subject, ifName, p, samples, InterfaceCounters.speedMbps(ifName),
-                runner.measurementPoint(), runner.host());
+                runner);
     }
 
     @Override

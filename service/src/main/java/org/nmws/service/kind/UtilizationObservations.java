@@ -2,6 +2,7 @@ package org.nmws.service.kind;
 
 import org.nmws.service.measure.HostEnvironment;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
 
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
@@ -24,7 +25,9 @@ final class UtilizationObservations {
     }
 
     static Observation of(PathSubject subject, String ifName, UtilizationParameters p, List<InterfaceCounters.Sample> samples,
-                          Long speedMbps, String point, HostEnvironment host) {
+                          Long speedMbps, TestRunner runner) {
+        String point = runner.measurementPoint();
+        HostEnvironment host = runner.host();
         InterfaceCounters.Sample first = samples.get(0);
         InterfaceCounters.Sample last = samples.get(samples.size() - 1);
         double seconds = (last.monoNanos() - first.monoNanos()) / 1e9;

@@ -43,6 +43,7 @@ public class MeasurementService {
     private final MeasurementKind.Context context;
     private final Interlock interlock = new Interlock();
     private final java.util.List<TestListener> listeners;
+    private final Engine engine;
 
     public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
                               TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog) {
@@ -53,6 +54,14 @@ public class MeasurementService {
     public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
                               TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog,
                               java.util.List<TestListener> listeners) {
+        this(archive, host, props, running, admission, kinds, watchdog, listeners, Engine.NATIVE);
+    }
+
+    /** As above, on a given engine (a fake one in unit tests). */
+    public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
+                              TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog,
+                              java.util.List<TestListener> listeners, Engine engine) {
+        this.engine = engine;
         this.listeners = java.util.List.copyOf(listeners);
         this.admission = admission;
         this.archive = archive;
@@ -273,6 +282,11 @@ public class MeasurementService {
         }
 
         @Override
+        public Engine engine() {
+            return engine;
+        }
+
+        @Override
         public HostEnvironment host() {
             return host;
         }
@@ -290,9 +304,10 @@ public class MeasurementService {
     private <T> T locked(Caller caller, String what, TestClass testClass, PathSubject subject, TestRunner.ProbeCall<T> call, long waitMillis)
             throws MeasurementException {
         checkSourceIsLocal(subject);
-        if (!Probe.isAvailable()) {
+        java.util.Optional<String> unavailable = engine.unavailable();
+        if (unavailable.isPresent()) {
             throw new MeasurementException(MeasurementException.Kind.UNAVAILABLE, "the probe engine is not available here: "
-                    + Probe.unavailabilityCause().map(Throwable::getMessage).orElse("unknown cause"));
+                    + unavailable.get());
         }
         String dst = subject.dst().host();
         Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));

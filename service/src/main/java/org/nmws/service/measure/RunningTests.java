@@ -68,13 +68,13 @@ public final class RunningTests {
 
     private final ConcurrentHashMap<String, Entry> tests = new ConcurrentHashMap<>();
 
-    Entry start(String characteristic, String dst, String owner, TestClass testClass) {
+    public Entry start(String characteristic, String dst, String owner, TestClass testClass) {
         Entry e = new Entry(characteristic, dst, owner, testClass);
         tests.put(e.id, e);
         return e;
     }
 
-    void finish(Entry e) {
+    public void finish(Entry e) {
         tests.remove(e.id);
     }
 

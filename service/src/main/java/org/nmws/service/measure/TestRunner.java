@@ -29,6 +29,9 @@ public interface TestRunner {
      */
     boolean responderAgrees(PathSubject subject);
 
+    /** The engine tests run on (native, or a fake in unit tests). */
+    Engine engine();
+
     /** This host's description (kernel, CPU, interfaces, clock). */
     HostEnvironment host();
 

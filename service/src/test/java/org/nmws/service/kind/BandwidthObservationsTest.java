@@ -1,7 +1,5 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.HostEnvironment;
-
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
@@ -31,7 +29,7 @@ class BandwidthObservationsTest {
         HopCapacityResult r = new HopCapacityResult(List.of(hop(1, 8000, true, true), hop(2, 100.07, false, true),
                 hop(3, Double.NaN, false, true)), true, true, 3, "10.0.3.1", 30, 64, 32, 1472, 42, 66, 0, 1, false);
         Observation o = BandwidthObservations.perHop(new PathSubject(null, new Endpoint("10.0.3.1", "ipv4")),
-                new HopCapacityParameters(30, 64, 1472, 8), r, "mp", new HostEnvironment(() -> null));
+                new HopCapacityParameters(30, 64, 1472, 8), r, new FakeEngine().runner());
         assertEquals(100.07, o.summary().get("bottleneckFrameMbps"), 1e-9);
         assertEquals(1.0, o.summary().get("hop2EndsOnly"));
         assertFalse(o.summary().containsKey("hop3CapacityFrameMbps"), "no estimate, no figure");
