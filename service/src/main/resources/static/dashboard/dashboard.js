@@ -192,8 +192,8 @@ views.overview = async main => {
       const cell = cells.get(r + '\n' + c);
       const td = el('td', { 'data-src': r, 'data-dst': c });
       if (cell) {
-        for (const [k, label, unit] of [['rttMs', 'RTT', 'ms'], ['owdMs', 'one-way', 'ms'], ['lossPercent', 'loss', '%'],
-          ['throughputMbps', 'TCP', 'Mbit/s']]) {
+        // the cell's groups, their labels and units as the kinds declare them (/api/kinds)
+        for (const { name: k, label, unit } of o.groups) {
           if (cell[k]) td.append(el('div', { 'data-figure': k, 'data-value': cell[k].value },
             label + ' ' + fmt(cell[k].value) + ' ' + unit));
         }

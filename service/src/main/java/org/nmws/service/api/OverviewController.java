@@ -11,6 +11,8 @@ import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesQuery;
+import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.MeasurementKinds;
 import org.nmws.service.mesh.Mesh;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Observation;
@@ -30,27 +32,34 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class OverviewController {
-    /** Where each figure of a cell comes from: the test and the summary datum. */
+    /** Where each figure of a cell comes from: the test and the summary datum (each kind's headline figures). */
     private record Figure(String name, ProbeTest test, String datum) {
     }
 
-    private static final List<Figure> FIGURES = List.of(
-            new Figure("rttMs", ProbeTest.ROUND_TRIP, "medianRtt"),
-            new Figure("rttMs", ProbeTest.STAMP, "medianRtt"),
-            new Figure("lossPercent", ProbeTest.ROUND_TRIP, "lossPercent"),
-            new Figure("lossPercent", ProbeTest.STAMP, "lossPercent"),
-            new Figure("lossPercent", ProbeTest.UDP_STREAM, "lossPercent"),
-            new Figure("owdMs", ProbeTest.UDP_STREAM, "medianDelayMs"),
-            new Figure("throughputMbps", ProbeTest.TCP_STREAM, "throughputMbps"));
+    private final List<Figure> figures = new ArrayList<>();
+    /** The cell's groups in the order kinds declare them: name, label and unit, for the reader's legend. */
+    private final List<Map<String, String>> groups = new ArrayList<>();
     /** How many of a destination's newest observations of a test are searched for each source (mesh mode). */
     private static final int PER_DESTINATION = 50;
 
     private final Archive archive;
     private final Mesh mesh;
 
-    OverviewController(Archive archive, Mesh mesh) {
+    OverviewController(Archive archive, Mesh mesh, MeasurementKinds kinds) {
         this.archive = archive;
         this.mesh = mesh;
+        Set<String> seen = new LinkedHashSet<>();
+        for (MeasurementKind<?> k : kinds.all()) {
+            for (org.nmws.service.measure.Figure f : k.figures()) {
+                if (f.headline()) {
+                    figures.add(new Figure(f.group(), k.test(), f.name()));
+                    if (seen.add(f.group())) {
+                        groups.add(Map.of("name", f.group(), "label", f.label(), "unit", f.unit().label() == null ? ""
+                                : f.unit().label()));
+                    }
+                }
+            }
+        }
     }
 
     @GetMapping(path = "/api/overview", produces = "application/json")
@@ -94,6 +103,7 @@ class OverviewController {
         body.put("rows", new ArrayList<>(rows));
         body.put("columns", new ArrayList<>(columns));
         body.put("cells", new ArrayList<>(cells.values()));
+        body.put("groups", groups);
         return body;
     }
 
@@ -107,14 +117,14 @@ class OverviewController {
     }
 
     /** Keeps, for each figure of the cell, the value of the newest observation that has it. */
-    private static void put(Map<String, Map<String, Object>> cells, String src, String dst, Observation o) {
+    private void put(Map<String, Map<String, Object>> cells, String src, String dst, Observation o) {
         Map<String, Object> cell = cells.computeIfAbsent(src + "\n" + dst, k -> {
             Map<String, Object> c = new LinkedHashMap<>();
             c.put("src", src);
             c.put("dst", dst);
             return c;
         });
-        for (Figure f : FIGURES) {
+        for (Figure f : figures) {
             Double v = f.test() == o.test() ? o.summary().get(f.datum()) : null;
             if (v == null) {
                 continue;
@@ -132,9 +142,9 @@ class OverviewController {
         }
     }
 
-    private static Set<ProbeTest> tests() {
+    private Set<ProbeTest> tests() {
         Set<ProbeTest> t = new LinkedHashSet<>();
-        FIGURES.forEach(f -> t.add(f.test()));
+        figures.forEach(f -> t.add(f.test()));
         return t;
     }
 

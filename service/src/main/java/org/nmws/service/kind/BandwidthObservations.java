@@ -1,21 +1,18 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.HostEnvironment;
-import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.measure.TestRunner;
-
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Environment;
-import org.nmws.service.observation.Observation;
-import org.nmws.service.observation.PathSubject;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.AvailableBandwidthResult;
 import org.nmws.probe.CapacityResult;
 import org.nmws.probe.HopCapacityResult;
-import org.nmws.probe.Probe;
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /** Capacity and available-bandwidth estimates as observations: the estimate, its spread or bracket, and the curve. */
 final class BandwidthObservations {

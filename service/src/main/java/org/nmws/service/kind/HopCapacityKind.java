@@ -1,16 +1,17 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
+import java.util.List;
 import java.util.Map;
 import org.nmws.probe.HopCapacityResult;
 import org.nmws.probe.HopCapacitySpec;
-import org.nmws.probe.Probe;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -59,5 +60,15 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
     @Override
     public Unit unit(String figure) {
         return CapacityKind.UNITS.unit(figure); // the same figures, per hop
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return CapacityKind.UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.ROUTERS;
     }
 }

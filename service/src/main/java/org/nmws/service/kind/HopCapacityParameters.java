@@ -1,9 +1,8 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of capacity hop by hop (path.bandwidth.capacity with perHop=true): trains and

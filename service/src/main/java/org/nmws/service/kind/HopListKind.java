@@ -1,17 +1,18 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.nmws.probe.HopListResult;
 import org.nmws.probe.HopListSpec;
-import org.nmws.probe.Probe;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -62,5 +63,15 @@ final class HopListKind implements MeasurementKind<HopParameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.ROUTERS;
     }
 }

@@ -1,21 +1,18 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.HostEnvironment;
-import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.measure.TestRunner;
-
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Environment;
-import org.nmws.service.observation.Observation;
-import org.nmws.service.observation.PathSubject;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.HopListResult;
-import org.nmws.probe.Probe;
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * A hop list as an observation: the route (each hop's address and name) goes in the

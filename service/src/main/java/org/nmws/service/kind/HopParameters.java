@@ -1,9 +1,8 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of a hop list, by traceroute's NMWG names: maxTtl, probesPerHop (queries per

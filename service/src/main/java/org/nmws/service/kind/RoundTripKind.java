@@ -1,20 +1,20 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.nmws.probe.Probe;
 import org.nmws.probe.RoundTripResult;
 import org.nmws.probe.RoundTripSpec;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
@@ -24,7 +24,9 @@ import org.nmws.service.observation.Unit;
 final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
-            .of(Unit.PERCENT, "lossPercent");
+            .of(Unit.PERCENT, "lossPercent")
+            .headline("medianRtt", "rttMs", "RTT")
+            .headline("lossPercent", "lossPercent", "loss");
 
     /** A few small frames: light enough to run beside anything. */
     @Override
@@ -90,5 +92,15 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.RESPONDER;
     }
 }

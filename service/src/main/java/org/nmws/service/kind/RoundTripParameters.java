@@ -1,10 +1,9 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Params;
 
 /**
  * The parameters of a round-trip test, by their deployed NMWG names: count, packetSize

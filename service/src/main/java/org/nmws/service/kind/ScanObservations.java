@@ -1,20 +1,17 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.HostEnvironment;
-import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.measure.TestRunner;
-
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Environment;
-import org.nmws.service.observation.Observation;
-import org.nmws.service.observation.PathSubject;
-
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.LatencyScanResult;
-import org.nmws.probe.Probe;
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestRunner;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
 
 /**
  * A latency scan as an observation: per frame size the RTT figures (named size{S}...), and

@@ -1,13 +1,12 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.nmws.probe.LatencyScanSpec;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of a latency scan (UDPmon's latency vs frame size): packetSizes (a comma

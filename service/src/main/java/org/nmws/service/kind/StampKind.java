@@ -1,21 +1,21 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.nmws.probe.Probe;
 import org.nmws.probe.StampResult;
 import org.nmws.probe.StampSpec;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Environment;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.Params;
@@ -34,7 +34,9 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
             .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
                     "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
                     "senderErrorMs", "reflectorErrorMs", "oneWayUncertaintyMs")
-            .of(Unit.PERCENT, "lossPercent");
+            .of(Unit.PERCENT, "lossPercent")
+            .headline("medianRtt", "rttMs", "RTT")
+            .headline("lossPercent", "lossPercent", "loss");
 
     /**
      * The parameters by NMWG name: count, packetSize (44..9000 UDP payload bytes), interval and
@@ -148,5 +150,15 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.STAMP_REFLECTOR;
     }
 }

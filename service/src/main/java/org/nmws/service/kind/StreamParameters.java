@@ -1,10 +1,9 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of a UDP stream test (UDPmon's: N frames of S bytes W apart), by deployed

@@ -1,11 +1,10 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Characteristic;
-import org.nmws.service.observation.Params;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of a TCP memory-to-memory test (TCPstream's), by deployed NMWG/bwctl names:

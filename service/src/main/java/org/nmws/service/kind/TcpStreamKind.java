@@ -1,16 +1,17 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
+import java.util.List;
 import java.util.Map;
-import org.nmws.probe.Probe;
 import org.nmws.probe.TcpStreamResult;
 import org.nmws.probe.TcpStreamSpec;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -27,7 +28,8 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters> {
                     "steadyMaxLatenessMs")
             .of(Unit.PERCENT, "rwndLimitedPercent", "sndbufLimitedPercent", "cwndLimitedPercent")
             .family(Unit.MBIT_PER_SECOND, "stream\\d+ThroughputMbps")
-            .family(Unit.MICROSECONDS, "stream\\d+FinalSrttUs");
+            .family(Unit.MICROSECONDS, "stream\\d+FinalSrttUs")
+            .headline("throughputMbps", "throughputMbps", "TCP");
 
     /** Fills the path: anything else would bias it and be biased. */
     @Override
@@ -65,5 +67,15 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.RESPONDER;
     }
 }

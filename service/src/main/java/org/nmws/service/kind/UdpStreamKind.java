@@ -1,16 +1,17 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
+import java.util.List;
 import java.util.Map;
-import org.nmws.probe.Probe;
 import org.nmws.probe.UdpStreamResult;
 import org.nmws.probe.UdpStreamSpec;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.observation.Unit;
@@ -32,7 +33,9 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
             .of(Unit.PERCENT, "lossPercent")
             .of(Unit.RATIO, "reorderedRatio", "lossKsDistance")
             .of(Unit.BYTES, "bufferBytes", "bufferBytesByDelay")
-            .family(Unit.RATIO, "nReordering\\d+Ratio");
+            .family(Unit.RATIO, "nReordering\\d+Ratio")
+            .headline("medianDelayMs", "owdMs", "one-way")
+            .headline("lossPercent", "lossPercent", "loss");
 
     /** One-way delay, loss and reordering run at a low rate beside others; an achievable-bandwidth stream fills the path. */
     @Override
@@ -71,6 +74,16 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.RESPONDER;
     }
 
 }

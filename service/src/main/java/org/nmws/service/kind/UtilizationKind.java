@@ -1,18 +1,19 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.measure.TestClass;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.xml.namespace.QName;
+import org.nmws.service.measure.FarEnd;
+import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.measure.MeasurementKind;
+import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Namespaces;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
@@ -93,5 +94,15 @@ final class UtilizationKind implements MeasurementKind<UtilizationParameters> {
     @Override
     public Unit unit(String figure) {
         return UNITS.unit(figure);
+    }
+
+    @Override
+    public List<Figure> figures() {
+        return UNITS.figures();
+    }
+
+    @Override
+    public FarEnd farEnd() {
+        return FarEnd.NONE;
     }
 }

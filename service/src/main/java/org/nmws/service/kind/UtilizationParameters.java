@@ -1,10 +1,9 @@
 package org.nmws.service.kind;
 
-import org.nmws.service.observation.Params;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.nmws.service.observation.Params;
 
 /**
  * Parameters of a utilization sample: timeDuration (seconds of sampling) and interval

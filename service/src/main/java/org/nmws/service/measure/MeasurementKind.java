@@ -43,6 +43,12 @@ public interface MeasurementKind<P> {
     /** The unit of a summary figure this kind keeps. */
     Unit unit(String figure);
 
+    /** Every figure this kind keeps, with its unit and, for one that heads a grid cell, its group. */
+    java.util.List<Figure> figures();
+
+    /** What the far end of its path must run. */
+    FarEnd farEnd();
+
     /** What parsing needs from the configuration. */
     record Context(int responderPort, NmwsProperties.Limits limits) {
     }

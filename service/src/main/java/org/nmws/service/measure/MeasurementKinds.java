@@ -25,4 +25,9 @@ public final class MeasurementKinds {
     public MeasurementKind<?> get(ProbeTest test) {
         return byTest.get(test);
     }
+
+    /** Every kind, in the order of the tests. */
+    public java.util.Collection<MeasurementKind<?>> all() {
+        return java.util.Collections.unmodifiableCollection(byTest.values());
+    }
 }

@@ -13,7 +13,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import org.nmws.probe.Probe;
 import org.nmws.probe.ProbeException;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;

@@ -4,7 +4,6 @@ import org.nmws.service.archive.SeriesKeys;
 import org.nmws.service.observation.Namespaces;
 import org.nmws.service.usecase.ErrorCodes;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

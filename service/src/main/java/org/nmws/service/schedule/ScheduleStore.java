@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.nmws.service.measure.TestClass;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.RowMapper;
 
 /**
  * Schedules and their runs in the archive's database, so that they survive restarts and,

@@ -44,7 +44,7 @@ class OverviewControllerTest {
 
     @Test
     void withAMeshTheGridIsTheMeshPointsWithTheNewestFigureOfEachPair() {
-        Map<String, Object> o = new OverviewController(archive, MESH).overview(500);
+        Map<String, Object> o = new OverviewController(archive, MESH, org.nmws.service.kind.Kinds.measurementKinds()).overview(500);
         assertEquals("mesh", o.get("source"));
         assertEquals(List.of("cern", "ral", "fnal"), o.get("rows"));
         assertEquals(List.of("cern", "ral", "fnal"), o.get("columns"));
@@ -62,7 +62,7 @@ class OverviewControllerTest {
 
     @Test
     void withoutAMeshTheGridIsTheStoredPathsByMeasurementPointAndDestination() {
-        Map<String, Object> o = new OverviewController(archive, Mesh.NONE).overview(500);
+        Map<String, Object> o = new OverviewController(archive, Mesh.NONE, org.nmws.service.kind.Kinds.measurementKinds()).overview(500);
         assertEquals("archive", o.get("source"));
         assertEquals(List.of("cern", "ral"), o.get("rows"));
         assertEquals(List.of("198.51.100.7", "192.0.2.10"), o.get("columns"));
