@@ -1,0 +1,150 @@
+package org.nmws.service.nmwg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nmws.service.NmwsProperties;
+import org.nmws.service.archive.JdbcArchive;
+import org.nmws.service.archive.TestArchives;
+import org.nmws.service.kind.Kinds;
+import org.nmws.service.measure.Caller;
+import org.nmws.service.measure.HostEnvironment;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.measure.RunningTests;
+import org.nmws.service.measure.TestAdmission;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Environment;
+import org.nmws.service.observation.Namespaces;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.PathSubject;
+import org.w3c.dom.Element;
+
+/**
+ * Requests shaped as perfSONAR's own clients and example messages send them, which nmws
+ * refused or misread (issue 20). The fixtures are this project's, written after those shapes.
+ */
+class PerfsonarRequestsTest {
+    private static final String NS = "xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
+            + "xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" "
+            + "xmlns:select=\"http://ggf.org/ns/nmwg/ops/select/2.0/\" "
+            + "xmlns:netutil=\"http://ggf.org/ns/nmwg/characteristic/utilization/2.0/\"";
+    private static final String SUMMARY_2011 = "http://ggf.org/ns/nmwg/characteristic/delay/summary/20110317";
+    private static final String SNMP = "http://ggf.org/ns/nmwg/tools/snmp/2.0";
+    private static final Instant T0 = Instant.parse("2026-11-21T08:00:00Z");
+
+    @TempDir
+    Path dir;
+    JdbcArchive archive;
+    MessageHandler handler;
+    private final java.util.concurrent.ScheduledExecutorService watchdog =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+
+    @BeforeEach
+    void setUp() {
+        NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
+                new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, 250_000, 0));
+        archive = TestArchives.sqlite(dir);
+        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
+                new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog);
+        handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props, Kinds.dataForms());
+    }
+
+    @AfterEach
+    void stopWatchdog() {
+        watchdog.shutdownNow();
+    }
+
+    private Responses post(String type, String body) {
+        String xml = "<nmwg:message " + NS + " type=\"" + type + "\" id=\"m1\">" + body + "</nmwg:message>";
+        return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8), Caller.SERVICE));
+    }
+
+    private static String pathMetadata(String id, String pair, String eventType) {
+        return "<nmwg:metadata id=\"" + id + "\"><nmwg:subject id=\"s-" + id + "\"><nmwgt:endPointPair>" + pair
+                + "</nmwgt:endPointPair></nmwg:subject>"
+                + (eventType == null ? "" : "<nmwg:eventType>" + eventType + "</nmwg:eventType>") + "</nmwg:metadata>";
+    }
+
+    private static List<String> datumTypes(Responses r) {
+        return r.elements(Namespaces.RESULT, "datum").stream().map(e -> e.getAttribute("type")).toList();
+    }
+
+    @Test
+    void twoDataOfTheSameIdAreEachAnsweredForNothingRefersToADataId() {
+        // perfSONAR's TracerouteMA example SetupDataRequest names two data "data1".
+        archive.save(roundTrip(T0, "10.1.3.1"));
+        Responses r = post("SetupDataRequest",
+                pathMetadata("md1", "<nmwgt:dst type=\"ipv4\" value=\"10.1.3.1\"/>", "path.delay.roundTrip")
+                        + pathMetadata("md2", "<nmwgt:dst type=\"ipv4\" value=\"10.1.3.2\"/>", "path.delay.roundTrip")
+                        + "<nmwg:data id=\"data1\" metadataIdRef=\"md1\"/><nmwg:data id=\"data1\" metadataIdRef=\"md2\"/>");
+        assertEquals("SetupDataResponse", r.type());
+        assertEquals(List.of("path.delay.roundTrip", "path.delay.roundTrip"), r.eventTypes());
+        assertEquals("0.25", r.pinger("minRtt"));
+        assertEquals(List.of("noData"), datumTypes(r));
+    }
+
+    @Test
+    void twoMetadataOfTheSameIdStayAStructureError() {
+        Responses r = post("SetupDataRequest",
+                pathMetadata("md1", "<nmwgt:dst type=\"ipv4\" value=\"10.1.3.1\"/>", "path.delay.roundTrip")
+                        + pathMetadata("md1", "<nmwgt:dst type=\"ipv4\" value=\"10.1.3.2\"/>", "path.delay.roundTrip")
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
+        assertEquals(List.of(ErrorCodes.STRUCTURE), r.eventTypes());
+        assertEquals(List.of("two nmwg:metadata have the id 'md1'"), r.resultDatums());
+    }
+
+    private static String figure(Responses r, String name) {
+        for (Element e : r.elements(Namespaces.NMWS_RESULT, "figure")) {
+            if (name.equals(e.getAttribute("name"))) {
+                return e.getAttribute("value");
+            }
+        }
+        return null;
+    }
+
+    private static Environment env(String dst) {
+        return new Environment(new Environment.Host("src", "here", "10.1.2.1", "Linux 6", "cpu", 2, null, null, null),
+                dst == null ? null : Environment.Host.remote(dst, dst));
+    }
+
+    static Observation roundTrip(Instant start, String dst) {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        summary.put("minRtt", 0.25);
+        summary.put("sent", 5.0);
+        return new Observation(0, "test-point", Characteristic.ProbeTest.ROUND_TRIP,
+                new PathSubject(null, Endpoint.parse(dst, "ipv4")), "10.1.2.1", dst, "nmprobe", "test",
+                Map.of("count", "5"), env(dst), start, start.plusSeconds(1), summary, List.of());
+    }
+
+    static Observation oneWay(Instant start, String dst) {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        summary.put("sent", 100.0);
+        summary.put("lost", 0.0);
+        summary.put("duplicates", 0.0);
+        summary.put("minDelayMs", 2.1);
+        summary.put("maxDelayMs", 3.4);
+        return new Observation(0, "test-point", Characteristic.ProbeTest.UDP_STREAM,
+                new PathSubject(null, Endpoint.parse(dst, "ipv4")), "10.1.2.1", dst, "nmprobe", "test",
+                Map.of("count", "100"), env(dst), start, start.plusSeconds(2), summary, List.of());
+    }
+
+    static Observation utilization(Instant start, String ifName) {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        summary.put("outMbps", 12.0);
+        summary.put("inMbps", 3.0);
+        return new Observation(0, "test-point", Characteristic.ProbeTest.UTILIZATION,
+                new PathSubject(null, new Endpoint(ifName, "interface")), null, null, "nmws-counters", null,
+                Map.of("timeDuration", "10", "interval", "1"), env(null), start, start.plusSeconds(10), summary, List.of());
+    }
+}
