@@ -337,7 +337,8 @@ public class MessageHandler {
 
     /**
      * Follows data -> metadata -> metadataIdRef (or the subject's metadataIdRef) to the end,
-     * the nearest metadata winning for each item. Dangling references and cycles are errors.
+     * the nearest metadata winning for each item; subjects merge element by element (see
+     * SubjectReader.merge). Dangling references and cycles are errors.
      */
     Resolved resolve(RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId) throws NmwgException {
         return resolve(data, byId, true);
@@ -366,9 +367,10 @@ public class MessageHandler {
         String adviceEventType = null;
         List<RequestMessage.Metadata> chain = new ArrayList<>();
         walk(id, data, byId, new java.util.LinkedHashSet<>(), seen, chain);
+        List<Element> subjects = new ArrayList<>();
         for (RequestMessage.Metadata md : chain) {
-            if (subject == null && md.subject() != null && NmwgReader.children(md.subject()).size() > 0) {
-                subject = md.subject();
+            if (md.subject() != null && !NmwgReader.children(md.subject()).isEmpty()) {
+                subjects.add(md.subject());
             }
             if (toolNamespace == null && md.subject() != null && isToolNamespace(md.subject().getNamespaceURI())) {
                 toolNamespace = md.subject().getNamespaceURI();
@@ -399,6 +401,9 @@ public class MessageHandler {
             if (key == null) {
                 key = md.key();
             }
+        }
+        if (!subjects.isEmpty()) {
+            subject = SubjectReader.merge(subjects);
         }
         if (characteristic == null && unknown.isEmpty() && toolNamespace != null) {
             // perfSONAR MPs name the tool by the subject's namespace alone (ping:subject, owamp:subject).

@@ -1,6 +1,7 @@
 package org.nmws.service.nmwg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -102,6 +103,66 @@ class PerfsonarRequestsTest {
                         + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
         assertEquals(List.of(ErrorCodes.STRUCTURE), r.eventTypes());
         assertEquals(List.of("two nmwg:metadata have the id 'md1'"), r.resultDatums());
+    }
+
+    @Test
+    void aChainedSubjectWithTheSrcAndABaseSubjectWithTheDstNameOnePathBothEnds() {
+        // Kept whole, the nearer subject (src only) asked for everything from 10.1.2.1: both paths.
+        archive.save(roundTrip(T0, "10.1.4.6"));
+        archive.save(roundTrip(T0.plusSeconds(60), "10.1.4.7"));
+        Responses r = post("SetupDataRequest",
+                pathMetadata("base", "<nmwgt:dst type=\"ipv4\" value=\"10.1.4.6\"/>", "path.delay.roundTrip")
+                        + "<nmwg:metadata id=\"near\" metadataIdRef=\"base\"><nmwg:subject id=\"s-near\"><nmwgt:endPointPair>"
+                        + "<nmwgt:src type=\"ipv4\" value=\"10.1.2.1\"/></nmwgt:endPointPair></nmwg:subject></nmwg:metadata>"
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"near\"/>");
+        assertEquals(List.of("path.delay.roundTrip"), r.eventTypes());
+        List<String> dsts = r.elements(Namespaces.TOPOLOGY, "dst").stream().map(e -> e.getAttribute("value")).toList();
+        assertEquals(List.of("10.1.4.6"), dsts);
+    }
+
+    @Test
+    void aNearerSubjectWinsWhereBothNameTheSameEnd() {
+        archive.save(roundTrip(T0, "10.1.4.8"));
+        Responses r = post("SetupDataRequest",
+                pathMetadata("base", "<nmwgt:dst type=\"ipv4\" value=\"10.1.4.9\"/>", "path.delay.roundTrip")
+                        + "<nmwg:metadata id=\"near\" metadataIdRef=\"base\"><nmwg:subject id=\"s-near\"><nmwgt:endPointPair>"
+                        + "<nmwgt:dst type=\"ipv4\" value=\"10.1.4.8\"/></nmwgt:endPointPair></nmwg:subject></nmwg:metadata>"
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"near\"/>");
+        assertEquals("0.25", r.pinger("minRtt"));
+        assertEquals(List.of("10.1.4.8"), r.elements(Namespaces.TOPOLOGY, "dst").stream().map(e -> e.getAttribute("value")).toList());
+    }
+
+    @Test
+    void anInterfaceWithItsAddressInOneMetadataAndItsDirectionInTheChainedOneIsAnswered() {
+        archive.save(utilization(T0, "lo"));
+        Responses r = post("SetupDataRequest",
+                "<nmwg:metadata id=\"base\"><netutil:subject id=\"s1\"><nmwgt:interface>"
+                        + "<nmwgt:ifAddress type=\"ipv4\">127.0.0.1</nmwgt:ifAddress></nmwgt:interface></netutil:subject>"
+                        + "<nmwg:eventType>http://ggf.org/ns/nmwg/characteristic/utilization/2.0</nmwg:eventType></nmwg:metadata>"
+                        + "<nmwg:metadata id=\"near\"><netutil:subject id=\"s2\" metadataIdRef=\"base\"><nmwgt:interface>"
+                        + "<nmwgt:direction>in</nmwgt:direction></nmwgt:interface></netutil:subject></nmwg:metadata>"
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"near\"/>");
+        assertEquals(List.of("http://ggf.org/ns/nmwg/characteristic/utilization/2.0"), r.eventTypes(), r.resultDatums().toString());
+        assertEquals("12.0", figure(r, "outMbps"));
+    }
+
+    @Test
+    void subjectsMergeElementByElementAndLeaveTheMessageAsItWas() throws Exception {
+        org.w3c.dom.Document doc = new SafeXml(65536, 32).parse(("<r " + NS + ">"
+                + "<nmwg:subject><nmwgt:endPointPair><nmwgt:src value=\"a\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:subject><nmwgt:endPointPair><nmwgt:src value=\"b\"/><nmwgt:dst value=\"c\"/></nmwgt:endPointPair>"
+                + "<nmwgt:interface><nmwgt:ifName>eth0</nmwgt:ifName></nmwgt:interface></nmwg:subject></r>")
+                .getBytes(StandardCharsets.UTF_8));
+        List<Element> subjects = NmwgReader.children(doc.getDocumentElement());
+        Element merged = SubjectReader.merge(subjects);
+        SubjectReader.Ends ends = SubjectReader.ends(merged);
+        assertEquals("a", ends.src().host(), "the nearer subject's src");
+        assertEquals("c", ends.dst().host(), "the farther subject's dst, filled in");
+        assertEquals(1, merged.getElementsByTagNameNS(Namespaces.TOPOLOGY, "interface").getLength());
+        assertEquals(1, subjects.get(0).getElementsByTagNameNS(Namespaces.TOPOLOGY, "src").getLength());
+        assertEquals(0, subjects.get(0).getElementsByTagNameNS(Namespaces.TOPOLOGY, "dst").getLength(), "the nearer is unchanged");
+        assertSame(subjects.get(1), SubjectReader.merge(List.of(subjects.get(1), subjects.get(0))),
+                "a farther subject that adds nothing costs no copy");
     }
 
     private static String figure(Responses r, String name) {
