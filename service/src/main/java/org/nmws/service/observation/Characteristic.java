@@ -25,6 +25,7 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/tools/owamp/2.0",
             "http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914",
             "http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921",
+            "http://ggf.org/ns/nmwg/characteristic/delay/summary/20110317", // perfSONAR-PS one-way summaries
             "owamp"),
     PATH_DELAY_JITTER_ONEWAY("path.delay.jitter.oneWay", ProbeTest.UDP_STREAM,
             "http://ggf.org/ns/nmwg/characteristic/delay/jitter/one-way/20070914"),

@@ -165,6 +165,22 @@ class PerfsonarRequestsTest {
                 "a farther subject that adds nothing costs no copy");
     }
 
+    @Test
+    void thePerfsonarPsOneWaySummaryEventTypeIsAnsweredLikeThe2007One() {
+        assertEquals(Characteristic.lookup("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921"),
+                Characteristic.lookup(SUMMARY_2011));
+        archive.save(oneWay(T0, "10.1.5.1"));
+        for (String et : List.of("http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921", SUMMARY_2011)) {
+            Responses r = post("SetupDataRequest", pathMetadata("md1", "<nmwgt:dst type=\"ipv4\" value=\"10.1.5.1\"/>", et)
+                    + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
+            assertEquals(List.of(et), r.eventTypes(), et);
+            List<Element> summaries = r.elements(Namespaces.OWAMP_SUMMARY, "datum");
+            assertEquals(1, summaries.size(), et);
+            assertEquals("100", summaries.get(0).getAttribute("sent"), et);
+            assertEquals("0.0021", summaries.get(0).getAttribute("min_delay"), et);
+        }
+    }
+
     private static String figure(Responses r, String name) {
         for (Element e : r.elements(Namespaces.NMWS_RESULT, "figure")) {
             if (name.equals(e.getAttribute("name"))) {
