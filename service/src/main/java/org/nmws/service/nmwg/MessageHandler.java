@@ -633,7 +633,9 @@ public class MessageHandler {
             query = new SeriesQuery(k.test(), k.subject().src() == null ? null : k.subject().src().host(),
                     k.subject().dst().host(), k.parameters(), MAX_SERIES);
         } else {
-            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null) : SubjectReader.ends(r.subject());
+            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null)
+                    : r.characteristic() != null && r.characteristic().test() == Characteristic.ProbeTest.UTILIZATION
+                    ? interfaceEnds(r.subject()) : SubjectReader.ends(r.subject());
             Map<String, String> params = new LinkedHashMap<>(r.parameters());
             params.remove("raw"); // a reply option, not a property of stored data
             query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
@@ -659,6 +661,14 @@ public class MessageHandler {
             List<String> eventTypes = r.eventType() != null ? List.of(r.eventType()) : eventTypesOf(s.test());
             w.series(r.metadataId(), eventTypes, s, SeriesKeys.encode(s), dataInfo);
         }
+    }
+
+    /** A utilization series is kept under its interface as the dst: an interface subject filters by it. */
+    private static SubjectReader.Ends interfaceEnds(Element subject) throws NmwgException {
+        if (!SubjectReader.hasInterface(subject)) {
+            return SubjectReader.ends(subject);
+        }
+        return new SubjectReader.Ends(null, SubjectReader.forTest(subject, Characteristic.ProbeTest.UTILIZATION).dst());
     }
 
     /** The preferred eventType of every characteristic a test yields, registry order. */

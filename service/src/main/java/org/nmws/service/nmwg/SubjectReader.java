@@ -52,6 +52,11 @@ final class SubjectReader {
         return new PathSubject(null, new Endpoint(name, "interface"));
     }
 
+    /** Whether the subject names an interface (nmwgt:interface), as SNMP MA clients ask. */
+    static boolean hasInterface(Element subject) {
+        return find(subject, "interface") != null;
+    }
+
     /**
      * Merge chaining as perfSONAR's MAs do it: the nearer subject wins element by element and
      * the farther ones fill in what it lacks, at every depth (an endPointPair with dst in one

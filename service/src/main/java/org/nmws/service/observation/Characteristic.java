@@ -50,6 +50,7 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristic/utilization/2.0",
             "http://ggf.org/ns/nmwg/characteristic/errors/2.0",
             "http://ggf.org/ns/nmwg/characteristic/discards/2.0",
+            "http://ggf.org/ns/nmwg/tools/snmp/2.0", // perfSONAR's SNMP MA, asked with an interface subject
             "utilization"),
     PATH_BANDWIDTH_CAPACITY("path.bandwidth.capacity", ProbeTest.CAPACITY,
             "http://ggf.org/ns/nmwg/characteristic/bandwidth/capacity/2.0"),

@@ -181,6 +181,27 @@ class PerfsonarRequestsTest {
         }
     }
 
+    @Test
+    void theSnmpMaEventTypeWithAnInterfaceSubjectIsAnsweredFromUtilizationData() {
+        archive.save(utilization(T0, "lo"));
+        archive.save(utilization(T0, "eth9"));
+        Responses r = post("SetupDataRequest",
+                "<nmwg:metadata id=\"md1\"><netutil:subject id=\"s1\"><nmwgt:interface>"
+                        + "<nmwgt:ifName>lo</nmwgt:ifName><nmwgt:direction>in</nmwgt:direction></nmwgt:interface></netutil:subject>"
+                        + "<nmwg:eventType>" + SNMP + "</nmwg:eventType></nmwg:metadata>"
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
+        assertEquals(List.of(SNMP), r.eventTypes(), r.resultDatums().toString());
+        assertEquals("12.0", figure(r, "outMbps"));
+
+        Responses keys = post("MetadataKeyRequest",
+                "<nmwg:metadata id=\"md1\"><netutil:subject id=\"s1\"><nmwgt:interface>"
+                        + "<nmwgt:ifName>lo</nmwgt:ifName></nmwgt:interface></netutil:subject>"
+                        + "<nmwg:eventType>" + SNMP + "</nmwg:eventType></nmwg:metadata>"
+                        + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
+        assertEquals(List.of(SNMP), keys.eventTypes(), keys.resultDatums().toString());
+        assertEquals(1, keys.elements(Namespaces.BASE, "key").size(), "a key for the interface's series, not eth9's");
+    }
+
     private static String figure(Responses r, String name) {
         for (Element e : r.elements(Namespaces.NMWS_RESULT, "figure")) {
             if (name.equals(e.getAttribute("name"))) {
