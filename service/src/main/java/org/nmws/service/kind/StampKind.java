@@ -119,7 +119,16 @@ final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm
         s.put("sent", (double) r.sent());
         s.put("received", (double) r.received());
         s.put("duplicates", (double) r.duplicates());
-        s.put("forwardLost", (double) r.forwardLost());
+        // Loss on the way there is known only from the reflector's numbering. A stateless
+        // reflector echoes the sender's sequence numbers (RFC 8762 4.2.1): a packet lost on the
+        // way there and one lost on the way back look alike, and the engine's count from it is
+        // always 0. A stateful one numbers what it received (4.2.2), so a gap shows forward
+        // loss; without one its numbers are the sender's too, and the two cannot be told
+        // apart. So the split is kept when the numbering shows a gap or nothing was lost, and
+        // left out otherwise rather than stated as 0.
+        if (r.forwardLost() > 0 || r.lost() == 0) {
+            s.put("forwardLost", (double) r.forwardLost());
+        }
         s.put("minForwardMs", r.minForwardMs());
         s.put("medianForwardMs", r.medianForwardMs());
         s.put("maxForwardMs", r.maxForwardMs());
