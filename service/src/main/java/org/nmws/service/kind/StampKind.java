@@ -46,7 +46,12 @@ final class StampKind implements MeasurementKind<StampKind.Parameters>, DataForm
     record Parameters(int count, int packetSize, double intervalSeconds, double timeoutSeconds, int port, int ssid,
                       boolean ptp, int ttl, boolean raw) {
 
+        /** Every parameter name the test reads (protocol: STAMP or TWAMP chose it). */
+        static final java.util.Set<String> READS = java.util.Set.of("count", "packetSize", "interval", "timeout", "port",
+                "ssid", "timestamp", "ttl", "protocol");
+
         static Parameters parse(Map<String, String> p, int maxCount, Duration maxDuration) {
+            ParameterNames.check(p, "STAMP", READS);
             int count = Params.integer(p, "count", 10, 1, Math.min(maxCount, StampSpec.MAX_COUNT));
             int size = Params.integer(p, "packetSize", StampSpec.MIN_SIZE, StampSpec.MIN_SIZE, StampSpec.MAX_SIZE);
             double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);

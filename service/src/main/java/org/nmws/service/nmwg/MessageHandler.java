@@ -228,6 +228,7 @@ public class MessageHandler {
                 }
                 PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
                 subjects.put(r, subject);
+                only(r.parameters(), "a cost request", COST_PARAMETERS);
                 Map<String, String> p = new java.util.TreeMap<>(r.parameters());
                 groups.computeIfAbsent(List.of(subject.src() == null ? "" : subject.src().host(), p), k -> new ArrayList<>()).add(r);
             } catch (NmwgException e) {
@@ -279,6 +280,22 @@ public class MessageHandler {
         }
     }
 
+    /** The parameters a cost request reads. */
+    private static final Set<String> COST_PARAMETERS = Set.of("bytes", "maxAge", "src", "refresh", "timeBudget", "streams",
+            "port", "protocol");
+    /** The parameters a diagnosis request reads (streams, windowSize and congestion for the TCP test it may run). */
+    private static final Set<String> DIAGNOSIS_PARAMETERS = Set.of("measure", "maxAge", "streams", "windowSize", "congestion");
+
+    /** A parameter the request does not read is refused by name, never dropped (issue 20). */
+    private static void only(Map<String, String> p, String what, Set<String> reads) throws NmwgException {
+        for (String name : p.keySet()) {
+            if (!reads.contains(name)) {
+                throw new NmwgException(ErrorCodes.PARAMETER, "parameter " + Params.echo(name) + " is not one " + what
+                        + " reads; it reads " + String.join(", ", new java.util.TreeSet<>(reads)));
+            }
+        }
+    }
+
     /** A duration parameter: ISO 8601 (PT1H) or seconds. */
     private static java.time.Duration duration(String v, java.time.Duration dflt) {
         if (v == null || v.isBlank()) {
@@ -306,6 +323,7 @@ public class MessageHandler {
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
         Map<String, String> p = r.parameters();
+        only(p, "a diagnosis request", DIAGNOSIS_PARAMETERS);
         boolean measure = measureRequest || strict(() -> Params.bool(p, "measure"));
         java.time.Duration maxAge = strict(() -> duration(p.get("maxAge"), java.time.Duration.ofHours(1)));
         try {

@@ -2,6 +2,7 @@ package org.nmws.service.nmwg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -47,16 +48,18 @@ class PerfsonarRequestsTest {
     @TempDir
     Path dir;
     JdbcArchive archive;
+    NmwsProperties props;
+    MeasurementService ms;
     MessageHandler handler;
     private final java.util.concurrent.ScheduledExecutorService watchdog =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
 
     @BeforeEach
     void setUp() {
-        NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
+        props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
                 new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, 250_000, 0));
         archive = TestArchives.sqlite(dir);
-        MeasurementService ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
+        ms = new MeasurementService(archive, new HostEnvironment(() -> null), props, new RunningTests(),
                 new TestAdmission(List.of(), 0, System::nanoTime), Kinds.measurementKinds(), watchdog);
         handler = new MessageHandler(new SafeXml(65536, 32), ms, archive, props, Kinds.dataForms());
     }
@@ -200,6 +203,91 @@ class PerfsonarRequestsTest {
                         + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>");
         assertEquals(List.of(SNMP), keys.eventTypes(), keys.resultDatums().toString());
         assertEquals(1, keys.elements(Namespaces.BASE, "key").size(), "a key for the interface's series, not eth9's");
+    }
+
+    private static String measurement(String eventType, String params) {
+        return "<nmwg:metadata id=\"md1\"><nmwg:subject id=\"s1\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>" + eventType + "</nmwg:eventType><nmwg:parameters id=\"p1\">" + params
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>";
+    }
+
+    private static String param(String name, String value) {
+        return "<nmwg:parameter name=\"" + name + "\">" + value + "</nmwg:parameter>";
+    }
+
+    private static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void bwctlsReceiverRoleIsRefusedNamingItForTheEngineCannotMakeTheFarEndSend() {
+        Responses r = post("MeasurementRequest", measurement("http://ggf.org/ns/nmwg/tools/bwctl/2.0",
+                param("role", "receiver") + param("timeDuration", "1")));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertTrue(r.resultDatums().get(0).startsWith("parameter role is 'receiver': this host can only be the sender"),
+                r.resultDatums().get(0));
+    }
+
+    @Test
+    void owampsReverseDirectionIsRefusedNamingIt() {
+        Responses r = post("MeasurementRequest", measurement("http://ggf.org/ns/nmwg/tools/owamp/2.0",
+                param("direction", "from") + param("count", "10")));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertTrue(r.resultDatums().get(0).startsWith("parameter direction is 'from': this host can only send"),
+                r.resultDatums().get(0));
+    }
+
+    @Test
+    void aPortRangeIsRefusedForTheResponderPicksTheDataPorts() {
+        Responses r = post("MeasurementRequest", measurement("http://ggf.org/ns/nmwg/tools/bwctl/2.0",
+                param("portRange", "5001-5300")));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertEquals(List.of("parameter portRange cannot be honoured: the far end's responder picks the data ports"
+                + " (parameter port names its control port)"), r.resultDatums());
+    }
+
+    @Test
+    void aParameterNoTestReadsIsRefusedWithTheNamesItReads() {
+        Responses r = post("MeasurementRequest", measurement("path.delay.roundTrip", param("deadline", "5")));
+        assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
+        assertEquals(List.of("parameter deadline is not one a round trip reads; it reads count, interval, packetSize, port,"
+                + " protocol, timeDuration, timeout, ttl"), r.resultDatums());
+    }
+
+    @Test
+    void perfsonarsHarmlessParametersAndASenderRoleStillRunTheTest() throws Exception {
+        // Each request gets as far as the engine: the parameters passed, the closed port answered.
+        int port = closedPort();
+        Responses ping = post("MeasurementRequest", measurement("http://ggf.org/ns/nmwg/tools/ping/2.0/",
+                param("supportedEventType", "http://ggf.org/ns/nmwg/tools/ping/2.0/") + param("keepalive", "1")
+                        + param("count", "2") + param("port", Integer.toString(port))));
+        assertEquals(List.of(ErrorCodes.MP_MEASUREMENT), ping.eventTypes(), ping.resultDatums().toString());
+        Responses owamp = post("MeasurementRequest", measurement("http://ggf.org/ns/nmwg/tools/owamp/2.0",
+                param("direction", "to") + param("role", "sender") + param("count", "10")
+                        + param("port", Integer.toString(port))));
+        assertEquals(List.of(ErrorCodes.MP_MEASUREMENT), owamp.eventTypes(), owamp.resultDatums().toString());
+    }
+
+    @Test
+    void costAndDiagnosisRequestsRefuseAParameterTheyDoNotRead() {
+        SafeXml xml = new SafeXml(65536, 32);
+        org.nmws.service.mesh.Forwarder none = new org.nmws.service.mesh.Forwarder(org.nmws.service.mesh.Mesh.NONE, "",
+                xml::parse, Duration.ofSeconds(1));
+        MessageHandler advice = new MessageHandler(xml, ms, archive, props, Kinds.dataForms(),
+                new org.nmws.service.usecase.Measure(ms, none, org.nmws.service.usecase.Schedules.NONE),
+                new org.nmws.service.usecase.TransferCosts(new org.nmws.service.cost.CostService(archive,
+                        java.time.Clock.systemUTC(), ms), none),
+                new org.nmws.service.cost.DiagnosisService(archive, java.time.Clock.systemUTC(), ms));
+        for (String et : List.of(Namespaces.COST, Namespaces.DIAGNOSIS)) {
+            String xmlText = "<nmwg:message " + NS + " type=\"SetupDataRequest\" id=\"m1\">"
+                    + measurement(et, param("bytes", "1000000") + param("deadline", "5")) + "</nmwg:message>";
+            Responses r = Responses.validated(advice.handle(xmlText.getBytes(StandardCharsets.UTF_8), Caller.SERVICE));
+            assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes(), et + ": " + r.resultDatums());
+            assertTrue(r.resultDatums().get(0).startsWith("parameter "), r.resultDatums().get(0));
+        }
     }
 
     private static String figure(Responses r, String name) {
