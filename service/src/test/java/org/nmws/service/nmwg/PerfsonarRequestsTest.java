@@ -290,6 +290,22 @@ class PerfsonarRequestsTest {
         }
     }
 
+    @Test
+    void aStoredHopListIsAnsweredWithATracerouteDatumPerHopWithoutRaw() {
+        archive.save(hopList(T0, "10.1.6.9"));
+        String request = pathMetadata("md1", "<nmwgt:dst type=\"ipv4\" value=\"10.1.6.9\"/>",
+                "http://ggf.org/ns/nmwg/tools/traceroute/2.0") + "<nmwg:data id=\"d1\" metadataIdRef=\"md1\"/>";
+        Responses r = post("SetupDataRequest", request);
+        List<Element> hops = r.elements(Namespaces.TRACEROUTE, "datum");
+        assertEquals(List.of("1", "2", "3"), hops.stream().map(e -> e.getAttribute("ttl")).toList(), "one datum a hop");
+        assertEquals(List.of("10.1.6.1", "10.1.6.2", ""), hops.stream().map(e -> e.getAttribute("hop")).toList());
+        assertEquals(List.of("0.5", "1.25", ""), hops.stream().map(e -> e.getAttribute("value")).toList(), "each hop's least RTT");
+
+        Responses raw = post("SetupDataRequest", request.replace("</nmwg:metadata>", "<nmwg:parameters id=\"p\">"
+                + param("raw", "true") + "</nmwg:parameters></nmwg:metadata>"));
+        assertEquals(6, raw.elements(Namespaces.TRACEROUTE, "datum").size(), "with raw, a datum a probe");
+    }
+
     private static String figure(Responses r, String name) {
         for (Element e : r.elements(Namespaces.NMWS_RESULT, "figure")) {
             if (name.equals(e.getAttribute("name"))) {
@@ -323,6 +339,27 @@ class PerfsonarRequestsTest {
         return new Observation(0, "test-point", Characteristic.ProbeTest.UDP_STREAM,
                 new PathSubject(null, Endpoint.parse(dst, "ipv4")), "10.1.2.1", dst, "nmprobe", "test",
                 Map.of("count", "100"), env(dst), start, start.plusSeconds(2), summary, List.of());
+    }
+
+    static Observation hopList(Instant start, String dst) {
+        Map<String, Double> summary = new LinkedHashMap<>();
+        summary.put("hopCount", 3.0);
+        summary.put("reached", 0.0);
+        summary.put("hop1MinRttMs", 0.5);
+        summary.put("hop2MinRttMs", 1.25);
+        long t = start.getEpochSecond() * 1_000_000_000L;
+        List<Observation.Frame> frames = new java.util.ArrayList<>();
+        for (int ttl = 1; ttl <= 3; ttl++) {
+            for (int q = 0; q < 2; q++) {
+                frames.add(new Observation.Frame(frames.size(), t, ttl == 3 ? -1 : ttl * 500_000L + q, 40, ttl));
+            }
+        }
+        Environment e = env(dst);
+        Environment withRoute = new Environment(e.src(), e.dst(), List.of(new Environment.RouteHop(1, "10.1.6.1", "r1"),
+                new Environment.RouteHop(2, "10.1.6.2", null), new Environment.RouteHop(3, null, null)));
+        return new Observation(0, "test-point", Characteristic.ProbeTest.HOP_LIST,
+                new PathSubject(null, Endpoint.parse(dst, "ipv4")), null, dst, "nmprobe", "test",
+                Map.of("maxTtl", "3"), withRoute, start, start.plusSeconds(3), summary, frames);
     }
 
     static Observation utilization(Instant start, String ifName) {
