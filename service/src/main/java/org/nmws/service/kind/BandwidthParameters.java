@@ -13,7 +13,17 @@ import org.nmws.service.observation.Params;
  */
 public record BandwidthParameters(int trains, int trainLength, int packetSize, double maxMbps, double stepSeconds, int port) {
 
+    /** Every parameter name capacity reads (perHop=false chose it; role and direction: this host sends). */
+    static final java.util.Set<String> CAPACITY_READS = java.util.Set.of("trains", "trainLength", "packetSize", "port",
+            "perHop", "protocol", "role", "direction");
+    /** Every parameter name available bandwidth reads. */
+    static final java.util.Set<String> AVAILABLE_READS = java.util.Set.of("bandwidthLimit", "stepDuration", "packetSize",
+            "port", "protocol", "role", "direction");
+
     static BandwidthParameters capacity(Map<String, String> p, int defaultPort, int maxCount) {
+        ParameterNames.check(p, "capacity", CAPACITY_READS);
+        ParameterNames.sendsFromHere(p);
+        ParameterNames.protocol(p, "UDP", "");
         int trains = Params.integer(p, "trains", 40, 2, 1000);
         int length = Params.integer(p, "trainLength", 100, 8, 10000);
         if ((long) trains * length > maxCount) {
@@ -31,6 +41,9 @@ public record BandwidthParameters(int trains, int trainLength, int packetSize, d
 
     static BandwidthParameters available(Map<String, String> p, int defaultPort, java.time.Duration maxDuration,
                                          double maxRateMbps) {
+        ParameterNames.check(p, "available bandwidth", AVAILABLE_READS);
+        ParameterNames.sendsFromHere(p);
+        ParameterNames.protocol(p, "UDP", "");
         double max = p.containsKey("bandwidthLimit") ? StreamParameters.bitsPerSecond(p.get("bandwidthLimit")) / 1e6
                 : maxRateMbps > 0 ? maxRateMbps : 1000;
         if (maxRateMbps > 0 && max > maxRateMbps) {

@@ -11,7 +11,13 @@ import org.nmws.service.observation.Params;
  */
 public record HopCapacityParameters(int trains, int trainLength, int packetSize, int maxTtl) {
 
+    /** Every parameter name capacity hop by hop reads (perHop=true chose it). */
+    static final java.util.Set<String> READS = java.util.Set.of("trains", "trainLength", "maxTtl", "packetSize", "perHop",
+            "protocol");
+
     static HopCapacityParameters parse(Map<String, String> p, int maxCount) {
+        ParameterNames.check(p, "capacity hop by hop", READS);
+        ParameterNames.protocol(p, "UDP", "");
         int trains = Params.integer(p, "trains", 30, 2, 1000);
         int length = Params.integer(p, "trainLength", 64, 8, 1000); // the engine's NMP_HOPCAP_MAX_LEN
         int maxTtl = Params.integer(p, "maxTtl", 30, 1, 64);

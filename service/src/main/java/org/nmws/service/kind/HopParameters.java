@@ -13,7 +13,13 @@ public record HopParameters(int maxTtl, int probesPerHop, double waitSeconds, in
     /** Probes the engine keeps in flight at once (nmp_hops' default parallelism). */
     private static final int IN_FLIGHT = 16;
 
+    /** Every parameter name a hop list reads. */
+    static final java.util.Set<String> READS = java.util.Set.of("maxTtl", "probesPerHop", "waitTime", "packetSize",
+            "resolve", "protocol");
+
     static HopParameters parse(Map<String, String> p, java.time.Duration maxDuration) {
+        ParameterNames.check(p, "a hop list", READS);
+        ParameterNames.protocol(p, "UDP", " (its probes are UDP, as traceroute's)");
         HopParameters h = new HopParameters(Params.integer(p, "maxTtl", 30, 1, 64),
                 Params.integer(p, "probesPerHop", 3, 1, 10),
                 Params.decimal(p, "waitTime", 1.0, 0.01, 10),

@@ -15,12 +15,17 @@ public record RoundTripParameters(int count, int packetSize, double intervalSeco
                                   double timeoutSeconds, int port, boolean raw) {
     public static final int MIN_PACKET_SIZE = 32;
     public static final int MAX_PACKET_SIZE = 9000;
+    /** Every parameter name the test reads (protocol: UDP, the test's own). */
+    static final java.util.Set<String> READS = java.util.Set.of("count", "packetSize", "interval", "ttl", "timeout",
+            "timeDuration", "port", "protocol");
 
     /**
      * Strict parse: every value is checked, and a value out of range is refused with a
      * message that names the parameter and the range (never clamped silently).
      */
     public static RoundTripParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        ParameterNames.check(p, "a round trip", READS);
+        ParameterNames.protocol(p, "UDP", " (protocol=STAMP or TWAMP measures to a standard reflector)");
         double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
         int count;
         if (p.containsKey("count") || !p.containsKey("timeDuration")) {

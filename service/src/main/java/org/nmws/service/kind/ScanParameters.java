@@ -21,7 +21,13 @@ public record ScanParameters(int[] sizes, int countPerSize, double intervalSecon
                              int port, int rounds) {
     public static final String SIZES = "packetSizes";
 
+    /** Every parameter name a scan reads. */
+    static final java.util.Set<String> READS = java.util.Set.of(SIZES, "count", "interval", "timeout", "ttl", "port",
+            "rounds", "protocol");
+
     public static ScanParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
+        ParameterNames.check(p, "a latency scan", READS);
+        ParameterNames.protocol(p, "UDP", "");
         String list = p.getOrDefault(SIZES, "");
         int[] sizes;
         try {

@@ -46,7 +46,12 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
     record Parameters(int count, int packetSize, double intervalSeconds, double timeoutSeconds, int port, int ssid,
                       boolean ptp, int ttl, boolean raw) {
 
+        /** Every parameter name the test reads (protocol: STAMP or TWAMP chose it). */
+        static final java.util.Set<String> READS = java.util.Set.of("count", "packetSize", "interval", "timeout", "port",
+                "ssid", "timestamp", "ttl", "protocol");
+
         static Parameters parse(Map<String, String> p, int maxCount, Duration maxDuration) {
+            ParameterNames.check(p, "STAMP", READS);
             int count = Params.integer(p, "count", 10, 1, Math.min(maxCount, StampSpec.MAX_COUNT));
             int size = Params.integer(p, "packetSize", StampSpec.MIN_SIZE, StampSpec.MIN_SIZE, StampSpec.MAX_SIZE);
             double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
@@ -119,7 +124,16 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
         s.put("sent", (double) r.sent());
         s.put("received", (double) r.received());
         s.put("duplicates", (double) r.duplicates());
-        s.put("forwardLost", (double) r.forwardLost());
+        // Loss on the way there is known only from the reflector's numbering. A stateless
+        // reflector echoes the sender's sequence numbers (RFC 8762 4.2.1): a packet lost on the
+        // way there and one lost on the way back look alike, and the engine's count from it is
+        // always 0. A stateful one numbers what it received (4.2.2), so a gap shows forward
+        // loss; without one its numbers are the sender's too, and the two cannot be told
+        // apart. So the split is kept when the numbering shows a gap or nothing was lost, and
+        // left out otherwise rather than stated as 0.
+        if (r.forwardLost() > 0 || r.lost() == 0) {
+            s.put("forwardLost", (double) r.forwardLost());
+        }
         s.put("minForwardMs", r.minForwardMs());
         s.put("medianForwardMs", r.medianForwardMs());
         s.put("maxForwardMs", r.maxForwardMs());

@@ -15,6 +15,9 @@ import org.nmws.service.observation.Params;
  */
 public record StreamParameters(int count, int packetSize, double intervalSeconds, int ttl, double timeoutSeconds,
                                int port, boolean raw) {
+    /** Every parameter name the test reads (role and direction: this host sends). */
+    static final java.util.Set<String> READS = java.util.Set.of("count", "packetSize", "bufferLength", "interval",
+            "bandwidthLimit", "timeDuration", "protocol", "ttl", "timeout", "port", "role", "direction");
 
     public static StreamParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration) {
         return parse(p, defaultPort, maxCount, maxDuration, 0);
@@ -23,6 +26,8 @@ public record StreamParameters(int count, int packetSize, double intervalSeconds
     /** @param maxRateMbps the fastest the stream may be sent (user data), 0 for no limit */
     public static StreamParameters parse(Map<String, String> p, int defaultPort, int maxCount, Duration maxDuration,
                                          double maxRateMbps) {
+        ParameterNames.check(p, "a UDP stream", READS);
+        ParameterNames.sendsFromHere(p);
         String protocol = p.getOrDefault("protocol", "UDP").trim();
         if (!protocol.equalsIgnoreCase("UDP")) {
             throw new IllegalArgumentException("parameter protocol is '" + protocol + "': this test is UDP");

@@ -20,7 +20,13 @@ public record TcpParameters(int streams, int messageSize, double intervalSeconds
                             double durationSeconds, double sampleSeconds, double timeoutSeconds, int port, boolean raw,
                             String congestion) {
 
+    /** Every parameter name the test reads (role and direction: this host sends). */
+    static final java.util.Set<String> READS = java.util.Set.of("protocol", "streams", "bufferLength", "windowSize",
+            "interval", "cbr", "timeDuration", "sampleInterval", "timeout", "port", "congestion", "role", "direction");
+
     static TcpParameters parse(Map<String, String> p, Characteristic c, int defaultPort, Duration maxDuration) {
+        ParameterNames.check(p, "a TCP test", READS);
+        ParameterNames.sendsFromHere(p);
         String protocol = p.getOrDefault("protocol", "TCP").trim();
         if (!protocol.equalsIgnoreCase("TCP")) {
             throw new IllegalArgumentException("parameter protocol is '" + protocol + "': this test is TCP");

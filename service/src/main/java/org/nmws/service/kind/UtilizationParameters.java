@@ -11,7 +11,11 @@ import org.nmws.service.observation.Params;
  */
 public record UtilizationParameters(double durationSeconds, double intervalSeconds) {
 
+    /** Every parameter name a utilization sample reads. */
+    static final java.util.Set<String> READS = java.util.Set.of("interval", "timeDuration");
+
     static UtilizationParameters parse(Map<String, String> p, Duration maxDuration) {
+        ParameterNames.check(p, "utilization", READS);
         double interval = Params.decimal(p, "interval", 1, 0.01, 300);
         double duration = Params.decimal(p, "timeDuration", 10, interval, maxDuration.toSeconds());
         return new UtilizationParameters(duration, interval);

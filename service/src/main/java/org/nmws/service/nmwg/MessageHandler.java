@@ -232,6 +232,7 @@ public class MessageHandler {
                 }
                 PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
                 subjects.put(r, subject);
+                only(r.parameters(), "a cost request", COST_PARAMETERS);
                 Map<String, String> p = new java.util.TreeMap<>(r.parameters());
                 groups.computeIfAbsent(List.of(subject.src() == null ? "" : subject.src().host(), p), k -> new ArrayList<>()).add(r);
             } catch (NmwgException e) {
@@ -283,6 +284,22 @@ public class MessageHandler {
         }
     }
 
+    /** The parameters a cost request reads. */
+    private static final Set<String> COST_PARAMETERS = Set.of("bytes", "maxAge", "src", "refresh", "timeBudget", "streams",
+            "port", "protocol");
+    /** The parameters a diagnosis request reads (streams, windowSize and congestion for the TCP test it may run). */
+    private static final Set<String> DIAGNOSIS_PARAMETERS = Set.of("measure", "maxAge", "streams", "windowSize", "congestion");
+
+    /** A parameter the request does not read is refused by name, never dropped (issue 20). */
+    private static void only(Map<String, String> p, String what, Set<String> reads) throws NmwgException {
+        for (String name : p.keySet()) {
+            if (!reads.contains(name)) {
+                throw new NmwgException(ErrorCodes.PARAMETER, "parameter " + Params.echo(name) + " is not one " + what
+                        + " reads; it reads " + String.join(", ", new java.util.TreeSet<>(reads)));
+            }
+        }
+    }
+
     /** A duration parameter: ISO 8601 (PT1H) or seconds. */
     private static java.time.Duration duration(String v, java.time.Duration dflt) {
         if (v == null || v.isBlank()) {
@@ -310,6 +327,7 @@ public class MessageHandler {
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), Characteristic.ProbeTest.TCP_STREAM);
         Map<String, String> p = r.parameters();
+        only(p, "a diagnosis request", DIAGNOSIS_PARAMETERS);
         boolean measure = measureRequest || strict(() -> Params.bool(p, "measure"));
         java.time.Duration maxAge = strict(() -> duration(p.get("maxAge"), java.time.Duration.ofHours(1)));
         try {
@@ -341,7 +359,8 @@ public class MessageHandler {
 
     /**
      * Follows data -> metadata -> metadataIdRef (or the subject's metadataIdRef) to the end,
-     * the nearest metadata winning for each item. Dangling references and cycles are errors.
+     * the nearest metadata winning for each item; subjects merge element by element (see
+     * SubjectReader.merge). Dangling references and cycles are errors.
      */
     Resolved resolve(RequestMessage.Data data, Map<String, RequestMessage.Metadata> byId) throws NmwgException {
         return resolve(data, byId, true);
@@ -370,9 +389,10 @@ public class MessageHandler {
         String adviceEventType = null;
         List<RequestMessage.Metadata> chain = new ArrayList<>();
         walk(id, data, byId, new java.util.LinkedHashSet<>(), seen, chain);
+        List<Element> subjects = new ArrayList<>();
         for (RequestMessage.Metadata md : chain) {
-            if (subject == null && md.subject() != null && NmwgReader.children(md.subject()).size() > 0) {
-                subject = md.subject();
+            if (md.subject() != null && !NmwgReader.children(md.subject()).isEmpty()) {
+                subjects.add(md.subject());
             }
             if (toolNamespace == null && md.subject() != null && isToolNamespace(md.subject().getNamespaceURI())) {
                 toolNamespace = md.subject().getNamespaceURI();
@@ -403,6 +423,9 @@ public class MessageHandler {
             if (key == null) {
                 key = md.key();
             }
+        }
+        if (!subjects.isEmpty()) {
+            subject = SubjectReader.merge(subjects);
         }
         if (characteristic == null && unknown.isEmpty() && toolNamespace != null) {
             // perfSONAR MPs name the tool by the subject's namespace alone (ping:subject, owamp:subject).
@@ -632,7 +655,9 @@ public class MessageHandler {
             query = new SeriesQuery(k.test(), k.subject().src() == null ? null : k.subject().src().host(),
                     k.subject().dst().host(), k.parameters(), MAX_SERIES);
         } else {
-            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null) : SubjectReader.ends(r.subject());
+            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null)
+                    : r.characteristic() != null && r.characteristic().test() == Characteristic.ProbeTest.UTILIZATION
+                    ? interfaceEnds(r.subject()) : SubjectReader.ends(r.subject());
             Map<String, String> params = new LinkedHashMap<>(r.parameters());
             params.remove("raw"); // a reply option, not a property of stored data
             query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
@@ -667,6 +692,14 @@ public class MessageHandler {
         } catch (IllegalArgumentException e) {
             throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
         }
+    }
+
+    /** A utilization series is kept under its interface as the dst: an interface subject filters by it. */
+    private static SubjectReader.Ends interfaceEnds(Element subject) throws NmwgException {
+        if (!SubjectReader.hasInterface(subject)) {
+            return SubjectReader.ends(subject);
+        }
+        return new SubjectReader.Ends(null, SubjectReader.forTest(subject, Characteristic.ProbeTest.UTILIZATION).dst());
     }
 
     /** The preferred eventType of every characteristic a test yields, registry order. */

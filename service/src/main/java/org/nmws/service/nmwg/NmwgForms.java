@@ -227,12 +227,32 @@ public final class NmwgForms {
         }
     }
 
-    /** One traceroute datum per probe, the hop from the route in the environment. */
+    /**
+     * One traceroute datum per probe, the hop from the route in the environment; from stored
+     * summaries (no raw), one per hop of the route with its least RTT.
+     */
     static void traceroute(NmwgData out, Observation o, boolean raw, Units units) {
         Map<Integer, Environment.RouteHop> route = new HashMap<>();
         if (o.environment().route() != null) {
             for (Environment.RouteHop h : o.environment().route()) {
                 route.put(h.ttl(), h);
+                if (o.frames().isEmpty()) {
+                    // read from stored summaries (no raw): one datum per hop of the route with its
+                    // least RTT, as perfSONAR's traceroute clients read hops by default
+                    org.nmws.schema.traceroute.Datum d = new org.nmws.schema.traceroute.Datum();
+                    d.setTtl(h.ttl());
+                    d.setQueryNum(1);
+                    d.setHop(h.address());
+                    d.setHopName(h.name());
+                    Double min = o.summary().get("hop" + h.ttl() + "MinRttMs");
+                    if (min != null) {
+                        d.setValue(min);
+                        d.setValueUnits("ms");
+                    }
+                    d.setTimeType("unix");
+                    d.setTimeValue(NmwgData.unixTime(o.start()));
+                    out.add(d);
+                }
             }
         }
         Map<Integer, Integer> queries = new HashMap<>();

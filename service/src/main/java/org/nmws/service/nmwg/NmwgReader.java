@@ -42,17 +42,13 @@ public final class NmwgReader {
                 default -> { } // message-level parameters and unknown elements carry nothing we act on
             }
         }
-        // An id names one element: with two, which one a reference means would be a guess.
+        // A metadata id names what references point at: with two, which one a reference means
+        // would be a guess. Nothing refers to a data id (each data is answered by the metadata it
+        // names), so two data may share one, as perfSONAR's TracerouteMA example requests do.
         java.util.Set<String> ids = new java.util.HashSet<>();
         for (RequestMessage.Metadata m : metadata) {
             if (!ids.add(m.id())) {
                 throw new NmwgException(ErrorCodes.STRUCTURE, "two nmwg:metadata have the id '" + org.nmws.service.observation.Params.echo(m.id()) + "'");
-            }
-        }
-        java.util.Set<String> dataIds = new java.util.HashSet<>();
-        for (RequestMessage.Data d : data) {
-            if (d.id() != null && !d.id().isEmpty() && !dataIds.add(d.id())) {
-                throw new NmwgException(ErrorCodes.STRUCTURE, "two nmwg:data have the id '" + org.nmws.service.observation.Params.echo(d.id()) + "'");
             }
         }
         return new RequestMessage(attr(root, "id"), type, List.copyOf(metadata), List.copyOf(data));

@@ -1,5 +1,6 @@
 package org.nmws.service.nmwg;
 
+import java.util.Map;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.usecase.ErrorCodes;
@@ -50,6 +51,71 @@ final class SubjectReader {
             throw new NmwgException(ErrorCodes.SUBJECT, "interface subject has neither ifName nor ifAddress");
         }
         return new PathSubject(null, new Endpoint(name, "interface"));
+    }
+
+    /** Whether the subject names an interface (nmwgt:interface), as SNMP MA clients ask. */
+    static boolean hasInterface(Element subject) {
+        return find(subject, "interface") != null;
+    }
+
+    /**
+     * Merge chaining as perfSONAR's MAs do it: the nearer subject wins element by element and
+     * the farther ones fill in what it lacks, at every depth (an endPointPair with dst in one
+     * metadata and src in the chained one names both ends; an interface with ifAddress in one
+     * and direction in the other has both). Elements match by local name, as the rest of this
+     * reader does; a leaf both name is the nearer one's. The message is not changed: the nearest
+     * is copied once, and only when a farther one adds to it, so a long chain of large subjects
+     * costs one pass over them.
+     *
+     * @param nearestFirst the chain's subjects that have content, nearest first; not empty
+     */
+    static Element merge(java.util.List<Element> nearestFirst) {
+        Element first = nearestFirst.get(0);
+        Element out = first;
+        for (Element farther : nearestFirst.subList(1, nearestFirst.size())) {
+            if (adds(out, farther)) {
+                if (out == first) {
+                    out = (Element) first.cloneNode(true);
+                }
+                fillIn(out, farther);
+            }
+        }
+        return out;
+    }
+
+    /** Whether from names an element, at any depth, that into lacks. */
+    private static boolean adds(Element into, Element from) {
+        Map<String, Element> mine = byLocalName(into);
+        for (Element c : NmwgReader.children(from)) {
+            Element same = mine.get(c.getLocalName());
+            if (same == null || adds(same, c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void fillIn(Element into, Element from) {
+        Map<String, Element> mine = byLocalName(into);
+        for (Element c : NmwgReader.children(from)) {
+            Element same = mine.get(c.getLocalName());
+            if (same == null) {
+                Element copy = (Element) into.getOwnerDocument().importNode(c, true);
+                into.appendChild(copy);
+                mine.put(c.getLocalName(), copy);
+            } else if (!NmwgReader.children(c).isEmpty()) {
+                fillIn(same, c);
+            }
+        }
+    }
+
+    /** An element's children by local name, the first of each name. */
+    private static Map<String, Element> byLocalName(Element e) {
+        Map<String, Element> out = new java.util.HashMap<>();
+        for (Element c : NmwgReader.children(e)) {
+            out.putIfAbsent(c.getLocalName(), c);
+        }
+        return out;
     }
 
     /**

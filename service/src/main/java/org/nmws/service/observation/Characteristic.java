@@ -25,6 +25,7 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/tools/owamp/2.0",
             "http://ggf.org/ns/nmwg/characteristic/delay/one-way/20070914",
             "http://ggf.org/ns/nmwg/characteristic/delay/summary/20070921",
+            "http://ggf.org/ns/nmwg/characteristic/delay/summary/20110317", // perfSONAR-PS one-way summaries
             "owamp"),
     PATH_DELAY_JITTER_ONEWAY("path.delay.jitter.oneWay", ProbeTest.UDP_STREAM,
             "http://ggf.org/ns/nmwg/characteristic/delay/jitter/one-way/20070914"),
@@ -49,6 +50,7 @@ public enum Characteristic {
             "http://ggf.org/ns/nmwg/characteristic/utilization/2.0",
             "http://ggf.org/ns/nmwg/characteristic/errors/2.0",
             "http://ggf.org/ns/nmwg/characteristic/discards/2.0",
+            "http://ggf.org/ns/nmwg/tools/snmp/2.0", // perfSONAR's SNMP MA, asked with an interface subject
             "utilization"),
     PATH_BANDWIDTH_CAPACITY("path.bandwidth.capacity", ProbeTest.CAPACITY,
             "http://ggf.org/ns/nmwg/characteristic/bandwidth/capacity/2.0"),
