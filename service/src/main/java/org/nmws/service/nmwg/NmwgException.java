@@ -21,4 +21,13 @@ public class NmwgException extends Exception {
     public String code() {
         return code;
     }
+
+    /** A parameter a request is read by (raw, perHop, ...), malformed: error.common.parameter, not internal. */
+    static <T> T strict(java.util.function.Supplier<T> read) throws NmwgException {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(org.nmws.service.usecase.ErrorCodes.PARAMETER, e.getMessage());
+        }
+    }
 }

@@ -1,0 +1,244 @@
+package org.nmws.service.nmwg;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.Series;
+import org.nmws.service.archive.SeriesKeys;
+import org.nmws.service.archive.SeriesQuery;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.nmwg.MetadataChains.Resolved;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.Endpoint;
+import org.nmws.service.observation.Observation;
+import org.nmws.service.observation.Params;
+import org.nmws.service.observation.PathSubject;
+import org.nmws.service.usecase.ErrorCodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.w3c.dom.Element;
+
+/**
+ * NMWG v2's answers from the archive: SetupDataRequest by subject, by series key or by one
+ * observation's key, filtered and consolidated by its select chain, with raw frames charged to
+ * the answer's budget as they are read; MetadataKeyRequest and DataInfoRequest list the series.
+ */
+final class StoredAnswers {
+    private static final Logger log = LoggerFactory.getLogger(StoredAnswers.class);
+    private static final int MAX_STORED_RESULTS = 1000;
+    /** Consolidation reads summaries only (no frames), so it may read many more. */
+    private static final int MAX_CONSOLIDATED = 100_000;
+    private static final int MAX_SERIES = 1000;
+
+    private final Archive archive;
+    private final MeasurementService measurements;
+
+    StoredAnswers(Archive archive, MeasurementService measurements) {
+        this.archive = archive;
+        this.measurements = measurements;
+    }
+
+    void setupData(NmwgWriter w, Resolved r) throws NmwgException {
+        boolean raw = NmwgException.strict(() -> Params.bool(r.parameters(), "raw"));
+        Select select = Select.parse(r.select());
+        if (r.key() != null) {
+            setupDataByKey(w, r, select, raw);
+            return;
+        }
+        if (r.subject() == null) {
+            throw new NmwgException(ErrorCodes.SUBJECT, "SetupDataRequest needs a subject with an endPointPair or a key");
+        }
+        Characteristic.ProbeTest test = NmwgException.strict(() -> r.characteristic().testFor(r.parameters()));
+        Endpoint fromHost = test == Characteristic.ProbeTest.UTILIZATION ? null : SubjectReader.sourceOnly(r.subject());
+        if (fromHost != null) { // everything measured from a host, to anywhere
+            ObservationQuery q = new ObservationQuery(test, null, fromHost.host(), select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), null, null, q, select, raw);
+            return;
+        }
+        if (SubjectReader.emptyPair(r.subject())) {
+            everyPath(w, r, test, select, raw);
+            return;
+        }
+        PathSubject subject = SubjectReader.forTest(r.subject(), test);
+        ObservationQuery q = new ObservationQuery(test, subject.dst().host(),
+                subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
+                raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+        answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw);
+    }
+
+    /** A key from an earlier answer: a series key (from MetadataKeyRequest) or one observation's id. */
+    private void setupDataByKey(NmwgWriter w, Resolved r, Select select, boolean raw) throws NmwgException {
+        if (r.key().isEmpty()) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the nmwg:key carries no maKey parameter;"
+                    + " send back a key from a MetadataKeyRequest answer");
+        }
+        if (SeriesKeys.isSeriesKey(r.key())) {
+            SeriesKeys.Key k = seriesKey(r.key());
+            ObservationQuery q = new ObservationQuery(k.test(), k.subject().dst().host(),
+                    k.subject().src() == null ? null : k.subject().src().host(), select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS,
+                    k.parameters());
+            String et = r.eventType() != null ? r.eventType() : eventTypesOf(k.test()).get(0);
+            answerStored(w, r.metadataId(), et, "the series of maKey " + r.key(), k.subject(), r.key(), q, select, raw);
+            return;
+        }
+        long id;
+        try {
+            id = Long.parseLong(r.key());
+        } catch (NumberFormatException e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+        }
+        Observation o = archive.findById(id, raw).orElseThrow(() ->
+                new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
+        w.takeFrames(o);
+        String et = r.eventType() != null ? r.eventType() : eventTypesOf(o.test()).get(0);
+        w.observation(r.metadataId(), et, o, raw);
+    }
+
+    /** The observations with their frames, each charged to the answer's frame budget as it is read. */
+    private List<Observation> withFrames(NmwgWriter w, List<Observation> summaries) throws NmwgException {
+        List<Observation> full = new ArrayList<>(summaries.size());
+        for (Observation s : summaries) {
+            Observation o = archive.findById(s.id(), true).orElse(s); // purged meanwhile: its summary
+            w.takeFrames(o);
+            full.add(o);
+        }
+        return full;
+    }
+
+    /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
+    private void answerStored(NmwgWriter w, String metadataId, String eventType, String what, PathSubject subject,
+                              String maKey, ObservationQuery q, Select select, boolean raw) throws NmwgException {
+        List<Observation> found;
+        try {
+            // Raw frames are read one observation at a time against the answer's budget, so a
+            // request for more than an answer may hold is refused before it is all in memory.
+            found = q.withFrames() ? withFrames(w, archive.find(q.summariesOnly())) : archive.find(q);
+        } catch (RuntimeException e) {
+            log.error("archive query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        if (found.isEmpty()) {
+            w.noData(metadataId, eventType, subject, "No data in the archive for " + what
+                    + (subject != null ? " to " + subject.dst().host() : " from " + q.src())
+                    + (select.from() == null ? "" : " from " + select.from())
+                    + (select.to() == null ? "" : " to " + select.to()) + ".");
+            return;
+        }
+        if (select.consolidates()) {
+            w.consolidated(metadataId, eventType, subject, maKey, select,
+                    Consolidation.buckets(found, select.function(), select.resolutionSeconds()),
+                    measurements.kind(found.get(0).test())::unit);
+            return;
+        }
+        w.stored(metadataId, eventType, found, raw);
+    }
+
+    /**
+     * MetadataKeyRequest and DataInfoRequest: the series the archive holds that match the
+     * subject (src and dst each optional), eventType and parameters, each with its maKey;
+     * DataInfoRequest adds how many observations each holds and their time span.
+     */
+    void describeSeries(NmwgWriter w, Resolved r, boolean dataInfo) throws NmwgException {
+        SeriesQuery query;
+        if (r.key() != null && SeriesKeys.isSeriesKey(r.key())) {
+            SeriesKeys.Key k = seriesKey(r.key());
+            query = new SeriesQuery(k.test(), k.subject().src() == null ? null : k.subject().src().host(),
+                    k.subject().dst().host(), k.parameters(), MAX_SERIES);
+        } else {
+            SubjectReader.Ends ends = r.subject() == null ? new SubjectReader.Ends(null, null)
+                    : r.characteristic() != null && r.characteristic().test() == Characteristic.ProbeTest.UTILIZATION
+                    ? interfaceEnds(r.subject()) : SubjectReader.ends(r.subject());
+            Map<String, String> params = new LinkedHashMap<>(r.parameters());
+            params.remove("raw"); // a reply option, not a property of stored data
+            query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
+                    ends.src() == null ? null : ends.src().host(), ends.dst() == null ? null : ends.dst().host(),
+                    params, MAX_SERIES);
+        }
+        List<Series> found;
+        try {
+            found = archive.series(query);
+        } catch (RuntimeException e) {
+            log.error("archive series query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        if (found.isEmpty()) {
+            w.noData(r.metadataId(), r.eventType(), null, "No metadata in the archive matches"
+                    + (query.test() == null ? "" : " " + r.characteristic().dottedName())
+                    + (query.src() == null ? "" : " from " + query.src())
+                    + (query.dst() == null ? "" : " to " + query.dst())
+                    + (query.parameters().isEmpty() ? "" : " with parameters " + query.parameters()) + ".");
+            return;
+        }
+        for (Series s : found) {
+            List<String> eventTypes = r.eventType() != null ? List.of(r.eventType()) : eventTypesOf(s.test());
+            w.series(r.metadataId(), eventTypes, s, SeriesKeys.encode(s), dataInfo);
+        }
+    }
+
+    /** A series key from a client: one this archive issued, else error.ma.query. */
+    private static SeriesKeys.Key seriesKey(String maKey) throws NmwgException {
+        try {
+            return SeriesKeys.decode(maKey);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
+        }
+    }
+
+    /** A utilization series is kept under its interface as the dst: an interface subject filters by it. */
+    private static SubjectReader.Ends interfaceEnds(Element subject) throws NmwgException {
+        if (!SubjectReader.hasInterface(subject)) {
+            return SubjectReader.ends(subject);
+        }
+        return new SubjectReader.Ends(null, SubjectReader.forTest(subject, Characteristic.ProbeTest.UTILIZATION).dst());
+    }
+
+    /** The preferred eventType of every characteristic a test yields, registry order. */
+    static List<String> eventTypesOf(Characteristic.ProbeTest test) {
+        List<String> out = new ArrayList<>();
+        for (Characteristic c : Characteristic.answeredBy(test)) {
+            out.add(c.preferredEventType());
+        }
+        return out;
+    }
+
+
+    /**
+     * An empty endPointPair asks for every stored path: each path (source, destination) the
+     * archive holds for the test is answered as its own pair, up to MAX_SERIES paths.
+     */
+    private void everyPath(NmwgWriter w, Resolved r, Characteristic.ProbeTest test, Select select, boolean raw)
+            throws NmwgException {
+        Map<String, String> params = new LinkedHashMap<>(r.parameters());
+        params.remove("raw");
+        List<Series> series;
+        try {
+            series = archive.series(new SeriesQuery(test, null, null, params, MAX_SERIES));
+        } catch (RuntimeException e) {
+            log.error("archive series query failed", e);
+            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+        }
+        Set<String> paths = new java.util.LinkedHashSet<>();
+        boolean any = false;
+        for (Series s : series) {
+            String src = s.subject().src() == null ? null : s.subject().src().host();
+            if (!paths.add(src + " " + s.subject().dst().host())) {
+                continue;
+            }
+            any = true;
+            ObservationQuery q = new ObservationQuery(test, s.subject().dst().host(), src, select.from(), select.to(),
+                    raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), s.subject(), null, q, select, raw);
+        }
+        if (!any) {
+            w.noData(r.metadataId(), r.eventType(), null, "No data in the archive for " + r.characteristic().dottedName()
+                    + " on any path.");
+        }
+    }
+
+}
