@@ -601,6 +601,31 @@ class HostileSuiteTest {
         }
     }
 
+    // ---- issue 21 -------------------------------------------------------------------------
+
+    @Test
+    @Order(8)
+    void tenConcurrentElementBombsAreEachAParseErrorAndAnEchoStillSucceeds() throws Exception {
+        // 4 MB of a million empty elements: counted while streaming, so no DOM (and no heap) is spent on them.
+        String bomb = "<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"e\">" + "<a/>".repeat(1_000_000) + "</nmwg:message>";
+        List<CompletableFuture<HttpResponse<String>>> bombs = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            bombs.add(http.sendAsync(post("/nmwg", utf8(bomb), "application/xml").timeout(Duration.ofSeconds(60)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        String echo = postNmwg("<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"e\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:eventType>http://schemas.perfsonar.net/tools/admin/echo/2.0</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>");
+        assertTrue(echo.contains("success.echo"), echo);
+        for (CompletableFuture<HttpResponse<String>> b : bombs) {
+            HttpResponse<String> r = b.get(60, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(r.body().contains("error.common.parse_error") && r.body().contains("request holds more than 50000 elements"),
+                    r.body());
+        }
+        assertEquals(200, get("/actuator/health").statusCode());
+    }
+
     private static String line(Socket s) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         InputStream in = s.getInputStream();
