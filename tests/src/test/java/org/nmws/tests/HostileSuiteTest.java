@@ -55,6 +55,7 @@ class HostileSuiteTest {
     private Responder responder;
     private Process service;
     private String base;
+    private int port;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private int cases;
 
@@ -81,6 +82,7 @@ class HostileSuiteTest {
             }
         }
         base = "http://127.0.0.1:" + port;
+        this.port = port;
     }
 
     @AfterAll
@@ -624,6 +626,120 @@ class HostileSuiteTest {
                     r.body());
         }
         assertEquals(200, get("/actuator/health").statusCode());
+    }
+
+    /** A request sent as raw bytes, and the exact answer it must get: the status and every one of the texts. */
+    private record Exact(String name, String method, String path, List<String> headers, byte[] body, int status, List<String> texts) {
+    }
+
+    private static final byte[] C0AF = {(byte) 0xC0, (byte) 0xAF};
+    private static final byte[] E080AF = {(byte) 0xE0, (byte) 0x80, (byte) 0xAF};
+    private static final byte[] F08080AF = {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF};
+
+    private static List<Exact> issue21Cases() {
+        List<Exact> out = new ArrayList<>();
+        String echo = "<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"";
+        String utf8Error = "request is not valid UTF-8: malformed or overlong byte sequence at byte ";
+        // Overlong UTF-8 spelling '/' on every transport, each refused in its own terms.
+        for (byte[] overlong : List.of(C0AF, E080AF, F08080AF)) {
+            String form = overlong.length + "-byte overlong '/'";
+            out.add(new Exact("SOAP 1.1 " + form, "POST", "/services/MeasurementService", List.of("Content-Type: text/xml",
+                    "SOAPAction: \"\""), concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP11
+                    + "\"><s:Body>" + echo), overlong, utf8("\"/></s:Body></s:Envelope>")),
+                    500, List.of("<faultcode>soap:Client</faultcode>", utf8Error)));
+            out.add(new Exact("SOAP 1.2 " + form, "POST", "/services/MeasurementService12", List.of(
+                    "Content-Type: application/soap+xml; charset=utf-8"), concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP12
+                    + "\"><s:Body>" + echo), overlong, utf8("\"/></s:Body></s:Envelope>")), 400,
+                    List.of("<soap:Value>soap:Sender</soap:Value>", utf8Error)));
+            out.add(new Exact("XML-RPC " + form, "POST", "/RPC2", List.of("Content-Type: text/xml"), concat(utf8(
+                    "<?xml version=\"1.0\"?><methodCall><methodName>system.methodHelp</methodName><params><param><value><string>a"),
+                    overlong, utf8("</string></value></param></params></methodCall>")), 200,
+                    List.of("<name>faultCode</name><value><int>-32700</int></value>", utf8Error)));
+            out.add(new Exact("/nmwg " + form, "POST", "/nmwg", List.of("Content-Type: application/xml"), concat(utf8(echo), overlong,
+                    utf8("\"/>")), 200, List.of("error.common.parse_error", utf8Error)));
+            out.add(new Exact("JSON " + form, "PUT", "/api/schedules/overlong", List.of("Content-Type: application/json"), concat(
+                    utf8("{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1"), overlong, utf8("\",\"period\":\"PT1H\"}")),
+                    400, List.of("{\"error\":\"" + utf8Error)));
+        }
+        return out;
+    }
+
+    @TestFactory
+    @Order(9)
+    Stream<DynamicTest> issue21MalformedBodiesAndClientMistakesGetTheirTransportsExactAnswer() {
+        return issue21Cases().stream().map(c -> DynamicTest.dynamicTest(c.name, () -> {
+            List<String> headers = c.headers.stream().map(h -> h.replace("PORT", String.valueOf(port))).toList();
+            String answer = rawExchange(c.method, c.path, headers, c.body);
+            String shown = answer.length() > 800 ? answer.substring(0, 800) + "..." : answer;
+            assertTrue(answer.startsWith("HTTP/1.1 " + c.status + " "), c.name + ": " + shown);
+            for (String t : c.texts) {
+                assertTrue(answer.contains(t.replace("PORT", String.valueOf(port))), c.name + " lacks '" + t + "': " + shown);
+            }
+        }));
+    }
+
+    /** Sends a request as written, on a connection of its own, and returns the whole answer (status line, headers, body). */
+    private String rawExchange(String method, String path, List<String> headers, byte[] body) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(60_000);
+            StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
+            if (headers.stream().noneMatch(h -> h.regionMatches(true, 0, "Host:", 0, 5))) {
+                head.append("Host: 127.0.0.1:").append(port).append("\r\n");
+            }
+            for (String h : headers) {
+                head.append(h).append("\r\n");
+            }
+            head.append("Connection: close\r\n");
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(utf8(head.append("\r\n").toString()));
+            if (body != null) {
+                out.write(body);
+            }
+            out.flush();
+            return readAnswer(s.getInputStream());
+        }
+    }
+
+    /** Reads an answer to its end (the connection closes), with a chunked body put back together. */
+    private static String readAnswer(InputStream in) throws IOException {
+        byte[] all;
+        try {
+            all = in.readAllBytes();
+        } catch (java.net.SocketException reset) {
+            throw new IllegalStateException("the connection was reset before an answer came", reset);
+        }
+        int split = -1;
+        for (int i = 0; i + 3 < all.length && split < 0; i++) {
+            if (all[i] == '\r' && all[i + 1] == '\n' && all[i + 2] == '\r' && all[i + 3] == '\n') {
+                split = i;
+            }
+        }
+        if (split < 0) {
+            return new String(all, StandardCharsets.UTF_8);
+        }
+        String head = new String(all, 0, split, StandardCharsets.ISO_8859_1);
+        int at = split + 4;
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        if (head.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+            while (at < all.length) {
+                int eol = at;
+                while (eol + 1 < all.length && !(all[eol] == '\r' && all[eol + 1] == '\n')) {
+                    eol++;
+                }
+                int size = Integer.parseInt(new String(all, at, eol - at, StandardCharsets.ISO_8859_1).trim().split(";")[0], 16);
+                if (size == 0) {
+                    break;
+                }
+                body.write(all, eol + 2, size);
+                at = eol + 2 + size + 2;
+            }
+        } else {
+            body.write(all, at, all.length - at);
+        }
+        return head + "\r\n\r\n" + body.toString(StandardCharsets.UTF_8);
     }
 
     private static String line(Socket s) throws IOException {

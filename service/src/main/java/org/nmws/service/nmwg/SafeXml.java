@@ -87,6 +87,7 @@ public final class SafeXml {
             throw new NmwgException(ErrorCodes.PARSE_ERROR,
                     "request of " + bytes.length + " bytes exceeds the limit of " + maxBytes + " bytes");
         }
+        StrictUtf8.check(bytes);
         countWhileStreaming(bytes);
         Document doc;
         try {

@@ -1,0 +1,234 @@
+package org.nmws.service.transport;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.SequenceInputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import org.nmws.service.nmwg.StrictUtf8;
+import org.nmws.service.xmlrpc.XmlRpcCodec;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * What every transport refuses of a request before its own reader sees it, each refusal worded
+ * in the transport's own terms (a SOAP Client or Sender fault, an XML-RPC fault, a JSON error):
+ * <ul>
+ * <li>a body that claims UTF-8 (or says nothing, which for XML and JSON means UTF-8) but is not
+ *     well-formed UTF-8: overlong forms of '/' were decoded as '/' over SOAP, XML-RPC and JSON
+ *     (issue 21);</li>
+ * </ul>
+ * Plain HTTP's /nmwg is left to {@link org.nmws.service.nmwg.SafeXml}, which answers the same
+ * in NMWG (error.common.parse_error), and the archive import to its own streaming reader.
+ */
+final class RequestBodies extends OncePerRequestFilter {
+    private enum Dialect { SOAP11, SOAP12, XMLRPC, JSON, UNCHECKED }
+
+    private final String soapPath;
+    private final int maxBytes;
+
+    RequestBodies(String soapPath, int maxBytes) {
+        this.soapPath = soapPath.replaceAll("/+$", "");
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String path = request.getRequestURI().substring(request.getContextPath().length());
+        Dialect dialect = dialect(path, request);
+        String method = request.getMethod();
+        if (dialect == Dialect.UNCHECKED || !hasBody(method) || isForm(request)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        InputStream in = request.getInputStream();
+        byte[] body = in.readNBytes(maxBytes + 1);
+        if (body.length > maxBytes) {
+            // Each transport reads to its limit and says so in its own terms.
+            chain.doFilter(new Body(request, new SequenceInputStream(new ByteArrayInputStream(body), in)), response);
+            return;
+        }
+        String problem = problem(dialect, request, body);
+        if (problem != null) {
+            refuse(response, dialect, dialect == Dialect.SOAP11 ? HttpServletResponse.SC_INTERNAL_SERVER_ERROR
+                    : dialect == Dialect.XMLRPC ? HttpServletResponse.SC_OK : HttpServletResponse.SC_BAD_REQUEST, problem);
+            return;
+        }
+        chain.doFilter(new Body(request, new ByteArrayInputStream(body)), response);
+    }
+
+    private Dialect dialect(String path, HttpServletRequest request) {
+        if (path.equals(soapPath) || path.startsWith(soapPath + "/")) {
+            String type = request.getContentType();
+            return path.endsWith("12") || (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/soap+xml"))
+                    ? Dialect.SOAP12 : Dialect.SOAP11;
+        }
+        if (path.equals("/RPC2")) {
+            return Dialect.XMLRPC;
+        }
+        if (path.equals("/nmwg") || path.startsWith("/archive/")) {
+            return Dialect.UNCHECKED; // SafeXml words /nmwg's refusals in NMWG; the import streams its own
+        }
+        return Dialect.JSON;
+    }
+
+    private static boolean hasBody(String method) {
+        return method.equals("POST") || method.equals("PUT") || method.equals("PATCH");
+    }
+
+    private static boolean isForm(HttpServletRequest request) {
+        String type = request.getContentType();
+        String t = type == null ? "" : type.toLowerCase(Locale.ROOT);
+        return t.startsWith("application/x-www-form-urlencoded") || t.startsWith("multipart/");
+    }
+
+    /** What is wrong with a body of a checked dialect, or null. */
+    private static String problem(Dialect dialect, HttpServletRequest request, byte[] body) {
+        String charset = charset(request.getContentType());
+        boolean utf8;
+        if (charset != null) {
+            utf8 = charset.equals("UTF-8") || charset.equals("UTF8");
+        } else {
+            utf8 = dialect == Dialect.JSON || StrictUtf8.xmlIsUtf8(body, body.length);
+        }
+        if (utf8) {
+            long at = StrictUtf8.firstMalformed(body, body.length);
+            if (at >= 0) {
+                return StrictUtf8.describe(body, body.length, at);
+            }
+        }
+        return null;
+    }
+
+    /** The charset parameter of a Content-Type, upper case, or null when none is named. */
+    static String charset(String contentType) {
+        if (contentType == null) {
+            return null;
+        }
+        for (String part : contentType.split(";")) {
+            String p = part.trim();
+            if (p.regionMatches(true, 0, "charset=", 0, 8)) {
+                return p.substring(8).trim().replace("\"", "").toUpperCase(Locale.ROOT);
+            }
+        }
+        return null;
+    }
+
+    private static void refuse(HttpServletResponse response, Dialect dialect, int status, String reason) throws IOException {
+        String type;
+        byte[] body;
+        switch (dialect) {
+            case SOAP11 -> {
+                type = "text/xml;charset=UTF-8";
+                body = ("<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><soap:Fault>"
+                        + "<faultcode>soap:Client</faultcode><faultstring>" + xml(reason) + "</faultstring></soap:Fault>"
+                        + "</soap:Body></soap:Envelope>").getBytes(StandardCharsets.UTF_8);
+            }
+            case SOAP12 -> {
+                type = "application/soap+xml;charset=UTF-8";
+                body = ("<soap:Envelope xmlns:soap=\"http://www.w3.org/2003/05/soap-envelope\"><soap:Body><soap:Fault>"
+                        + "<soap:Code><soap:Value>soap:Sender</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang=\"en\">"
+                        + xml(reason) + "</soap:Text></soap:Reason></soap:Fault></soap:Body></soap:Envelope>")
+                        .getBytes(StandardCharsets.UTF_8);
+            }
+            case XMLRPC -> {
+                type = "text/xml;charset=UTF-8";
+                body = XmlRpcCodec.fault(XmlRpcCodec.PARSE_ERROR, reason);
+            }
+            default -> {
+                type = "application/json";
+                body = ("{\"error\":\"" + json(reason) + "\"}").getBytes(StandardCharsets.UTF_8);
+            }
+        }
+        response.setStatus(status);
+        response.setContentType(type);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    private static String xml(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    private static String json(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /** The request with its body read again from what the filter read. */
+    private static final class Body extends HttpServletRequestWrapper {
+        private final InputStream body;
+
+        Body(HttpServletRequest request, InputStream body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() {
+            return new ServletInputStream() {
+                private boolean finished;
+
+                @Override
+                public int read() throws IOException {
+                    int b = body.read();
+                    finished = b < 0;
+                    return b;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    int n = body.read(b, off, len);
+                    finished = n < 0;
+                    return n;
+                }
+
+                @Override
+                public boolean isFinished() {
+                    return finished;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(ReadListener listener) {
+                    throw new UnsupportedOperationException("the body has been read already: read it blocking");
+                }
+            };
+        }
+
+        @Override
+        public BufferedReader getReader() {
+            String cs = charset(getContentType());
+            Charset charset = cs == null || !Charset.isSupported(cs) ? StandardCharsets.UTF_8 : Charset.forName(cs);
+            return new BufferedReader(new InputStreamReader(getInputStream(), charset));
+        }
+    }
+}

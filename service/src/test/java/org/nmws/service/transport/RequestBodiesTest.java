@@ -1,0 +1,100 @@
+package org.nmws.service.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+
+/** Issue 21: what every transport refuses of a body, in the transport's own words. */
+class RequestBodiesTest {
+    private static final byte[] C0AF = {(byte) 0xC0, (byte) 0xAF};
+    private static final byte[] E080AF = {(byte) 0xE0, (byte) 0x80, (byte) 0xAF};
+    private static final byte[] F08080AF = {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF};
+
+    private final RequestBodies filter = new RequestBodies("/services", 4096);
+
+    private record Answer(MockHttpServletResponse response, HttpServletRequest passed, String body) {
+    }
+
+    private Answer run(MockHttpServletRequest request) throws Exception {
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        MockFilterChain chain = new MockFilterChain();
+        filter.doFilter(request, response, chain);
+        HttpServletRequest passed = (HttpServletRequest) chain.getRequest();
+        return new Answer(response, passed, passed == null ? response.getContentAsString(StandardCharsets.UTF_8)
+                : new String(passed.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    private static MockHttpServletRequest post(String path, String type, byte[]... parts) {
+        MockHttpServletRequest r = new MockHttpServletRequest("POST", path);
+        r.setContentType(type);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            b.writeBytes(p);
+        }
+        r.setContent(b.toByteArray());
+        return r;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void anOverlongSlashInASoap11BodyIsAClientFault() throws Exception {
+        Answer a = run(post("/services/MeasurementService", "text/xml", ascii("<s:Envelope><s:Body><m id=\""), C0AF,
+                ascii("\"/></s:Body></s:Envelope>")));
+        assertNull(a.passed());
+        assertEquals(500, a.response().getStatus());
+        assertTrue(a.body().contains("<faultcode>soap:Client</faultcode><faultstring>request is not valid UTF-8: malformed or"
+                + " overlong byte sequence at byte 27 (C0 AF 22 2F)</faultstring>"), a.body());
+    }
+
+    @Test
+    void anOverlongSlashInASoap12BodyIsASenderFault() throws Exception {
+        Answer a = run(post("/services/MeasurementService12", "application/soap+xml; charset=utf-8", ascii("<e id=\""), E080AF,
+                ascii("\"/>")));
+        assertEquals(400, a.response().getStatus());
+        assertTrue(a.body().contains("<soap:Value>soap:Sender</soap:Value>") && a.body().contains("at byte 7 (E0 80 AF 22)"),
+                a.body());
+    }
+
+    @Test
+    void anOverlongSlashInAnXmlRpcCallIsAParseErrorFault() throws Exception {
+        Answer a = run(post("/RPC2", "text/xml", ascii("<methodCall><methodName>a"), F08080AF, ascii("</methodName></methodCall>")));
+        assertEquals(200, a.response().getStatus());
+        assertTrue(a.body().contains("<name>faultCode</name><value><int>-32700</int></value>")
+                && a.body().contains("at byte 25 (F0 80 80 AF)"), a.body());
+    }
+
+    @Test
+    void anOverlongSlashInAJsonBodyIs400() throws Exception {
+        Answer a = run(post("/api/schedules/x", "application/json", ascii("{\"dst\":\"127.0.0.1"), C0AF, ascii("\"}")));
+        assertEquals(400, a.response().getStatus());
+        assertEquals("{\"error\":\"request is not valid UTF-8: malformed or overlong byte sequence at byte 17 (C0 AF 22 7D)\"}",
+                a.body());
+    }
+
+    @Test
+    void aBodyThatSaysItIsLatin1IsNotCheckedAsUtf8() throws Exception {
+        byte[] latin = ascii("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><m id=\"");
+        Answer a = run(post("/services/MeasurementService", "text/xml", latin, C0AF, ascii("\"/>")));
+        assertTrue(a.passed() != null, a.body());
+    }
+
+    @Test
+    void aWellFormedBodyReachesTheTransportWhole() throws Exception {
+        String doc = "<s:Envelope><s:Body><m id=\"/é€\"/></s:Body></s:Envelope>";
+        Answer a = run(post("/services/MeasurementService", "text/xml", doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals(doc, a.body());
+    }
+
+
+}
