@@ -661,6 +661,28 @@ class HostileSuiteTest {
                     utf8("{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1"), overlong, utf8("\",\"period\":\"PT1H\"}")),
                     400, List.of("{\"error\":\"" + utf8Error)));
         }
+        // The cross-site guard: every value the binder takes as true acts.
+        for (String on : List.of("on", "yes", "1", "YES", "True")) {
+            out.add(new Exact("cross-site measure=" + on, "GET", "/api/diagnosis?dst=127.0.0.1&measure=" + on,
+                    List.of("Sec-Fetch-Site: cross-site"), null, 403,
+                    List.of("a request from another web site may not start tests or change anything here")));
+            out.add(new Exact("cross-site refresh=" + on, "GET", "/api/cost?dst=127.0.0.1&bytes=1e6&refresh=" + on,
+                    List.of("Sec-Fetch-Site: cross-site"), null, 403,
+                    List.of("a request from another web site may not start tests or change anything here")));
+        }
+        // DNS rebinding: Host, Origin and Sec-Fetch-Site agree on a foreign name.
+        String rebound = "Host 'rebind.attacker.example:PORT' is not a name this service answers to";
+        out.add(new Exact("rebinding POST /nmwg", "POST", "/nmwg", List.of("Host: rebind.attacker.example:PORT",
+                "Origin: http://rebind.attacker.example:PORT", "Sec-Fetch-Site: same-origin", "Content-Type: application/xml"),
+                utf8(echo + "e\"/>"), 403, List.of(rebound)));
+        out.add(new Exact("rebinding measure GET", "GET", "/api/diagnosis?dst=127.0.0.1&measure=true", List.of(
+                "Host: rebind.attacker.example:PORT", "Sec-Fetch-Site: same-origin"), null, 403, List.of(rebound)));
+        out.add(new Exact("rebinding SOAP", "POST", "/services/MeasurementService", List.of("Host: rebind.attacker.example:PORT",
+                "Origin: http://rebind.attacker.example:PORT", "Content-Type: text/xml"), utf8(soap11(echo + "e\"/>")), 403,
+                List.of(rebound)));
+        out.add(new Exact("the service's own name acts", "POST", "/nmwg", List.of("Host: localhost:PORT",
+                "Sec-Fetch-Site: same-origin", "Content-Type: application/xml"), utf8(echo + "e\"/>"), 200,
+                List.of("success.echo")));
         return out;
     }
 
