@@ -683,6 +683,23 @@ class HostileSuiteTest {
         out.add(new Exact("the service's own name acts", "POST", "/nmwg", List.of("Host: localhost:PORT",
                 "Sec-Fetch-Site: same-origin", "Content-Type: application/xml"), utf8(echo + "e\"/>"), 200,
                 List.of("success.echo")));
+        // JSON query parameters: ASCII digits only.
+        for (String limit : List.of("0x10", "%D9%A1%D9%A2", "%EF%BC%91%EF%BC%92", "%2310")) {
+            out.add(new Exact("json limit=" + limit, "GET", "/api/paths?limit=" + limit, List.of(), null, 400,
+                    List.of("is not an integer in ASCII digits")));
+        }
+        out.add(new Exact("json bytes=0x10", "GET", "/api/cost?dst=127.0.0.1&bytes=0x10", List.of(), null, 400,
+                List.of("'0x10' is not a decimal number in ASCII digits")));
+        // JSON bodies: duplicate keys, trailing garbage, NUL.
+        String schedule = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\"";
+        out.add(new Exact("json duplicate key", "PUT", "/api/schedules/dup", List.of("Content-Type: application/json"),
+                utf8(schedule + ",\"dst\":\"127.0.0.2\"}"), 400,
+                List.of("{\"error\":\"request body is not acceptable JSON: Duplicate field 'dst'")));
+        out.add(new Exact("json trailing garbage", "PUT", "/api/schedules/trail", List.of("Content-Type: application/json"),
+                utf8(schedule + "} {\"x\":1}"), 400, List.of("{\"error\":\"request body is not acceptable JSON: Trailing token")));
+        out.add(new Exact("json escaped NUL", "PUT", "/api/schedules/nul", List.of("Content-Type: application/json"),
+                utf8(schedule.replace("127.0.0.1", "127.0.0.1\\u0000") + "}"), 400,
+                List.of("{\"error\":\"a JSON body may not hold NUL (\\\\u0000)\"}")));
         return out;
     }
 

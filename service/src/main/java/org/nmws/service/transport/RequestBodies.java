@@ -27,6 +27,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <li>a body that claims UTF-8 (or says nothing, which for XML and JSON means UTF-8) but is not
  *     well-formed UTF-8: overlong forms of '/' were decoded as '/' over SOAP, XML-RPC and JSON
  *     (issue 21);</li>
+ * <li>a JSON body holding NUL.</li>
  * </ul>
  * Plain HTTP's /nmwg is left to {@link org.nmws.service.nmwg.SafeXml}, which answers the same
  * in NMWG (error.common.parse_error), and the archive import to its own streaming reader.
@@ -108,6 +109,9 @@ final class RequestBodies extends OncePerRequestFilter {
                 return StrictUtf8.describe(body, body.length, at);
             }
         }
+        if (dialect == Dialect.JSON && utf8 && holdsNul(new String(body, StandardCharsets.UTF_8))) {
+            return "a JSON body may not hold NUL (\\u0000)";
+        }
         return null;
     }
 
@@ -123,6 +127,23 @@ final class RequestBodies extends OncePerRequestFilter {
             }
         }
         return null;
+    }
+
+    /** Whether JSON text holds NUL, raw or as the escape \u0000 (an escaped backslash before "u0000" is not one). */
+    static boolean holdsNul(String json) {
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c == 0) {
+                return true;
+            }
+            if (c == '\\' && i + 1 < json.length()) {
+                if (json.startsWith("u0000", i + 1)) {
+                    return true;
+                }
+                i++; // the escaped character, whatever it is
+            }
+        }
+        return false;
     }
 
     private static void refuse(HttpServletResponse response, Dialect dialect, int status, String reason) throws IOException {

@@ -83,6 +83,15 @@ class RequestBodiesTest {
     }
 
     @Test
+    void aJsonBodyHoldingAnEscapedNulIs400ButAnEscapedBackslashBeforeU0000IsNot() throws Exception {
+        Answer nul = run(post("/api/schedules/x", "application/json", ascii("{\"dst\":\"127.0.0.1\\u0000\"}")));
+        assertEquals(400, nul.response().getStatus());
+        assertEquals("{\"error\":\"a JSON body may not hold NUL (\\\\u0000)\"}", nul.body());
+        Answer text = run(post("/api/schedules/x", "application/json", ascii("{\"dst\":\"a\\\\u0000\"}")));
+        assertEquals("{\"dst\":\"a\\\\u0000\"}", text.body());
+    }
+
+    @Test
     void aBodyThatSaysItIsLatin1IsNotCheckedAsUtf8() throws Exception {
         byte[] latin = ascii("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><m id=\"");
         Answer a = run(post("/services/MeasurementService", "text/xml", latin, C0AF, ascii("\"/>")));
