@@ -700,6 +700,12 @@ class HostileSuiteTest {
         out.add(new Exact("json escaped NUL", "PUT", "/api/schedules/nul", List.of("Content-Type: application/json"),
                 utf8(schedule.replace("127.0.0.1", "127.0.0.1\\u0000") + "}"), 400,
                 List.of("{\"error\":\"a JSON body may not hold NUL (\\\\u0000)\"}")));
+        // An NMWG decimal that underflows to 0.
+        out.add(new Exact("nmwg interval=1e-999", "POST", "/nmwg", List.of("Content-Type: application/xml"), utf8(msg("MeasurementRequest",
+                "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/>"
+                + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\">"
+                + "<nmwg:parameter name=\"interval\">1e-999</nmwg:parameter></nmwg:parameters></nmwg:metadata>" + data("m"))), 200,
+                List.of("error.common.parameter", "parameter interval is '1e-999': too small to be told from 0")));
         return out;
     }
 
