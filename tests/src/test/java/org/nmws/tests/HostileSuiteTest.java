@@ -56,6 +56,7 @@ class HostileSuiteTest {
     private Process service;
     private String base;
     private int port;
+    private static final String ADMIN_KEY = "k-hostile-admin-31415";
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private int cases;
 
@@ -67,7 +68,9 @@ class HostileSuiteTest {
         Path log = Files.createTempFile("nmws-hostile", ".log");
         service = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
                 "-jar", jar.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1",
-                "--nmws.data-dir=" + Files.createTempDirectory("nmws-hostile"), "--nmws.responder-port=" + responder.port)
+                "--nmws.data-dir=" + Files.createTempDirectory("nmws-hostile"), "--nmws.responder-port=" + responder.port,
+                "--nmws.archive.import-enabled=true", "--nmws.security.api-keys[0].name=operator",
+                "--nmws.security.api-keys[0].sha256=" + sha256(ADMIN_KEY), "--nmws.security.api-keys[0].roles=admin")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
@@ -723,6 +726,40 @@ class HostileSuiteTest {
         }));
     }
 
+    @Test
+    @Order(10)
+    void anImportWithA300MibTextNodeIsRefused413AndTheServiceStillAnswers() throws Exception {
+        byte[] head = utf8("<nmwg:store xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"store\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"x\">");
+        byte[] tail = utf8("</nmwg:parameter></nmwg:parameters></nmwg:metadata></nmwg:store>");
+        long text = 300L * 1024 * 1024;
+        String answer;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(120_000);
+            OutputStream out = s.getOutputStream();
+            out.write(utf8("POST /archive/store HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Api-Key: " + ADMIN_KEY
+                    + "\r\nContent-Type: application/xml\r\nConnection: close\r\nContent-Length: " + (head.length + text + tail.length)
+                    + "\r\n\r\n"));
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    out.write(head);
+                    byte[] chunk = "x".repeat(1 << 20).getBytes(StandardCharsets.US_ASCII);
+                    for (long sent = 0; sent < text; sent += chunk.length) {
+                        out.write(chunk);
+                    }
+                    out.write(tail);
+                } catch (IOException closedEarly) {
+                    // the service answered before reading it all, as it should
+                }
+            });
+            answer = readAnswer(s.getInputStream());
+            writer.get(120, TimeUnit.SECONDS);
+        }
+        assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);
+        assertTrue(answer.contains("nmwg:store holds a text node of more than 25165824 characters"), answer);
+        assertEquals(200, get("/actuator/health").statusCode());
+    }
+
     /** Sends a request as written, on a connection of its own, and returns the whole answer (status line, headers, body). */
     private String rawExchange(String method, String path, List<String> headers, byte[] body) throws Exception {
         try (Socket s = new Socket("127.0.0.1", port)) {
@@ -785,6 +822,15 @@ class HostileSuiteTest {
             body.write(all, at, all.length - at);
         }
         return head + "\r\n\r\n" + body.toString(StandardCharsets.UTF_8);
+    }
+
+    private static String sha256(String key) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String line(Socket s) throws IOException {
