@@ -639,7 +639,7 @@ class HostileSuiteTest {
     private static final byte[] E080AF = {(byte) 0xE0, (byte) 0x80, (byte) 0xAF};
     private static final byte[] F08080AF = {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF};
 
-    private static List<Exact> issue21Cases() {
+    private static List<Exact> issue21Cases() throws IOException {
         List<Exact> out = new ArrayList<>();
         String echo = "<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"";
         String utf8Error = "request is not valid UTF-8: malformed or overlong byte sequence at byte ";
@@ -709,12 +709,30 @@ class HostileSuiteTest {
                 + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\">"
                 + "<nmwg:parameter name=\"interval\">1e-999</nmwg:parameter></nmwg:parameters></nmwg:metadata>" + data("m"))), 200,
                 List.of("error.common.parameter", "parameter interval is '1e-999': too small to be told from 0")));
+        // Client mistakes that were a 500 or soap:Server.
+        out.add(new Exact("POST /error", "POST", "/error", List.of("Content-Type: application/json"), utf8("{}"), 404,
+                List.of("{\"error\":\"/error is the service's error page, not a resource: nothing answers POST /error\"}")));
+        out.add(new Exact("?wsdl=../../../../etc/passwd", "GET", "/services/MeasurementService?wsdl=../../../../etc/passwd", List.of(),
+                null, 404, List.of("<faultcode>soap:Client</faultcode><faultstring>no WSDL document '../../../../etc/passwd' here")));
+        out.add(new Exact("?xsd=../../../../etc/passwd", "GET", "/services/MeasurementService?xsd=../../../../etc/passwd", List.of(),
+                null, 404, List.of("<faultcode>soap:Client</faultcode><faultstring>no schema document '../../../../etc/passwd' here")));
+        out.add(new Exact("gzip-encoded SOAP", "POST", "/services/MeasurementService", List.of("Content-Type: text/xml",
+                "Content-Encoding: gzip"), gzip(utf8(soap11(echo + "e\"/>"))), 415, List.of("<faultcode>soap:Client</faultcode>"
+                + "<faultstring>Content-Encoding 'gzip' is not accepted: send the body uncompressed</faultstring>")));
+        byte[] big = concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP12 + "\"><s:Body><x>"), "y".repeat(50 * 1024 * 1024)
+                .getBytes(StandardCharsets.US_ASCII), utf8("</x></s:Body></s:Envelope>"));
+        out.add(new Exact("50 MB SOAP 1.2 body", "POST", "/services/MeasurementService12", List.of(
+                "Content-Type: application/soap+xml; charset=utf-8"), big, 413, List.of("<soap:Value>soap:Sender</soap:Value>",
+                "request body exceeds the limit of 4194304 bytes (nmws.xml.max-bytes)")));
+        out.add(new Exact("PATCH on the SOAP endpoint", "PATCH", "/services/MeasurementService", List.of("Content-Type: text/xml"),
+                utf8(soap11(echo + "e\"/>")), 405, List.of("Allow: GET, POST", "<faultcode>soap:Client</faultcode><faultstring>"
+                + "the SOAP endpoint takes POST (a SOAP envelope) and GET (?wsdl), not PATCH</faultstring>")));
         return out;
     }
 
     @TestFactory
     @Order(9)
-    Stream<DynamicTest> issue21MalformedBodiesAndClientMistakesGetTheirTransportsExactAnswer() {
+    Stream<DynamicTest> issue21MalformedBodiesAndClientMistakesGetTheirTransportsExactAnswer() throws IOException {
         return issue21Cases().stream().map(c -> DynamicTest.dynamicTest(c.name, () -> {
             List<String> headers = c.headers.stream().map(h -> h.replace("PORT", String.valueOf(port))).toList();
             String answer = rawExchange(c.method, c.path, headers, c.body);
@@ -822,6 +840,14 @@ class HostileSuiteTest {
             body.write(all, at, all.length - at);
         }
         return head + "\r\n\r\n" + body.toString(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] gzip(byte[] plain) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(b)) {
+            z.write(plain);
+        }
+        return b.toByteArray();
     }
 
     private static String sha256(String key) {

@@ -13,9 +13,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.SequenceInputStream;
+import java.net.URI;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.nmws.service.nmwg.StrictUtf8;
 import org.nmws.service.xmlrpc.XmlRpcCodec;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -27,12 +29,22 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <li>a body that claims UTF-8 (or says nothing, which for XML and JSON means UTF-8) but is not
  *     well-formed UTF-8: overlong forms of '/' were decoded as '/' over SOAP, XML-RPC and JSON
  *     (issue 21);</li>
- * <li>a JSON body holding NUL.</li>
+ * <li>a JSON body holding NUL;</li>
+ * <li>a compressed body (Content-Encoding): 415, send it plain;</li>
+ * <li>a SOAP or JSON body over nmws.xml.max-bytes: 413, read no further than the limit;</li>
+ * <li>a SOAP request by a method other than GET or POST: 405; a WSDL or schema document the
+ *     service does not publish (?wsdl=../../etc/passwd): 404;</li>
+ * <li>the error page asked for directly (POST /error): 404.</li>
  * </ul>
  * Plain HTTP's /nmwg is left to {@link org.nmws.service.nmwg.SafeXml}, which answers the same
  * in NMWG (error.common.parse_error), and the archive import to its own streaming reader.
  */
 final class RequestBodies extends OncePerRequestFilter {
+    /** A refused body is read (and dropped) up to this much, so the client hears why before the connection closes. */
+    static final long DRAIN_MAX = 64L * 1024 * 1024;
+    /** The schema documents the WSDL names: ../xsd/NAME.xsd, nothing outside. */
+    private static final Pattern XSD = Pattern.compile("\\.\\./xsd/(v1/)?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.xsd");
+
     private enum Dialect { SOAP11, SOAP12, XMLRPC, JSON, UNCHECKED }
 
     private final String soapPath;
@@ -47,17 +59,48 @@ final class RequestBodies extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String path = request.getRequestURI().substring(request.getContextPath().length());
+        if (path.equals("/error")) {
+            refuse(response, Dialect.JSON, HttpServletResponse.SC_NOT_FOUND,
+                    "/error is the service's error page, not a resource: nothing answers " + request.getMethod() + " /error");
+            return;
+        }
         Dialect dialect = dialect(path, request);
         String method = request.getMethod();
+        if (dialect == Dialect.SOAP11 || dialect == Dialect.SOAP12) {
+            if (!method.equals("GET") && !method.equals("POST") && !method.equals("HEAD") && !method.equals("OPTIONS")) {
+                response.setHeader("Allow", "GET, POST");
+                refuse(response, dialect, HttpServletResponse.SC_METHOD_NOT_ALLOWED,
+                        "the SOAP endpoint takes POST (a SOAP envelope) and GET (?wsdl), not " + method);
+                return;
+            }
+            String unpublished = unpublishedDocument(request);
+            if (unpublished != null) {
+                refuse(response, dialect, HttpServletResponse.SC_NOT_FOUND, unpublished);
+                return;
+            }
+        }
         if (dialect == Dialect.UNCHECKED || !hasBody(method) || isForm(request)) {
             chain.doFilter(request, response);
+            return;
+        }
+        String encoding = request.getHeader("Content-Encoding");
+        if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+            drain(request.getInputStream(), request.getContentLengthLong());
+            refuse(response, dialect, HttpServletResponse.SC_UNSUPPORTED_MEDIA_TYPE, "Content-Encoding '"
+                    + printable(encoding) + "' is not accepted: send the body uncompressed");
             return;
         }
         InputStream in = request.getInputStream();
         byte[] body = in.readNBytes(maxBytes + 1);
         if (body.length > maxBytes) {
-            // Each transport reads to its limit and says so in its own terms.
-            chain.doFilter(new Body(request, new SequenceInputStream(new ByteArrayInputStream(body), in)), response);
+            if (dialect == Dialect.XMLRPC) {
+                // The XML-RPC reader reads to its limit and says so in a fault of its own.
+                chain.doFilter(new Body(request, new SequenceInputStream(new ByteArrayInputStream(body), in)), response);
+                return;
+            }
+            drain(in, request.getContentLengthLong());
+            refuse(response, dialect, HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE,
+                    "request body exceeds the limit of " + maxBytes + " bytes (nmws.xml.max-bytes)");
             return;
         }
         String problem = problem(dialect, request, body);
@@ -92,6 +135,23 @@ final class RequestBodies extends OncePerRequestFilter {
         String type = request.getContentType();
         String t = type == null ? "" : type.toLowerCase(Locale.ROOT);
         return t.startsWith("application/x-www-form-urlencoded") || t.startsWith("multipart/");
+    }
+
+    /** Why a GET names a WSDL or schema document that is not published, or null for the WSDL and its schemas. */
+    private static String unpublishedDocument(HttpServletRequest request) {
+        String wsdl = request.getParameter("wsdl");
+        if (wsdl != null && !wsdl.isEmpty()) {
+            return "no WSDL document '" + printable(wsdl) + "' here: the service's WSDL is at ?wsdl";
+        }
+        String xsd = request.getParameter("xsd");
+        if (xsd != null) {
+            boolean known = XSD.matcher(xsd).matches()
+                    && RequestBodies.class.getClassLoader().getResource(URI.create(SoapEndpoints.WSDL).resolve(xsd).toString()) != null;
+            if (!known) {
+                return "no schema document '" + printable(xsd) + "' here: the WSDL (?wsdl) names the schemas it uses";
+            }
+        }
+        return null;
     }
 
     /** What is wrong with a body of a checked dialect, or null. */
@@ -146,6 +206,18 @@ final class RequestBodies extends OncePerRequestFilter {
         return false;
     }
 
+    private static void drain(InputStream in, long declared) throws IOException {
+        if (declared > DRAIN_MAX) {
+            return; // too much to read: the container closes the connection after the answer
+        }
+        long left = DRAIN_MAX;
+        byte[] buffer = new byte[65536];
+        int n;
+        while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) {
+            left -= n;
+        }
+    }
+
     private static void refuse(HttpServletResponse response, Dialect dialect, int status, String reason) throws IOException {
         String type;
         byte[] body;
@@ -176,6 +248,11 @@ final class RequestBodies extends OncePerRequestFilter {
         response.setContentType(type);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
+    }
+
+    private static String printable(String s) {
+        String shown = s.length() > 64 ? s.substring(0, 64) + "..." : s;
+        return shown.replaceAll("[^\\x20-\\x7e]", "?");
     }
 
     private static String xml(String s) {

@@ -105,5 +105,52 @@ class RequestBodiesTest {
         assertEquals(doc, a.body());
     }
 
+    @Test
+    void aGzipEncodedSoapBodyIs415WithAClientFault() throws Exception {
+        MockHttpServletRequest r = post("/services/MeasurementService", "text/xml", new byte[] {0x1f, (byte) 0x8b, 8, 0});
+        r.addHeader("Content-Encoding", "gzip");
+        Answer a = run(r);
+        assertEquals(415, a.response().getStatus());
+        assertTrue(a.body().contains("<faultcode>soap:Client</faultcode><faultstring>Content-Encoding 'gzip' is not accepted: send"
+                + " the body uncompressed</faultstring>"), a.body());
+    }
 
+    @Test
+    void aSoap12BodyOverTheLimitIs413WithASenderFault() throws Exception {
+        Answer a = run(post("/services/MeasurementService12", "application/soap+xml", new byte[5000]));
+        assertEquals(413, a.response().getStatus());
+        assertTrue(a.body().contains("soap:Sender") && a.body().contains("request body exceeds the limit of 4096 bytes"), a.body());
+    }
+
+    @Test
+    void patchOnTheSoapEndpointIs405() throws Exception {
+        MockHttpServletRequest r = post("/services/MeasurementService", "text/xml", ascii("<a/>"));
+        r.setMethod("PATCH");
+        Answer a = run(r);
+        assertEquals(405, a.response().getStatus());
+        assertEquals("GET, POST", a.response().getHeader("Allow"));
+        assertTrue(a.body().contains("soap:Client"), a.body());
+    }
+
+    @Test
+    void aWsdlOrSchemaTheServiceDoesNotPublishIs404AndThePublishedSchemaPasses() throws Exception {
+        MockHttpServletRequest wsdl = new MockHttpServletRequest("GET", "/services/MeasurementService");
+        wsdl.setParameter("wsdl", "../../../../etc/passwd");
+        Answer a = run(wsdl);
+        assertEquals(404, a.response().getStatus());
+        assertTrue(a.body().contains("no WSDL document '../../../../etc/passwd' here"), a.body());
+        MockHttpServletRequest xsd = new MockHttpServletRequest("GET", "/services/MeasurementService");
+        xsd.setParameter("xsd", "../xsd/../../../etc/passwd.xsd");
+        assertEquals(404, run(xsd).response().getStatus());
+        MockHttpServletRequest published = new MockHttpServletRequest("GET", "/services/MeasurementService");
+        published.setParameter("xsd", "../xsd/nmws-cost.xsd");
+        assertTrue(run(published).passed() != null);
+    }
+
+    @Test
+    void theErrorPageAskedForDirectlyIs404() throws Exception {
+        Answer a = run(post("/error", "application/json", ascii("{}")));
+        assertEquals(404, a.response().getStatus());
+        assertEquals("{\"error\":\"/error is the service's error page, not a resource: nothing answers POST /error\"}", a.body());
+    }
 }
