@@ -1,4 +1,4 @@
-package org.nmws.service.transport;
+package org.nmws.service.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package org.nmws.service.transport;
+package org.nmws.service.web;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -36,7 +36,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *     service does not publish (?wsdl=../../etc/passwd): 404;</li>
  * <li>the error page asked for directly (POST /error): 404.</li>
  * </ul>
- * Plain HTTP's /nmwg is left to {@link org.nmws.service.nmwg.SafeXml}, which answers the same
+ * It stands before every transport, so it lives in a package of its own that depends on them
+ * (for the XML-RPC fault's form) and that none depends on. Plain HTTP's /nmwg is left to {@link org.nmws.service.nmwg.SafeXml}, which answers the same
  * in NMWG (error.common.parse_error), and the archive import to its own streaming reader.
  */
 final class RequestBodies extends OncePerRequestFilter {
@@ -44,6 +45,9 @@ final class RequestBodies extends OncePerRequestFilter {
     static final long DRAIN_MAX = 64L * 1024 * 1024;
     /** The schema documents the WSDL names: ../xsd/NAME.xsd, nothing outside. */
     private static final Pattern XSD = Pattern.compile("\\.\\./xsd/(v1/)?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.xsd");
+
+    /** Where the SOAP endpoints' WSDL lies on the class path (as SoapEndpoints publishes it). */
+    private static final String WSDL = "nmws/wsdl/nmws.wsdl";
 
     private enum Dialect { SOAP11, SOAP12, XMLRPC, JSON, UNCHECKED }
 
@@ -146,7 +150,7 @@ final class RequestBodies extends OncePerRequestFilter {
         String xsd = request.getParameter("xsd");
         if (xsd != null) {
             boolean known = XSD.matcher(xsd).matches()
-                    && RequestBodies.class.getClassLoader().getResource(URI.create(SoapEndpoints.WSDL).resolve(xsd).toString()) != null;
+                    && RequestBodies.class.getClassLoader().getResource(URI.create(WSDL).resolve(xsd).toString()) != null;
             if (!known) {
                 return "no schema document '" + printable(xsd) + "' here: the WSDL (?wsdl) names the schemas it uses";
             }

@@ -1,4 +1,4 @@
-package org.nmws.service.transport;
+package org.nmws.service.web;
 
 import org.nmws.service.NmwsProperties;
 import org.springframework.beans.factory.annotation.Value;
