@@ -32,7 +32,7 @@ class PackageDependenciesTest {
     void layersDependDownwardsOnly() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Transports").definedBy("..service.transport..", "..service.api..", "..service.xmlrpc..",
-                        "..service.security..", "..service.metrics..", "..service.dashboard..")
+                        "..service.security..", "..service.metrics..", "..service.dashboard..", "..service.web..")
                 .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..")
                 .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..")
                 .layer("Services").definedBy("..service.measure..", "..service.kind..", "..service.archive..",

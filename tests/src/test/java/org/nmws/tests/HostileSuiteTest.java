@@ -55,6 +55,8 @@ class HostileSuiteTest {
     private Responder responder;
     private Process service;
     private String base;
+    private int port;
+    private static final String ADMIN_KEY = "k-hostile-admin-31415";
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private int cases;
 
@@ -66,7 +68,9 @@ class HostileSuiteTest {
         Path log = Files.createTempFile("nmws-hostile", ".log");
         service = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
                 "-jar", jar.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1",
-                "--nmws.data-dir=" + Files.createTempDirectory("nmws-hostile"), "--nmws.responder-port=" + responder.port)
+                "--nmws.data-dir=" + Files.createTempDirectory("nmws-hostile"), "--nmws.responder-port=" + responder.port,
+                "--nmws.archive.import-enabled=true", "--nmws.security.api-keys[0].name=operator",
+                "--nmws.security.api-keys[0].sha256=" + sha256(ADMIN_KEY), "--nmws.security.api-keys[0].roles=admin")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
@@ -81,6 +85,7 @@ class HostileSuiteTest {
             }
         }
         base = "http://127.0.0.1:" + port;
+        this.port = port;
     }
 
     @AfterAll
@@ -599,6 +604,259 @@ class HostileSuiteTest {
             double seconds = (System.nanoTime() - killed) / 1e9;
             assertTrue(body.contains("error.mp.measurement") && body.contains("went away"), body);
             assertTrue(seconds < 2.0, "reported " + seconds + " s after the kill (the test had 18 s to go)");
+        }
+    }
+
+    // ---- issue 21 -------------------------------------------------------------------------
+
+    @Test
+    @Order(8)
+    void tenConcurrentElementBombsAreEachAParseErrorAndAnEchoStillSucceeds() throws Exception {
+        // 4 MB of a million empty elements: counted while streaming, so no DOM (and no heap) is spent on them.
+        String bomb = "<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"e\">" + "<a/>".repeat(1_000_000) + "</nmwg:message>";
+        List<CompletableFuture<HttpResponse<String>>> bombs = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            bombs.add(http.sendAsync(post("/nmwg", utf8(bomb), "application/xml").timeout(Duration.ofSeconds(60)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        String echo = postNmwg("<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"e\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:eventType>http://schemas.perfsonar.net/tools/admin/echo/2.0</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>");
+        assertTrue(echo.contains("success.echo"), echo);
+        for (CompletableFuture<HttpResponse<String>> b : bombs) {
+            HttpResponse<String> r = b.get(60, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode(), r.body());
+            assertTrue(r.body().contains("error.common.parse_error") && r.body().contains("request holds more than 50000 elements"),
+                    r.body());
+        }
+        assertEquals(200, get("/actuator/health").statusCode());
+    }
+
+    /** A request sent as raw bytes, and the exact answer it must get: the status and every one of the texts. */
+    private record Exact(String name, String method, String path, List<String> headers, byte[] body, int status, List<String> texts) {
+    }
+
+    private static final byte[] C0AF = {(byte) 0xC0, (byte) 0xAF};
+    private static final byte[] E080AF = {(byte) 0xE0, (byte) 0x80, (byte) 0xAF};
+    private static final byte[] F08080AF = {(byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0xAF};
+
+    private static List<Exact> issue21Cases() throws IOException {
+        List<Exact> out = new ArrayList<>();
+        String echo = "<nmwg:message " + NMWG + " type=\"EchoRequest\" id=\"";
+        String utf8Error = "request is not valid UTF-8: malformed or overlong byte sequence at byte ";
+        // Overlong UTF-8 spelling '/' on every transport, each refused in its own terms.
+        for (byte[] overlong : List.of(C0AF, E080AF, F08080AF)) {
+            String form = overlong.length + "-byte overlong '/'";
+            out.add(new Exact("SOAP 1.1 " + form, "POST", "/services/MeasurementService", List.of("Content-Type: text/xml",
+                    "SOAPAction: \"\""), concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP11
+                    + "\"><s:Body>" + echo), overlong, utf8("\"/></s:Body></s:Envelope>")),
+                    500, List.of("<faultcode>soap:Client</faultcode>", utf8Error)));
+            out.add(new Exact("SOAP 1.2 " + form, "POST", "/services/MeasurementService12", List.of(
+                    "Content-Type: application/soap+xml; charset=utf-8"), concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP12
+                    + "\"><s:Body>" + echo), overlong, utf8("\"/></s:Body></s:Envelope>")), 400,
+                    List.of("<soap:Value>soap:Sender</soap:Value>", utf8Error)));
+            out.add(new Exact("XML-RPC " + form, "POST", "/RPC2", List.of("Content-Type: text/xml"), concat(utf8(
+                    "<?xml version=\"1.0\"?><methodCall><methodName>system.methodHelp</methodName><params><param><value><string>a"),
+                    overlong, utf8("</string></value></param></params></methodCall>")), 200,
+                    List.of("<name>faultCode</name><value><int>-32700</int></value>", utf8Error)));
+            out.add(new Exact("/nmwg " + form, "POST", "/nmwg", List.of("Content-Type: application/xml"), concat(utf8(echo), overlong,
+                    utf8("\"/>")), 200, List.of("error.common.parse_error", utf8Error)));
+            out.add(new Exact("JSON " + form, "PUT", "/api/schedules/overlong", List.of("Content-Type: application/json"), concat(
+                    utf8("{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1"), overlong, utf8("\",\"period\":\"PT1H\"}")),
+                    400, List.of("{\"error\":\"" + utf8Error)));
+        }
+        // The cross-site guard: every value the binder takes as true acts.
+        for (String on : List.of("on", "yes", "1", "YES", "True")) {
+            out.add(new Exact("cross-site measure=" + on, "GET", "/api/diagnosis?dst=127.0.0.1&measure=" + on,
+                    List.of("Sec-Fetch-Site: cross-site"), null, 403,
+                    List.of("a request from another web site may not start tests or change anything here")));
+            out.add(new Exact("cross-site refresh=" + on, "GET", "/api/cost?dst=127.0.0.1&bytes=1e6&refresh=" + on,
+                    List.of("Sec-Fetch-Site: cross-site"), null, 403,
+                    List.of("a request from another web site may not start tests or change anything here")));
+        }
+        // DNS rebinding: Host, Origin and Sec-Fetch-Site agree on a foreign name.
+        String rebound = "Host 'rebind.attacker.example:PORT' is not a name this service answers to";
+        out.add(new Exact("rebinding POST /nmwg", "POST", "/nmwg", List.of("Host: rebind.attacker.example:PORT",
+                "Origin: http://rebind.attacker.example:PORT", "Sec-Fetch-Site: same-origin", "Content-Type: application/xml"),
+                utf8(echo + "e\"/>"), 403, List.of(rebound)));
+        out.add(new Exact("rebinding measure GET", "GET", "/api/diagnosis?dst=127.0.0.1&measure=true", List.of(
+                "Host: rebind.attacker.example:PORT", "Sec-Fetch-Site: same-origin"), null, 403, List.of(rebound)));
+        out.add(new Exact("rebinding SOAP", "POST", "/services/MeasurementService", List.of("Host: rebind.attacker.example:PORT",
+                "Origin: http://rebind.attacker.example:PORT", "Content-Type: text/xml"), utf8(soap11(echo + "e\"/>")), 403,
+                List.of(rebound)));
+        out.add(new Exact("the service's own name acts", "POST", "/nmwg", List.of("Host: localhost:PORT",
+                "Sec-Fetch-Site: same-origin", "Content-Type: application/xml"), utf8(echo + "e\"/>"), 200,
+                List.of("success.echo")));
+        // JSON query parameters: ASCII digits only.
+        for (String limit : List.of("0x10", "%D9%A1%D9%A2", "%EF%BC%91%EF%BC%92", "%2310")) {
+            out.add(new Exact("json limit=" + limit, "GET", "/api/paths?limit=" + limit, List.of(), null, 400,
+                    List.of("is not an integer in ASCII digits")));
+        }
+        out.add(new Exact("json bytes=0x10", "GET", "/api/cost?dst=127.0.0.1&bytes=0x10", List.of(), null, 400,
+                List.of("'0x10' is not a decimal number in ASCII digits")));
+        // JSON bodies: duplicate keys, trailing garbage, NUL.
+        String schedule = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\"";
+        out.add(new Exact("json duplicate key", "PUT", "/api/schedules/dup", List.of("Content-Type: application/json"),
+                utf8(schedule + ",\"dst\":\"127.0.0.2\"}"), 400,
+                List.of("{\"error\":\"request body is not acceptable JSON: Duplicate field 'dst'")));
+        out.add(new Exact("json trailing garbage", "PUT", "/api/schedules/trail", List.of("Content-Type: application/json"),
+                utf8(schedule + "} {\"x\":1}"), 400, List.of("{\"error\":\"request body is not acceptable JSON: Trailing token")));
+        out.add(new Exact("json escaped NUL", "PUT", "/api/schedules/nul", List.of("Content-Type: application/json"),
+                utf8(schedule.replace("127.0.0.1", "127.0.0.1\\u0000") + "}"), 400,
+                List.of("{\"error\":\"a JSON body may not hold NUL (\\\\u0000)\"}")));
+        // An NMWG decimal that underflows to 0.
+        out.add(new Exact("nmwg interval=1e-999", "POST", "/nmwg", List.of("Content-Type: application/xml"), utf8(msg("MeasurementRequest",
+                "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/>"
+                + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\">"
+                + "<nmwg:parameter name=\"interval\">1e-999</nmwg:parameter></nmwg:parameters></nmwg:metadata>" + data("m"))), 200,
+                List.of("error.common.parameter", "parameter interval is '1e-999': too small to be told from 0")));
+        // Client mistakes that were a 500 or soap:Server.
+        out.add(new Exact("POST /error", "POST", "/error", List.of("Content-Type: application/json"), utf8("{}"), 404,
+                List.of("{\"error\":\"/error is the service's error page, not a resource: nothing answers POST /error\"}")));
+        out.add(new Exact("?wsdl=../../../../etc/passwd", "GET", "/services/MeasurementService?wsdl=../../../../etc/passwd", List.of(),
+                null, 404, List.of("<faultcode>soap:Client</faultcode><faultstring>no WSDL document '../../../../etc/passwd' here")));
+        out.add(new Exact("?xsd=../../../../etc/passwd", "GET", "/services/MeasurementService?xsd=../../../../etc/passwd", List.of(),
+                null, 404, List.of("<faultcode>soap:Client</faultcode><faultstring>no schema document '../../../../etc/passwd' here")));
+        out.add(new Exact("gzip-encoded SOAP", "POST", "/services/MeasurementService", List.of("Content-Type: text/xml",
+                "Content-Encoding: gzip"), gzip(utf8(soap11(echo + "e\"/>"))), 415, List.of("<faultcode>soap:Client</faultcode>"
+                + "<faultstring>Content-Encoding 'gzip' is not accepted: send the body uncompressed</faultstring>")));
+        byte[] big = concat(utf8("<s:Envelope xmlns:s=\"" + Service.SOAP12 + "\"><s:Body><x>"), "y".repeat(50 * 1024 * 1024)
+                .getBytes(StandardCharsets.US_ASCII), utf8("</x></s:Body></s:Envelope>"));
+        out.add(new Exact("50 MB SOAP 1.2 body", "POST", "/services/MeasurementService12", List.of(
+                "Content-Type: application/soap+xml; charset=utf-8"), big, 413, List.of("<soap:Value>soap:Sender</soap:Value>",
+                "request body exceeds the limit of 4194304 bytes (nmws.xml.max-bytes)")));
+        out.add(new Exact("PATCH on the SOAP endpoint", "PATCH", "/services/MeasurementService", List.of("Content-Type: text/xml"),
+                utf8(soap11(echo + "e\"/>")), 405, List.of("Allow: GET, POST", "<faultcode>soap:Client</faultcode><faultstring>"
+                + "the SOAP endpoint takes POST (a SOAP envelope) and GET (?wsdl), not PATCH</faultstring>")));
+        return out;
+    }
+
+    @TestFactory
+    @Order(9)
+    Stream<DynamicTest> issue21MalformedBodiesAndClientMistakesGetTheirTransportsExactAnswer() throws IOException {
+        return issue21Cases().stream().map(c -> DynamicTest.dynamicTest(c.name, () -> {
+            List<String> headers = c.headers.stream().map(h -> h.replace("PORT", String.valueOf(port))).toList();
+            String answer = rawExchange(c.method, c.path, headers, c.body);
+            String shown = answer.length() > 800 ? answer.substring(0, 800) + "..." : answer;
+            assertTrue(answer.startsWith("HTTP/1.1 " + c.status + " "), c.name + ": " + shown);
+            for (String t : c.texts) {
+                assertTrue(answer.contains(t.replace("PORT", String.valueOf(port))), c.name + " lacks '" + t + "': " + shown);
+            }
+        }));
+    }
+
+    @Test
+    @Order(10)
+    void anImportWithA300MibTextNodeIsRefused413AndTheServiceStillAnswers() throws Exception {
+        byte[] head = utf8("<nmwg:store xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"store\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"x\">");
+        byte[] tail = utf8("</nmwg:parameter></nmwg:parameters></nmwg:metadata></nmwg:store>");
+        long text = 300L * 1024 * 1024;
+        String answer;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(120_000);
+            OutputStream out = s.getOutputStream();
+            out.write(utf8("POST /archive/store HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Api-Key: " + ADMIN_KEY
+                    + "\r\nContent-Type: application/xml\r\nConnection: close\r\nContent-Length: " + (head.length + text + tail.length)
+                    + "\r\n\r\n"));
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+                try {
+                    out.write(head);
+                    byte[] chunk = "x".repeat(1 << 20).getBytes(StandardCharsets.US_ASCII);
+                    for (long sent = 0; sent < text; sent += chunk.length) {
+                        out.write(chunk);
+                    }
+                    out.write(tail);
+                } catch (IOException closedEarly) {
+                    // the service answered before reading it all, as it should
+                }
+            });
+            answer = readAnswer(s.getInputStream());
+            writer.get(120, TimeUnit.SECONDS);
+        }
+        assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);
+        assertTrue(answer.contains("nmwg:store holds a text node of more than 25165824 characters"), answer);
+        assertEquals(200, get("/actuator/health").statusCode());
+    }
+
+    /** Sends a request as written, on a connection of its own, and returns the whole answer (status line, headers, body). */
+    private String rawExchange(String method, String path, List<String> headers, byte[] body) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(60_000);
+            StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
+            if (headers.stream().noneMatch(h -> h.regionMatches(true, 0, "Host:", 0, 5))) {
+                head.append("Host: 127.0.0.1:").append(port).append("\r\n");
+            }
+            for (String h : headers) {
+                head.append(h).append("\r\n");
+            }
+            head.append("Connection: close\r\n");
+            if (body != null) {
+                head.append("Content-Length: ").append(body.length).append("\r\n");
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(utf8(head.append("\r\n").toString()));
+            if (body != null) {
+                out.write(body);
+            }
+            out.flush();
+            return readAnswer(s.getInputStream());
+        }
+    }
+
+    /** Reads an answer to its end (the connection closes), with a chunked body put back together. */
+    private static String readAnswer(InputStream in) throws IOException {
+        byte[] all;
+        try {
+            all = in.readAllBytes();
+        } catch (java.net.SocketException reset) {
+            throw new IllegalStateException("the connection was reset before an answer came", reset);
+        }
+        int split = -1;
+        for (int i = 0; i + 3 < all.length && split < 0; i++) {
+            if (all[i] == '\r' && all[i + 1] == '\n' && all[i + 2] == '\r' && all[i + 3] == '\n') {
+                split = i;
+            }
+        }
+        if (split < 0) {
+            return new String(all, StandardCharsets.UTF_8);
+        }
+        String head = new String(all, 0, split, StandardCharsets.ISO_8859_1);
+        int at = split + 4;
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        if (head.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+            while (at < all.length) {
+                int eol = at;
+                while (eol + 1 < all.length && !(all[eol] == '\r' && all[eol + 1] == '\n')) {
+                    eol++;
+                }
+                int size = Integer.parseInt(new String(all, at, eol - at, StandardCharsets.ISO_8859_1).trim().split(";")[0], 16);
+                if (size == 0) {
+                    break;
+                }
+                body.write(all, eol + 2, size);
+                at = eol + 2 + size + 2;
+            }
+        } else {
+            body.write(all, at, all.length - at);
+        }
+        return head + "\r\n\r\n" + body.toString(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] gzip(byte[] plain) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(b)) {
+            z.write(plain);
+        }
+        return b.toByteArray();
+    }
+
+    private static String sha256(String key) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

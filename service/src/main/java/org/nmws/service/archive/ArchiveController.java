@@ -47,6 +47,8 @@ class ArchiveController {
         try {
             long n = NmwgStore.importAtomically(archive, body);
             return ResponseEntity.ok(Map.of("imported", n));
+        } catch (NmwgStore.TooLarge e) {
+            return ResponseEntity.status(HttpStatus.PAYLOAD_TOO_LARGE).body(Map.of("error", e.getMessage(), "imported", 0));
         } catch (IllegalArgumentException e) {
             return ResponseEntity.badRequest().body(Map.of("error", e.getMessage(), "imported", 0));
         }

@@ -44,6 +44,11 @@ public final class NmwgStore {
     static final String RESULT = Namespaces.NMWS_RESULT;
     /** Values of one imported sample series held in memory before its observation is saved. */
     static final int MAX_SERIES_VALUES = 1_000_000;
+    /**
+     * Longest text node read from an imported store: a series of MAX_SERIES_VALUES values of up
+     * to 20 characters each, with room to spare. A 300 MiB text node took the heap (issue 21).
+     */
+    static final int MAX_TEXT_CHARS = 24 * 1024 * 1024;
 
     private NmwgStore() {
     }
@@ -187,6 +192,7 @@ public final class NmwgStore {
         f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
         f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
         f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+        f.setProperty(com.ctc.wstx.api.WstxInputProperties.P_MAX_TEXT_LENGTH, MAX_TEXT_CHARS);
         try {
             XMLStreamReader r = f.createXMLStreamReader(in);
             r.nextTag();
@@ -221,11 +227,22 @@ public final class NmwgStore {
             }
             return saved;
         } catch (XMLStreamException | com.ctc.wstx.exc.WstxLazyException e) {
+            if (String.valueOf(e.getMessage()).contains("Text size limit")) {
+                throw new TooLarge("nmwg:store holds a text node of more than " + MAX_TEXT_CHARS
+                        + " characters (the longest series of " + MAX_SERIES_VALUES + " values is shorter)", e);
+            }
             // Woodstox reports some malformed text (a cut multi-byte character) unchecked, when read.
             throw new IllegalArgumentException("nmwg:store is not well-formed XML: " + e.getMessage(), e);
         } catch (NullPointerException | ArithmeticException | java.time.DateTimeException | NumberFormatException e) {
             // A missing or malformed attribute in the document: the client's error, not ours.
             throw new IllegalArgumentException("nmwg:store has a missing or malformed value: " + e.getMessage(), e);
+        }
+    }
+
+    /** A store with a part larger than the importer reads: the client's error, answered 413. */
+    public static final class TooLarge extends IllegalArgumentException {
+        TooLarge(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

@@ -29,6 +29,12 @@ public final class Params {
         return DECIMAL.matcher(v).matches();
     }
 
+    /** Whether a decimal literal names a nonzero number (a nonzero digit before its exponent), though it parsed as 0. */
+    static boolean underflows(String literal) {
+        int e = Math.max(literal.indexOf('e'), literal.indexOf('E'));
+        return (e < 0 ? literal : literal.substring(0, e)).chars().anyMatch(c -> c >= '1' && c <= '9');
+    }
+
     public static int integer(Map<String, String> p, String name, int dflt, int min, int max) {
         String v = p.get(name);
         if (v == null || v.isBlank()) {
@@ -64,6 +70,10 @@ public final class Params {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("parameter " + name + " is '" + echo(v) + "': expected a number " + min
                     + ".." + max);
+        }
+        if (d == 0 && underflows(v.trim())) {
+            throw new IllegalArgumentException("parameter " + name + " is '" + echo(v) + "': too small to be told from 0; must be "
+                    + min + ".." + max);
         }
         if (!(d >= min && d <= max)) {
             throw new IllegalArgumentException("parameter " + name + " is " + echo(v) + ": must be " + min + ".." + max);

@@ -6,6 +6,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
+import java.util.Locale;
+import java.util.Set;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -17,18 +19,45 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Origin on anything but a simple GET); a request from another site may read (the same-origin
  * policy keeps the answer from that site) but not change anything or start a test. Clients
  * that are not browsers send neither header and are not affected.
+ *
+ * <p>DNS rebinding makes a foreign page same-origin: its name is made to resolve to this
+ * machine, and the browser then sends Host, Origin and Sec-Fetch-Site that all agree. Only the
+ * Host gives it away, so a request that acts must name this service in its Host
+ * ({@link ServiceNames}; issue 21).
  */
 final class CrossSiteRequests extends OncePerRequestFilter {
+    /** What Spring's binder reads as true for a boolean parameter (it trims and ignores case). */
+    private static final Set<String> TRUE = Set.of("true", "on", "yes", "1");
+
+    private final ServiceNames names;
+
+    CrossSiteRequests(ServiceNames names) {
+        this.names = names;
+    }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        if (crossSite(request) && actsOnSomething(request)) {
-            Refusals.write(response, HttpServletResponse.SC_FORBIDDEN,
-                    "a request from another web site may not start tests or change anything here");
-            return;
+        if (actsOnSomething(request)) {
+            if (crossSite(request)) {
+                Refusals.write(response, HttpServletResponse.SC_FORBIDDEN,
+                        "a request from another web site may not start tests or change anything here");
+                return;
+            }
+            String host = request.getHeader("Host");
+            if (!names.answersTo(host)) {
+                Refusals.write(response, HttpServletResponse.SC_FORBIDDEN, "Host '" + printable(host)
+                        + "' is not a name this service answers to, so this request may be DNS rebinding: it may not start"
+                        + " tests or change anything here (add the name to nmws.security.host-names)");
+                return;
+            }
         }
         chain.doFilter(request, response);
+    }
+
+    private static String printable(String s) {
+        String shown = s.length() > 100 ? s.substring(0, 100) + "..." : s;
+        return shown.replaceAll("[^\\x20-\\x7e]", "?");
     }
 
     /** Whether a browser says the request comes from a page of another origin. */
@@ -60,6 +89,19 @@ final class CrossSiteRequests extends OncePerRequestFilter {
         if (!m.equals("GET") && !m.equals("HEAD") && !m.equals("OPTIONS")) {
             return true;
         }
-        return "true".equalsIgnoreCase(request.getParameter("refresh")) || "true".equalsIgnoreCase(request.getParameter("measure"));
+        return isTrue(request.getParameterValues("refresh")) || isTrue(request.getParameterValues("measure"));
+    }
+
+    /** Whether any of a parameter's values is one the binder takes as true (measure=on, refresh=YES, ...). */
+    static boolean isTrue(String[] values) {
+        if (values == null) {
+            return false;
+        }
+        for (String v : values) {
+            if (v != null && TRUE.contains(v.trim().toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

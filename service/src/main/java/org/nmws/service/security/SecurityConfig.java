@@ -4,7 +4,9 @@ import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import org.nmws.service.measure.ClientLimits;
+import org.nmws.service.mesh.Mesh;
 import org.nmws.service.measure.TestAdmission;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -78,8 +80,8 @@ class SecurityConfig {
     }
 
     @Bean
-    SecurityFilterChain nmwsFilterChain(HttpSecurity http, SecurityProperties props, TestAdmission admission)
-            throws Exception {
+    SecurityFilterChain nmwsFilterChain(HttpSecurity http, SecurityProperties props, TestAdmission admission,
+                                        @Value("${nmws.public-url:}") String publicUrl, Mesh mesh) throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
         http.csrf(c -> c.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -88,7 +90,9 @@ class SecurityConfig {
                 .anonymous(a -> a.authenticationFilter(new ByAddress(props, admission)))
                 .addFilterBefore(new ApiKeyFilter(props.apiKeys()), BasicAuthenticationFilter.class)
                 .addFilterBefore(new ClearTextCredentials(props.credentialsOnlyOverTls()), ApiKeyFilter.class)
-                .addFilterBefore(new CrossSiteRequests(), ClearTextCredentials.class)
+                .addFilterBefore(new CrossSiteRequests(ServiceNames.of(props.hostNames(), java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of(publicUrl), mesh.points().stream().map(Mesh.Point::url)).toList())),
+                        ClearTextCredentials.class)
                 .authorizeHttpRequests(r -> r
                         // A streamed answer (the archive export) and an error page are later
                         // dispatches of a request already authorized; stateless, they carry no context.

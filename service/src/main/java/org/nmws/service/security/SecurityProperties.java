@@ -23,6 +23,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *        archives are read openly) or nothing (empty)
  * @param anonymousLimits what anonymous clients that may measure (nmws.limits.test-clients) may ask
  * @param credentialsOnlyOverTls refuse a password or key sent in clear text from another host
+ * @param hostNames names (Host header) this service answers to besides localhost, the machine's
+ *        names and addresses, any IP literal, and the hosts of nmws.public-url and the mesh's
+ *        points; a request that acts naming another host is refused (DNS rebinding); "*" accepts any
  */
 @ConfigurationProperties("nmws.security")
 public record SecurityProperties(
@@ -30,7 +33,8 @@ public record SecurityProperties(
         @DefaultValue List<ApiKey> apiKeys,
         @DefaultValue("read") List<String> anonymousRoles,
         @DefaultValue Limits anonymousLimits,
-        @DefaultValue("true") boolean credentialsOnlyOverTls) {
+        @DefaultValue("true") boolean credentialsOnlyOverTls,
+        @DefaultValue List<String> hostNames) {
 
     public static final String READ = "read";
     public static final String MEASURE = "measure";
@@ -40,6 +44,7 @@ public record SecurityProperties(
     public SecurityProperties {
         users = List.copyOf(users);
         apiKeys = List.copyOf(apiKeys);
+        hostNames = List.copyOf(hostNames);
         anonymousRoles = checkRoles("nmws.security.anonymous-roles", anonymousRoles);
         if (anonymousRoles.contains(ADMIN)) {
             throw new IllegalArgumentException("nmws.security.anonymous-roles may not hold admin");

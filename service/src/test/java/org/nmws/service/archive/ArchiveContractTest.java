@@ -297,6 +297,40 @@ abstract class ArchiveContractTest {
     }
 
     @Test
+    void importRefusesATextNodeOverItsBoundWithoutReadingItWhole() {
+        // issue 21: a 300 MiB text node in an import ran the heap out (a 500); 30 MiB is past the bound.
+        String head = "<nmwg:store xmlns:nmwg=\"" + NmwgStore.NMWG + "\" type=\"store\"><nmwg:metadata id=\"m\">"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"x\">";
+        long n = 30L * 1024 * 1024;
+        java.io.InputStream text = new java.io.InputStream() {
+            private long left = n;
+
+            @Override
+            public int read() {
+                return left-- > 0 ? 'x' : -1;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (left <= 0) {
+                    return -1;
+                }
+                int k = (int) Math.min(len, left);
+                java.util.Arrays.fill(b, off, off + k, (byte) 'x');
+                left -= k;
+                return k;
+            }
+        };
+        java.io.InputStream doc = new java.io.SequenceInputStream(new ByteArrayInputStream(head.getBytes(StandardCharsets.UTF_8)),
+                new java.io.SequenceInputStream(text, new ByteArrayInputStream("</nmwg:parameter></nmwg:parameters></nmwg:metadata>"
+                        .concat("</nmwg:store>").getBytes(StandardCharsets.UTF_8))));
+        NmwgStore.TooLarge e = assertThrows(NmwgStore.TooLarge.class, () -> NmwgStore.importAtomically(archive, doc));
+        assertEquals("nmwg:store holds a text node of more than 25165824 characters (the longest series of 1000000 values"
+                + " is shorter)", e.getMessage());
+        assertEquals(0, store.jdbc().queryForObject("SELECT COUNT(*) FROM observation", Long.class));
+    }
+
+    @Test
     void importRefusesADocumentWithADoctype() {
         String xml = "<?xml version=\"1.0\"?><!DOCTYPE s [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
                 + "<nmwg:store xmlns:nmwg=\"" + NmwgStore.NMWG + "\" type=\"store\">&x;</nmwg:store>";

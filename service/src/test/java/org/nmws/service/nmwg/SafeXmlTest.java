@@ -65,4 +65,55 @@ class SafeXmlTest {
         String doc = "<a>".repeat(16) + "</a>".repeat(16);
         assertEquals("a", xml.parse(doc.getBytes(StandardCharsets.UTF_8)).getDocumentElement().getLocalName());
     }
+
+    private final SafeXml full = new SafeXml(4 * 1024 * 1024, 64);
+
+    @Test
+    void aMillionEmptyElementsAreRefusedAsAParseErrorWhileStreaming() {
+        // issue 21: the DOM was built before elements were counted. The document is cut after
+        // the bomb: had it been parsed to the end, the error would be the missing end tag.
+        String doc = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"EchoRequest\">"
+                + "<a/>".repeat(1_000_000);
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+        assertEquals("request holds more than 50000 elements", e.getMessage());
+    }
+
+    @Test
+    void elementsAtTheLimitAreAccepted() throws Exception {
+        String doc = "<m>" + "<a/>".repeat(SafeXml.MAX_ELEMENTS - 1) + "</m>";
+        assertEquals(SafeXml.MAX_ELEMENTS - 1, full.parse(doc.getBytes(StandardCharsets.UTF_8)).getDocumentElement()
+                .getChildNodes().getLength());
+    }
+
+    @Test
+    void nestingIsCountedBeforeTheDocumentEnds() {
+        String doc = "<a>".repeat(65) + "<<<";
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals("request nests elements deeper than 64", e.getMessage());
+    }
+
+    @Test
+    void tooManyAttributesAreRefusedWhileStreaming() {
+        StringBuilder doc = new StringBuilder("<m><b");
+        for (int i = 0; i < 65; i++) {
+            doc.append(" a").append(i).append("=\"v\"");
+        }
+        doc.append("/><<<");
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.toString().getBytes(StandardCharsets.UTF_8)));
+        assertEquals("an element has more than 64 attributes", e.getMessage());
+    }
+
+    @Test
+    void aLongAttributeIsRefusedWhileStreaming() {
+        String doc = "<m><b a=\"" + "y".repeat(SafeXml.MAX_ATTRIBUTE_CHARS + 1) + "\"/><<<";
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals("an attribute value exceeds 65536 characters", e.getMessage());
+    }
+
+    @Test
+    void anUndeclaredEntityIsAParseError() {
+        NmwgException e = assertThrows(NmwgException.class, () -> xml.parse("<m>&x;</m>".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+    }
 }

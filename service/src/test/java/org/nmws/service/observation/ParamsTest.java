@@ -36,4 +36,14 @@ class ParamsTest {
         assertTrue(e.getMessage().length() < 300, "message of " + e.getMessage().length() + " characters");
         assertTrue(e.getMessage().contains("100000 characters"), e.getMessage());
     }
+
+    @Test
+    void aNonzeroLiteralThatUnderflowsToZeroIsRefused() {
+        // issue 21: 1e-999 was read as 0.
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Params.decimal(Map.of("interval", "1e-999"), "interval", 1, 0, 10));
+        assertEquals("parameter interval is '1e-999': too small to be told from 0; must be 0.0..10.0", e.getMessage());
+        assertEquals(0.0, Params.decimal(Map.of("interval", "0e-999"), "interval", 1, 0, 10), 0.0);
+        assertEquals(0.0, Params.decimal(Map.of("interval", "0.000"), "interval", 1, 0, 10), 0.0);
+    }
 }
