@@ -36,9 +36,9 @@ class HopListKindTest {
                 address == null ? -1 : 11, address == null ? -1 : 0, "192.0.2.7".equals(address), false);
     }
 
-    /** A gateway answering both probes, a silent router, and the destination answering the second probe. */
+    /** A gateway answering both probes (the first faster), a silent router, and the destination answering the second probe. */
     static HopListResult answer(HopListSpec s) {
-        return new HopListResult(List.of(hop(1, "10.0.0.1", "gw.example.net", 1.5, 1.2), hop(2, null, null, NAN, NAN),
+        return new HopListResult(List.of(hop(1, "10.0.0.1", "gw.example.net", 1.2, 1.5), hop(2, null, null, NAN, NAN),
                 hop(3, "192.0.2.7", null, NAN, 9.0)), true, 3, "192.0.2.7", 1500.0, false);
     }
 
@@ -68,8 +68,8 @@ class HopListKindTest {
         List<Observation.Frame> frames = o.frames();
         assertEquals(6, frames.size());
         long start = o.start().getEpochSecond() * 1_000_000_000L + o.start().getNano();
-        assertEquals(new Observation.Frame(0, start, 1_500_000, 60, 1), frames.get(0));
-        assertEquals(new Observation.Frame(1, start, 1_200_000, 60, 1), frames.get(1));
+        assertEquals(new Observation.Frame(0, start, 1_200_000, 60, 1), frames.get(0));
+        assertEquals(new Observation.Frame(1, start, 1_500_000, 60, 1), frames.get(1));
         assertTrue(frames.get(2).lost() && frames.get(3).lost() && frames.get(4).lost());
         assertEquals(2, frames.get(3).ttl());
         assertEquals(new Observation.Frame(5, start, 9_000_000, 60, 3), frames.get(5));
