@@ -113,6 +113,23 @@ class AvailableBandwidthKindTest {
     }
 
     @Test
+    void aScanOutsideTheEnginesRangeIsRefusedByParseOrKeptWithinIt() throws Exception {
+        // 50 kbit/s passes bandwidthLimit's own range (1k..100G) but is below what a scan offers:
+        // parse refuses it, naming the parameter, rather than the spec's maxMbps once the path is held
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> kind.parse(
+                Map.of("bandwidthLimit", "50k"), Characteristic.PATH_BANDWIDTH_AVAILABLE, RoundTripKindTest.CONTEXT));
+        assertEquals("a scan up to 0.05 Mbit/s is below the least it can offer, 0.1 Mbit/s: give bandwidthLimit of at "
+                + "least 100k", e.getMessage());
+        // a client may be allowed 500 Gbit/s (max-rate-mbps goes to 1000000): without a bandwidthLimit
+        // its scan goes up to the engine's highest rate, not past it
+        MeasurementKind.Context fast = new MeasurementKind.Context(8700, new NmwsProperties.Limits(100_000,
+                Duration.ofSeconds(120), 64, 4, List.of("127.0.0.0/8"), 60, 100_000, 500_000));
+        FakeEngine engine = new FakeEngine().answer(AvailableBandwidthSpec.class, AvailableBandwidthKindTest::answer);
+        measure(engine, Map.of(), fast);
+        assertEquals(100_000.0, engine.only(AvailableBandwidthSpec.class).maxMbps());
+    }
+
+    @Test
     void figuresHaveTheirUnits() {
         assertEquals(Unit.MBIT_PER_SECOND, kind.unit("availableWireMbps"));
         assertEquals(Unit.MBIT_PER_SECOND, kind.unit("step12ReceivedMbps"));
