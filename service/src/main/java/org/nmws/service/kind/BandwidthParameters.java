@@ -39,16 +39,24 @@ public record BandwidthParameters(int trains, int trainLength, int packetSize, d
     /** Per step besides its sending time: the pause that lets queues drain and the wait for the last frame. */
     static final double STEP_OVERHEAD_SECONDS = 0.7;
 
+    /** The highest rate a scan may offer, as the engine takes it (AvailableBandwidthSpec's maxMbps). */
+    static final double MIN_SCAN_MBPS = 0.1;
+    static final double MAX_SCAN_MBPS = 100_000;
+
     static BandwidthParameters available(Map<String, String> p, int defaultPort, java.time.Duration maxDuration,
                                          double maxRateMbps) {
         ParameterNames.check(p, "available bandwidth", AVAILABLE_READS);
         ParameterNames.sendsFromHere(p);
         ParameterNames.protocol(p, "UDP", "");
         double max = p.containsKey("bandwidthLimit") ? StreamParameters.bitsPerSecond(p.get("bandwidthLimit")) / 1e6
-                : maxRateMbps > 0 ? maxRateMbps : 1000;
+                : maxRateMbps > 0 ? Math.min(maxRateMbps, MAX_SCAN_MBPS) : 1000;
         if (maxRateMbps > 0 && max > maxRateMbps) {
             throw new IllegalArgumentException("a scan up to " + Params.plain(max) + " Mbit/s is over this client's limit of "
                     + Params.plain(maxRateMbps) + " Mbit/s: give bandwidthLimit");
+        }
+        if (max < MIN_SCAN_MBPS) {
+            throw new IllegalArgumentException("a scan up to " + Params.plain(max) + " Mbit/s is below the least it can offer,"
+                    + " 0.1 Mbit/s: give bandwidthLimit of at least 100k");
         }
         double step = Params.decimal(p, "stepDuration", 0.5, 0.05, 10);
         double worst = MAX_STEPS * (step + STEP_OVERHEAD_SECONDS);

@@ -61,8 +61,13 @@ final class FakeEngine implements Engine {
         return type.cast(specs.get(0));
     }
 
-    /** A runner over this engine: no admission, no path lock, this host, point "mp-test". */
+    /** A runner over this engine: no admission, no path lock, this host, point "mp-test", every responder agrees. */
     TestRunner runner() {
+        return runner(true);
+    }
+
+    /** As {@link #runner()}, with every destination running a responder (agreeing to be measured) or none. */
+    TestRunner runner(boolean responderAgrees) {
         FakeEngine engine = this;
         HostEnvironment host = new HostEnvironment(() -> null);
         RunningTests running = new RunningTests();
@@ -84,7 +89,7 @@ final class FakeEngine implements Engine {
 
             @Override
             public boolean responderAgrees(PathSubject subject) {
-                return true;
+                return responderAgrees;
             }
 
             @Override
