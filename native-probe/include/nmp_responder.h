@@ -33,6 +33,7 @@ typedef struct nmp_responder_cfg {
     int stamp_port;                  /* STAMP / TWAMP-Light reflector UDP port, 0 = ephemeral, -1 = none */
     int stamp_stateful;              /* the reflector numbers its reflections per session */
     uint32_t stamp_max_pps;          /* reflections per second at most */
+    uint32_t stamp_source_pps;       /* reflections per second to one source address, 0 = a quarter of max */
     const char *key_file;            /* shared key: sessions must authenticate (nmp_auth.h), NULL = open */
 } nmp_responder_cfg;
 

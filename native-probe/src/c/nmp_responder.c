@@ -34,6 +34,7 @@
 #include "nmp_tcpsink.h"
 #include "nmp_stamp.h"
 #include "nmp_auth.h"
+#include "nmp_reflguard.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
@@ -77,6 +78,7 @@ typedef struct session {
     uint64_t rx;                    /* valid frames received */
     uint64_t tx;                    /* frames reflected */
     uint64_t invalid;               /* datagrams ignored */
+    uint64_t refused;               /* rr: frames from this socket itself or a reflector port (nmp_reflguard.h) */
     nmp_monotime_ns opened;         /* admission time */
     nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
     nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
@@ -211,7 +213,7 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
         /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
         nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
                                       .port = cfg->stamp_port, .stateful = cfg->stamp_stateful,
-                                      .max_pps = cfg->stamp_max_pps};
+                                      .max_pps = cfg->stamp_max_pps, .source_pps = cfg->stamp_source_pps};
         if ((rc = nmp_stamp_reflector_open(&sc, &r->stamp, err, errlen)) < 0) goto error;
     }
     freeaddrinfo(ai);
@@ -268,8 +270,9 @@ static void session_close(nmp_responder *r, const char *why) {
     char peer[64];
     if (!s->active) return;
     nmp_addr_str((struct sockaddr *)&s->peer, peer, sizeof(peer));
-    rlog(r, 1, "session %08x closed (%s): peer %s rx %llu tx %llu invalid %llu, %.3f s", s->id, why, peer,
-         (unsigned long long)s->rx, (unsigned long long)s->tx, (unsigned long long)s->invalid,
+    rlog(r, 1, "session %08x closed (%s): peer %s rx %llu tx %llu invalid %llu refused %llu, %.3f s", s->id, why,
+         peer, (unsigned long long)s->rx, (unsigned long long)s->tx, (unsigned long long)s->invalid,
+         (unsigned long long)s->refused,
          (double)(nmp_mono_now() - s->opened) / 1e9);
     close_read_out(&s->ctl);
     nmp_net_close(&s->udp);
@@ -386,6 +389,16 @@ static int frame_valid(session *s, const uint8_t *buf, size_t len, uint8_t type,
     return 1;
 }
 
+/* The refusals of every reflecting path (nmp_reflguard.h): a frame from the
+ * session's own socket (its bound address is the control connection's local
+ * one) or from a well-known reflector port is not answered, and pins
+ * nothing. The session's budget needs no table: it answers one pinned
+ * address, and at most the frames it asked for. */
+static int rr_refused(const session *s, const struct sockaddr_storage *from) {
+    return nmp_reflguard_port_refused(nmp_addr_port((const struct sockaddr *)from)) ||
+           nmp_reflguard_from_self((const struct sockaddr *)from, (const struct sockaddr *)&s->local, s->udp_port);
+}
+
 static void rr_drain(nmp_responder *r) {
     session *s = &r->s;
     for (int i = 0; i < DRAIN_BATCH && s->active; i++) {
@@ -396,6 +409,10 @@ static void rr_drain(nmp_responder *r) {
         ssize_t n = recvmsg(s->udp, &msg, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return;
+        if (rr_refused(s, &from)) {
+            s->refused++;
+            continue;
+        }
         if (!frame_valid(s, r->buf, (size_t)n, NMP_FRAME_RR_REQ, &from, msg.msg_namelen, &h)) {
             s->invalid++;
             continue;
@@ -996,9 +1013,9 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
          r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
          r->cfg.idle_timeout_ms, r->keyed ? ", authenticated sessions only" : "");
     if (r->stamp)
-        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s)",
+        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s, %u to one source)",
              nmp_stamp_reflector_port(r->stamp), r->cfg.stamp_stateful ? "stateful" : "stateless",
-             r->cfg.stamp_max_pps);
+             r->cfg.stamp_max_pps, r->cfg.stamp_source_pps ? r->cfg.stamp_source_pps : r->cfg.stamp_max_pps / 4);
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
         p[P_LISTEN] = (struct pollfd){.fd = r->lfd, .events = POLLIN};
@@ -1030,6 +1047,15 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         check_timers(r);
     }
     session_close(r, "responder stopping");
+    if (r->stamp) {
+        nmp_stamp_reflector_counters c;
+        nmp_stamp_reflector_counts(r->stamp, &c);
+        rlog(r, 1, "STAMP reflector: %llu reflected; refused %llu from itself, %llu from reflector/echo ports, "
+             "%llu reflections; %llu over their source's budget, %llu dropped",
+             (unsigned long long)c.reflected, (unsigned long long)c.refused_self, (unsigned long long)c.refused_port,
+             (unsigned long long)c.refused_reflection, (unsigned long long)c.over_source,
+             (unsigned long long)c.dropped);
+    }
     rlog(r, 1, "stopped");
     return 0;
 }

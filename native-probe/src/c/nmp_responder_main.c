@@ -35,6 +35,8 @@ static void usage(FILE *f) {
             "                           (%d is the standard one; default: no reflector)\n"
             "      --stamp-stateful     number reflections per session (shows loss on the way there)\n"
             "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
+            "      --stamp-source-pps N reflect at most N packets a second to one source address\n"
+            "                           (default a quarter of --stamp-max-pps)\n"
             "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
             "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
             "      --ptp-socket PATH    ptp4l's management socket, asked for this clock's PTP state\n"
@@ -59,6 +61,7 @@ int main(int argc, char **argv) {
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
+        {"stamp-source-pps", required_argument, NULL, 'Q'},
         {"key-file", required_argument, NULL, 'K'}, {"ptp-socket", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
@@ -101,6 +104,10 @@ int main(int argc, char **argv) {
         case 'P':
             if (parse_num("--stamp-max-pps", optarg, 1, 10000000, &v) < 0) return 2;
             cfg.stamp_max_pps = (uint32_t)v;
+            break;
+        case 'Q':
+            if (parse_num("--stamp-source-pps", optarg, 1, 10000000, &v) < 0) return 2;
+            cfg.stamp_source_pps = (uint32_t)v;
             break;
         case 'K': cfg.key_file = optarg; break;
         case 'C':
