@@ -50,6 +50,7 @@
 #define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
 #define MMSG_HDR 64                 /* bytes kept of each stream datagram (header only) */
 #define KIND_MAX_FDS NMP_TCPSINK_MAX_FDS /* extra fds a test kind may watch */
+#define AUTH_NAMES 4                /* --auth-address entries at most */
 /* Pace of a frame schedule (see session_behind): each window of the schedule
  * must bring at least 1/PACE_SHARE of the frames it announced. */
 #define PACE_WINDOW_NS 2000000000ull /* window: at least this long */
@@ -62,6 +63,7 @@ typedef struct pending_conn {
     struct sockaddr_storage peer;   /* remote address */
     nmp_linebuf lb;                 /* bytes received so far */
     nmp_monotime_ns opened;         /* accept time */
+    struct sockaddr_storage local;  /* our address the peer dialled (the MAC binds it) */
     int challenged;                 /* keyed responder: CHALLENGE sent, AUTH awaited */
     uint8_t nonce[NMP_AUTH_NONCE];  /* the challenge */
     char req[NMP_CTL_MAXLINE + 1];  /* the SESSION line it answers, as received */
@@ -131,6 +133,8 @@ struct nmp_responder {
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
     int keyed;                      /* nonzero: sessions must authenticate with key */
     nmp_auth_key key;               /* the shared key (--key-file) */
+    nmp_auth_ends names[AUTH_NAMES]; /* other addresses clients dial us at (--auth-address), client unset */
+    int nnames;                     /* names used */
     uint8_t buf[NMP_FRAME_MAX + 64];/* datagram buffer */
     uint8_t mbuf[MMSG_BATCH][MMSG_HDR]; /* stream datagram headers */
     char mcbuf[MMSG_BATCH][128];    /* their control messages */
@@ -166,6 +170,31 @@ void nmp_responder_cfg_default(nmp_responder_cfg *c) {
     c->quiet = 0;
     c->stamp_port = -1;
     c->stamp_max_pps = 10000;
+}
+
+/* Reads --auth-address: up to AUTH_NAMES comma-separated ADDR:PORT (IPv6
+ * as [ADDR]:PORT), numeric, into r->names. Returns 0 or -EINVAL. */
+static int parse_auth_addresses(nmp_responder *r, const char *list, char *err, size_t errlen) {
+    char buf[512], *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+        char *colon = strrchr(t, ':'), *addr = t, *end = NULL;
+        long port = colon ? strtol(colon + 1, &end, 10) : -1;
+        if (colon) *colon = '\0';
+        if (addr[0] == '[' && colon && colon > addr + 1 && colon[-1] == ']') {
+            addr++;
+            colon[-1] = '\0';
+        }
+        if (r->nnames == AUTH_NAMES || colon == NULL || end == colon + 1 || *end != '\0' || port < 1 ||
+            port > 65535 ||
+            nmp_auth_addr_text(addr, r->names[r->nnames].responder, sizeof(r->names[0].responder)) < 0) {
+            nmp_seterr(err, errlen, "auth address '%s': give at most %d numeric ADDR:PORT ([ADDR]:PORT for IPv6), "
+                       "comma-separated", list, AUTH_NAMES);
+            return -EINVAL;
+        }
+        r->names[r->nnames++].responder_port = (int)port;
+    }
+    return 0;
 }
 
 int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *err, size_t errlen) {
@@ -218,6 +247,9 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
         r->keyed = 1;
     }
     r->cfg.key_file = NULL; /* read once; the path is the caller's */
+    if (cfg->auth_addresses != NULL && (rc = parse_auth_addresses(r, cfg->auth_addresses, err, errlen)) < 0)
+        goto error;
+    r->cfg.auth_addresses = NULL;
     if (cfg->stamp_port >= 0) {
         /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
         nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
@@ -929,6 +961,9 @@ static void accept_conn(nmp_responder *r) {
     r->pend[slot].fd = fd;
     r->pend[slot].peer = peer;
     r->pend[slot].opened = nmp_mono_now();
+    sl = sizeof(r->pend[slot].local);
+    if (getsockname(fd, (struct sockaddr *)&r->pend[slot].local, &sl) < 0)
+        memset(&r->pend[slot].local, 0, sizeof(r->pend[slot].local)); /* no MAC can match an unknown address */
     rlog(r, 2, "control connection from %s:%d", ps, nmp_addr_port((struct sockaddr *)&peer));
 }
 
@@ -940,11 +975,12 @@ static void refuse_auth(nmp_responder *r, pending_conn *pc, const char *ps, cons
 }
 
 /* Keyed responder, first line: a SESSION request is answered with a fresh
- * challenge and kept until AUTH proves its sender holds the key; its limits
- * are checked only then (an unauthenticated peer learns nothing of them).
- * Anything else gets the usual ERR from handle_request. */
+ * challenge, naming the peer's address as seen here (the MAC binds it), and
+ * kept until AUTH proves its sender holds the key; its limits are checked
+ * only then (an unauthenticated peer learns nothing of them). Anything else
+ * gets the usual ERR from handle_request. */
 static void challenge(nmp_responder *r, pending_conn *pc, const char *ps, const char *line, size_t len) {
-    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN], hex[2 * NMP_AUTH_NONCE + 1];
+    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN], hex[2 * NMP_AUTH_NONCE + 1], peer[NMP_AUTH_ADDRLEN];
     nmp_ctl_msg m;
     if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 || m.verb != NMP_CTL_SESSION) {
         handle_request(r, pc, line, len);
@@ -959,16 +995,43 @@ static void challenge(nmp_responder *r, pending_conn *pc, const char *ps, const 
     pc->req_len = len;
     pc->challenged = 1;
     nmp_hex_encode(hex, pc->nonce, sizeof(pc->nonce));
+    if (nmp_auth_addr((struct sockaddr *)&pc->peer, peer, sizeof(peer)) < 0) snprintf(peer, sizeof(peer), "0.0.0.0");
     rlog(r, 2, "challenge %s", ps);
-    send_line(r, pc->fd, out, nmp_ctl_format(out, sizeof(out), NMP_CTL_CHALLENGE, "nonce=%s", hex));
+    send_line(r, pc->fd, out,
+              nmp_ctl_format(out, sizeof(out), NMP_CTL_CHALLENGE, "nonce=%s auth=%d peer=%s", hex, NMP_AUTH_VERSION,
+                             peer));
+}
+
+/* Whether 'mac' is the v2 MAC of the pending request for one of the names
+ * this responder is dialled at: the address and port the connection came
+ * in on, or one of --auth-address (behind a port-forwarding NAT); the
+ * client is the peer as seen here. Compares every candidate (constant time
+ * each). */
+static int mac_matches(const nmp_responder *r, const pending_conn *pc, const uint8_t mac[NMP_AUTH_MAC]) {
+    nmp_auth_ends ends;
+    uint8_t want[NMP_AUTH_MAC];
+    int ok = 0;
+    if (nmp_auth_addr((const struct sockaddr *)&pc->peer, ends.client, sizeof(ends.client)) < 0) return 0;
+    if (nmp_auth_addr((const struct sockaddr *)&pc->local, ends.responder, sizeof(ends.responder)) == 0) {
+        ends.responder_port = nmp_addr_port((const struct sockaddr *)&pc->local);
+        nmp_auth_mac(&r->key, pc->nonce, &ends, pc->req, pc->req_len, want);
+        ok |= nmp_auth_mac_equal(mac, want);
+    }
+    for (int i = 0; i < r->nnames; i++) {
+        memcpy(ends.responder, r->names[i].responder, sizeof(ends.responder));
+        ends.responder_port = r->names[i].responder_port;
+        nmp_auth_mac(&r->key, pc->nonce, &ends, pc->req, pc->req_len, want);
+        ok |= nmp_auth_mac_equal(mac, want);
+    }
+    return ok;
 }
 
 /* Keyed responder, the line after CHALLENGE: AUTH with the MAC of the
- * challenge and the SESSION line admits the request (handle_request), all
- * else is refused with ERR reason=auth. */
+ * challenge, both ends and the SESSION line admits the request
+ * (handle_request), all else is refused with ERR reason=auth. */
 static void authenticate(nmp_responder *r, pending_conn *pc, const char *ps, const char *line, size_t len) {
     char e[NMP_ERRLEN];
-    uint8_t mac[NMP_AUTH_MAC], want[NMP_AUTH_MAC];
+    uint8_t mac[NMP_AUTH_MAC];
     nmp_ctl_msg m;
     if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 || m.verb != NMP_CTL_AUTH || m.nkv != 1 ||
         nmp_ctl_get(&m, "mac") == NULL) {
@@ -980,9 +1043,9 @@ static void authenticate(nmp_responder *r, pending_conn *pc, const char *ps, con
         refuse_auth(r, pc, ps, "authentication failed: mac must be 64 hex digits (HMAC-SHA256)");
         return;
     }
-    nmp_auth_mac(&r->key, pc->nonce, pc->req, pc->req_len, want);
-    if (!nmp_auth_mac_equal(mac, want)) {
-        refuse_auth(r, pc, ps, "authentication failed: wrong MAC (another key, or the SESSION line was changed)");
+    if (!mac_matches(r, pc, mac)) {
+        refuse_auth(r, pc, ps, "authentication failed: wrong MAC (another key, a changed SESSION line, or a relay: "
+                               "it binds the addresses of both ends)");
         return;
     }
     rlog(r, 2, "authenticated %s", ps);

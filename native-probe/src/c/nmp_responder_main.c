@@ -39,6 +39,9 @@ static void usage(FILE *f) {
             "                           (default a quarter of --stamp-max-pps)\n"
             "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
             "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
+            "      --auth-address A:P   with --key-file: clients also dial this responder at A:P\n"
+            "                           ([A]:P for IPv6; a port-forwarding NAT in between); the\n"
+            "                           MAC binds the address dialled. Comma-separated, at most 4\n"
             "      --ptp-socket PATH    ptp4l's management socket, asked for this clock's PTP state\n"
             "                           (default " NMP_PTP_DEFAULT_SOCKET ")\n"
             "  -v, --verbose            log more (repeat for debug)\n"
@@ -62,7 +65,7 @@ int main(int argc, char **argv) {
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
         {"stamp-source-pps", required_argument, NULL, 'Q'},
-        {"key-file", required_argument, NULL, 'K'}, {"ptp-socket", required_argument, NULL, 'C'},
+        {"key-file", required_argument, NULL, 'K'}, {"auth-address", required_argument, NULL, 'A'}, {"ptp-socket", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
@@ -110,6 +113,7 @@ int main(int argc, char **argv) {
             cfg.stamp_source_pps = (uint32_t)v;
             break;
         case 'K': cfg.key_file = optarg; break;
+        case 'A': cfg.auth_addresses = optarg; break;
         case 'C':
             if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
                 fprintf(stderr, "nmprobe-responder: --ptp-socket: path too long\n");
