@@ -104,7 +104,8 @@ int nmp_stamp_reflector_open(const nmp_stamp_reflector_cfg *cfg, nmp_stamp_refle
     double src_pps = cfg->source_pps ? cfg->source_pps : cfg->max_pps / 4.0;
     if (cfg->max_pps && src_pps > cfg->max_pps) src_pps = cfg->max_pps;
     double burst = src_pps * SOURCE_BURST_S;
-    if ((rc = nmp_reflguard_budget_init(&r->budget, src_pps, burst < SOURCE_BURST_MIN ? SOURCE_BURST_MIN : burst)) < 0) {
+    if (burst < SOURCE_BURST_MIN) burst = SOURCE_BURST_MIN;
+    if ((rc = nmp_reflguard_budget_init(&r->budget, src_pps, burst)) < 0) {
         nmp_seterr(err, errlen, "stamp reflector: no random numbers: %s", strerror(-rc));
         goto error;
     }

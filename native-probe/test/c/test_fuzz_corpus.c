@@ -65,7 +65,8 @@ static int pack_spec(const nmp_kind *k, nmp_pack *p) {
             /* three values from the bottom of the range, each twice the last */
             int32_t v[3];
             uint32_t n = f->hi_count < 3 ? f->hi_count : 3;
-            for (uint32_t j = 0; j < n; j++) v[j] = (int32_t)(j == 0 ? f->lo : v[j - 1] * 2 > f->hi ? f->hi : v[j - 1] * 2);
+            for (uint32_t j = 0; j < n; j++)
+                v[j] = (int32_t)(j == 0 ? f->lo : v[j - 1] * 2 > f->hi ? f->hi : v[j - 1] * 2);
             if (n >= f->lo_count && n > 0) nmp_pack_i32s(p, f->name, v, n);
             break;
         }
