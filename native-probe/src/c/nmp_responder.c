@@ -1,7 +1,7 @@
 /* nmp_responder.c -- the responder engine: accepts control connections,
- * admits one test session at a time (interlock), and serves the session's
- * UDP port until END, control close, idle timeout, the duration limit, or
- * its frames falling far behind the schedule it asked for.
+ * admits one test session at a time (interlock), and serves the session
+ * until END, control close, idle timeout, the duration limit, or its frames
+ * falling far behind the schedule it asked for.
  * An rr session reflects each request; a stream session records each
  * arrival with its kernel receive timestamp and returns the records on
  * RESULTS, together with this host's CPU, interrupt and UDP-drop counters.
@@ -9,6 +9,11 @@
  * 'streams' connections that prove the cookie in their hello, sinks their
  * messages (bytes per time bin per stream, and in CBR mode the arrival of
  * every message) and returns the totals on RESULTS.
+ *
+ * This file is the loop: admission (limits, BUSY, authentication), the
+ * control connection (lines in, answers queued out), the session's timers;
+ * each kind's session lives in its own file behind the nmp_rkind table
+ * (nmp_rsession.h: rr, stream, tcp), and the loop has no kind branches.
  *
  * Single-threaded poll() loop; all state lives in the nmp_responder handle.
  * Test traffic is sent only to the address that opened the session over
@@ -32,10 +37,9 @@
 #include "nmprobe.h"
 #include "nmp_responder.h"
 #include "nmp_net.h"
-#include "nmp_tcpsink.h"
 #include "nmp_stamp.h"
 #include "nmp_auth.h"
-#include "nmp_reflguard.h"
+#include "nmp_rsession.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
@@ -43,13 +47,8 @@
 #define SESSION_MARGIN_NS 2000000000ull /* + setup, the client's lateness, END */
 #define FRAME_FLOOR_NS 10000ull     /* + each frame at least this long (back to back: 1M rr frames took 4.8 s on a 2-core VM) */
 #define RESULTS_MIN_BPS 4000000.0   /* + its largest answer written at this rate (bytes/s) */
-#define RESULTS_DRAIN_NS 100000000ull /* stream: most time spent reading datagrams still queued at RESULTS */
 #define OUT_KEEP 65536              /* output buffer kept between answers; larger ones are freed */
 #define PENDING_TIMEOUT_MS 5000     /* a connection must send its request within this */
-#define DRAIN_BATCH 256             /* datagrams handled per poll wake-up */
-#define MMSG_BATCH 64               /* recvmmsg batch of stream sessions */
-#define MMSG_HDR 64                 /* bytes kept of each stream datagram (header only) */
-#define KIND_MAX_FDS NMP_TCPSINK_MAX_FDS /* extra fds a test kind may watch */
 #define AUTH_NAMES 4                /* --auth-address entries at most */
 /* Pace of a frame schedule (see session_behind): each window of the schedule
  * must bring at least 1/PACE_SHARE of the frames it announced. */
@@ -70,58 +69,6 @@ typedef struct pending_conn {
     size_t req_len;                 /* its length */
 } pending_conn;
 
-/* The one active test session. */
-typedef struct session {
-    int active;                     /* nonzero while a session runs */
-    uint32_t id;                    /* random id shown in logs and BUSY replies */
-    uint64_t cookie;                /* random cookie every test frame must carry */
-    nmp_session_req req;            /* admitted parameters */
-    int ctl;                        /* control connection */
-    nmp_linebuf lb;                 /* control bytes received */
-    struct sockaddr_storage peer;   /* control peer; UDP must come from this IP */
-    int udp;                        /* the session's UDP socket */
-    int udp_port;                   /* its port */
-    struct sockaddr_storage client; /* client UDP address, pinned by the first valid frame */
-    socklen_t client_len;           /* 0 until pinned */
-    uint64_t rx;                    /* valid frames received */
-    uint64_t tx;                    /* frames reflected */
-    uint64_t invalid;               /* datagrams ignored */
-    uint64_t refused;               /* rr: frames from this socket itself or a reflector port (nmp_reflguard.h) */
-    nmp_monotime_ns opened;         /* admission time */
-    nmp_monotime_ns last_activity;  /* last control or valid UDP activity */
-    nmp_monotime_ns hard_deadline;  /* session ends here whatever happens */
-    nmp_monotime_ns pace_at;        /* start of the window its pace is checked over (session_behind) */
-    uint64_t pace_rx;               /* rx at pace_at */
-    int results_sent;               /* nonzero once RESULTS was answered (only one per session) */
-    uint8_t *out;                   /* control bytes queued, not yet taken by the socket (heap) */
-    size_t out_off, out_len, out_cap; /* written so far, queued, allocated */
-    int ending;                     /* END answered: close once the output is written */
-    int draining;                   /* tcp: RESULTS asked, the streams are read to their end */
-    nmp_monotime_ns drain_until;    /* tcp: the answer goes out then whatever is still open */
-    const struct kind_ops *ops;     /* behaviour of the session's test kind */
-    nmp_rec *rec;                   /* stream: arrival records (heap) */
-    uint32_t nrec;                  /* stream: records used */
-    uint32_t rec_cap;               /* stream: records allocated */
-    uint64_t over;                  /* stream: arrivals not recorded (capacity) */
-    nmp_host_counters host_before;  /* stream: counters at admission */
-    char clock[NMP_CTL_VALMAX + 1]; /* stream: this clock's reference,error_ns,utc_error_ns at admission */
-    nmp_tcpsink *tcp;               /* tcp: data connections and what they delivered */
-    struct sockaddr_storage local;  /* local address of the control connection */
-} session;
-
-/* What differs between test kinds on the responder side. */
-typedef struct kind_ops {
-    const char *name;                                    /* "rr", "stream" */
-    int (*start)(nmp_responder *r, char *err, size_t errlen); /* after the UDP socket opens */
-    void (*drain)(nmp_responder *r);                     /* UDP socket readable */
-    void (*results)(nmp_responder *r);                   /* RESULTS received */
-    void (*stop)(nmp_responder *r);                      /* frees kind state */
-    int (*pollfds)(nmp_responder *r, struct pollfd *p, int max); /* extra fds to watch, or NULL */
-    void (*ready)(nmp_responder *r, const struct pollfd *p, int n); /* those fds' events */
-    void (*tick)(nmp_responder *r);                      /* every loop round, or NULL */
-    int paced;                                           /* rx counts frames of the announced schedule */
-} kind_ops;
-
 struct nmp_responder {
     nmp_responder_cfg cfg;          /* configuration (bind_addr copied below) */
     char bind_addr[64];             /* copy of cfg.bind_addr */
@@ -129,22 +76,17 @@ struct nmp_responder {
     int port;                       /* bound control port */
     int stop_pipe[2];               /* nmp_responder_stop writes here */
     pending_conn pend[MAX_PENDING]; /* connections before their request */
-    session s;                      /* the active session, if any */
+    nmp_rsession s;                 /* the active session, if any */
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
     int keyed;                      /* nonzero: sessions must authenticate with key */
     nmp_auth_key key;               /* the shared key (--key-file) */
     nmp_auth_ends names[AUTH_NAMES]; /* other addresses clients dial us at (--auth-address), client unset */
     int nnames;                     /* names used */
-    uint8_t buf[NMP_FRAME_MAX + 64];/* datagram buffer */
-    uint8_t mbuf[MMSG_BATCH][MMSG_HDR]; /* stream datagram headers */
-    char mcbuf[MMSG_BATCH][128];    /* their control messages */
 };
 
 /* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
  * level 0 = always (errors), 1 = normal, 2 = verbose. */
-static void rlog(const nmp_responder *r, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void rlog(const nmp_responder *r, int level, const char *fmt, ...) {
+static void vrlog(const nmp_responder *r, int level, const char *fmt, va_list ap) {
     if (level > 0 && r->cfg.quiet) return;
     if (level > 1 + r->cfg.verbose) return;
     char ts[40], msg[600];
@@ -153,11 +95,23 @@ static void rlog(const nmp_responder *r, int level, const char *fmt, ...) {
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
     strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fprintf(stderr, "%s.%03ldZ nmprobe-responder: %s\n", ts, now.tv_nsec / 1000000, msg);
+}
+
+static void rlog(const nmp_responder *r, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rlog(const nmp_responder *r, int level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vrlog(r, level, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s.%03ldZ nmprobe-responder: %s\n", ts, now.tv_nsec / 1000000, msg);
+}
+
+void nmp_rsession_log(const nmp_rsession *s, int level, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vrlog(s->r, level, fmt, ap);
+    va_end(ap);
 }
 
 void nmp_responder_cfg_default(nmp_responder_cfg *c) {
@@ -212,7 +166,8 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
     snprintf(r->bind_addr, sizeof(r->bind_addr), "%s", cfg->bind_addr ? cfg->bind_addr : "0.0.0.0");
     r->cfg.bind_addr = r->bind_addr;
     r->lfd = r->stop_pipe[0] = r->stop_pipe[1] = -1;
-    r->s.ctl = r->s.udp = -1;
+    r->s.ctl = -1;
+    r->s.r = r;
     for (int i = 0; i < MAX_PENDING; i++) r->pend[i].fd = -1;
     if (pipe2(r->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         rc = -errno;
@@ -307,7 +262,7 @@ static void send_err(nmp_responder *r, int fd, const char *reason, const char *t
 
 /* Ends the active session: closes its sockets and logs why. */
 static void session_close(nmp_responder *r, const char *why) {
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     char peer[64];
     if (!s->active) return;
     nmp_addr_str((struct sockaddr *)&s->peer, peer, sizeof(peer));
@@ -316,8 +271,7 @@ static void session_close(nmp_responder *r, const char *why) {
          (unsigned long long)s->refused,
          (double)(nmp_mono_now() - s->opened) / 1e9);
     close_read_out(&s->ctl);
-    nmp_net_close(&s->udp);
-    if (s->ops && s->ops->stop) s->ops->stop(r);
+    s->kind->stop(s);
     free(s->out);
     s->out = NULL;
     s->out_off = s->out_len = s->out_cap = 0;
@@ -325,7 +279,7 @@ static void session_close(nmp_responder *r, const char *why) {
 }
 
 /* Makes room for n more bytes of output. Returns 0 or -ENOMEM. */
-static int out_reserve(session *s, size_t n) {
+int nmp_rsession_out_reserve(nmp_rsession *s, size_t n) {
     if (s->out_off > 0) { /* what was written is dropped first */
         memmove(s->out, s->out + s->out_off, s->out_len - s->out_off);
         s->out_len -= s->out_off;
@@ -343,7 +297,7 @@ static int out_reserve(session *s, size_t n) {
  * again when the socket can take more. The client reading is a sign of life.
  * A failed write ends the session, and so does a written END answer. */
 static void session_flush(nmp_responder *r) {
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     while (s->active && s->out_off < s->out_len) {
         ssize_t n = send(s->ctl, s->out + s->out_off, s->out_len - s->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
@@ -370,9 +324,9 @@ static void session_flush(nmp_responder *r) {
 /* Queues one formatted line (len from nmp_ctl_format) and writes what the
  * socket takes now. */
 static void session_send(nmp_responder *r, const char *line, int len) {
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     if (len < 0) return;
-    if (out_reserve(s, (size_t)len) < 0) {
+    if (nmp_rsession_out_reserve(s, (size_t)len) < 0) {
         session_close(r, "out of memory for a control line");
         return;
     }
@@ -383,334 +337,31 @@ static void session_send(nmp_responder *r, const char *line, int len) {
 
 static void session_ctl_lines(nmp_responder *r);
 
-/* Opens the session's UDP socket on the local address of the control
- * connection (port chosen by the kernel). Returns 0 or -errno. */
-static int session_udp_open(nmp_responder *r, int ctl_fd, char *err, size_t errlen) {
-    struct sockaddr_storage local;
-    socklen_t sl = sizeof(local);
-    if (getsockname(ctl_fd, (struct sockaddr *)&local, &sl) < 0) {
-        nmp_seterr(err, errlen, "getsockname: %s", strerror(errno));
-        return -errno;
-    }
-    int rc = nmp_net_udp_open(local.ss_family, 0, &r->s.udp, err, errlen);
-    if (rc < 0) return rc;
-    if (local.ss_family == AF_INET)
-        ((struct sockaddr_in *)&local)->sin_port = 0;
-    else
-        ((struct sockaddr_in6 *)&local)->sin6_port = 0;
-    if (bind(r->s.udp, (struct sockaddr *)&local, sl) < 0) {
-        rc = -errno;
-        nmp_seterr(err, errlen, "udp bind: %s", strerror(errno));
-        nmp_net_close(&r->s.udp);
-        return rc;
-    }
-    sl = sizeof(local);
-    getsockname(r->s.udp, (struct sockaddr *)&local, &sl);
-    r->s.udp_port = nmp_addr_port((struct sockaddr *)&local);
-    return 0;
-}
+/* The loop's services to the kinds' session files (nmp_rsession.h). */
+void nmp_rsession_flush(nmp_rsession *s) { session_flush(s->r); }
+void nmp_rsession_err(nmp_rsession *s, const char *reason, const char *text) { send_err(s->r, s->ctl, reason, text); }
+void nmp_rsession_close(nmp_rsession *s, const char *why) { session_close(s->r, why); }
+void nmp_rsession_ctl_lines(nmp_rsession *s) { session_ctl_lines(s->r); }
 
-/* ---- rr: reflect each valid request to the pinned client address ---- */
-
-/* Checks that a datagram belongs to the session: source IP of the control
- * peer, right cookie, type and size, seq in range; pins the client's UDP
- * address on the first valid frame. Returns 1 if valid. */
-static int frame_valid(session *s, const uint8_t *buf, size_t len, uint8_t type, struct sockaddr_storage *from,
-                       socklen_t fromlen, nmp_frame_hdr *h) {
-    if (!nmp_net_same_ip((struct sockaddr *)from, (struct sockaddr *)&s->peer)) return 0;
-    if (nmp_frame_decode(buf, len, h) < 0 || h->cookie != s->cookie || h->type != type ||
-        len != s->req.size || h->seq >= s->req.frames)
-        return 0;
-    if (s->client_len == 0) {
-        s->client = *from;
-        s->client_len = fromlen;
-    } else if (fromlen != s->client_len || memcmp(from, &s->client, fromlen) != 0) {
-        return 0; /* another port of the same host: not this session's socket */
-    }
-    return 1;
-}
-
-/* The refusals of every reflecting path (nmp_reflguard.h): a frame from the
- * session's own socket (its bound address is the control connection's local
- * one) or from a well-known reflector port is not answered, and pins
- * nothing. The session's budget needs no table: it answers one pinned
- * address, and at most the frames it asked for. */
-static int rr_refused(const session *s, const struct sockaddr_storage *from) {
-    return nmp_reflguard_port_refused(nmp_addr_port((const struct sockaddr *)from)) ||
-           nmp_reflguard_from_self((const struct sockaddr *)from, (const struct sockaddr *)&s->local, s->udp_port);
-}
-
-static void rr_drain(nmp_responder *r) {
-    session *s = &r->s;
-    for (int i = 0; i < DRAIN_BATCH && s->active; i++) {
-        struct sockaddr_storage from;
-        struct iovec iov = {.iov_base = r->buf, .iov_len = sizeof(r->buf)};
-        struct msghdr msg = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
-        nmp_frame_hdr h;
-        ssize_t n = recvmsg(s->udp, &msg, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return;
-        if (rr_refused(s, &from)) {
-            s->refused++;
-            continue;
-        }
-        if (!frame_valid(s, r->buf, (size_t)n, NMP_FRAME_RR_REQ, &from, msg.msg_namelen, &h)) {
-            s->invalid++;
-            continue;
-        }
-        s->rx++;
-        s->last_activity = nmp_mono_now();
-        if (s->tx >= s->req.frames) continue; /* never send more than asked for */
-        r->buf[5] = NMP_FRAME_RR_REPLY;
-        ssize_t w;
-        do {
-            w = sendto(s->udp, r->buf, (size_t)n, 0, (struct sockaddr *)&s->client, s->client_len);
-        } while (w < 0 && errno == EINTR);
-        if (w == n) s->tx++;
-    }
-}
-
-static const kind_ops rr_ops = {.name = "rr", .drain = rr_drain, .paced = 1};
-
-/* ---- stream: record each arrival with its kernel receive timestamp ---- */
-
-static int stream_start(nmp_responder *r, char *err, size_t errlen) {
-    session *s = &r->s;
-    int one = 1;
-    /* room for every frame plus some duplicates; more arrivals are counted only */
-    s->rec_cap = s->req.frames + s->req.frames / 8 + 16;
-    s->rec = malloc((size_t)s->rec_cap * sizeof(*s->rec));
-    if (s->rec == NULL) {
-        nmp_seterr(err, errlen, "stream: out of memory for %u records", s->rec_cap);
-        return -ENOMEM;
-    }
-    if (setsockopt(s->udp, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) {
-        nmp_seterr(err, errlen, "setsockopt SO_TIMESTAMPNS: %s", strerror(errno));
-        return -errno;
-    }
-    char e[NMP_ERRLEN];
-    if (nmp_host_sample(&s->host_before, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
-    /* read here, not at RESULTS (the session's frames are not arriving yet), and
-     * at most once a second: asking ptp4l takes a moment of the single loop */
-    static nmp_clock_state cs;
-    static nmp_monotime_ns cs_at;
-    static int cs_ok;
-    nmp_monotime_ns now = nmp_mono_now();
-    if (cs_at == 0 || now - cs_at > 1000000000ull) {
-        cs_ok = nmp_clock_state_read(&cs, e, sizeof(e)) == 0;
-        if (!cs_ok) rlog(r, 1, "clock: %s", e);
-        cs_at = now;
-    }
-    if (cs_ok)
-        snprintf(s->clock, sizeof(s->clock), "%s,%lld,%lld", cs.reference, (long long)cs.error_ns,
-                 (long long)cs.utc_error_ns);
-    else
-        s->clock[0] = '\0';
-    return 0;
-}
-
-static nmp_walltime_ns cmsg_timestamp(struct msghdr *msg) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            return (nmp_walltime_ns)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-        }
-    }
-    return nmp_wall_now();
-}
-
-static void stream_drain(nmp_responder *r) {
-    session *s = &r->s;
-    struct mmsghdr mm[MMSG_BATCH];
-    struct iovec iov[MMSG_BATCH];
-    struct sockaddr_storage from[MMSG_BATCH];
-    for (int round = 0; round < DRAIN_BATCH / MMSG_BATCH && s->active; round++) {
-        for (int i = 0; i < MMSG_BATCH; i++) {
-            iov[i] = (struct iovec){.iov_base = r->mbuf[i], .iov_len = MMSG_HDR};
-            mm[i].msg_hdr = (struct msghdr){.msg_name = &from[i], .msg_namelen = sizeof(from[i]), .msg_iov = &iov[i],
-                                            .msg_iovlen = 1, .msg_control = r->mcbuf[i],
-                                            .msg_controllen = sizeof(r->mcbuf[i])};
-            mm[i].msg_len = 0;
-        }
-        int n = recvmmsg(s->udp, mm, MMSG_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        for (int i = 0; i < n; i++) {
-            nmp_frame_hdr h;
-            size_t len = mm[i].msg_len; /* full datagram length thanks to MSG_TRUNC */
-            size_t have = len < MMSG_HDR ? len : MMSG_HDR;
-            /* frame_valid checks the size against len; only the header is decoded */
-            if (have < NMP_FRAME_HDR ||
-                !frame_valid(s, r->mbuf[i], len, NMP_FRAME_STREAM, &from[i], mm[i].msg_hdr.msg_namelen, &h)) {
-                s->invalid++;
-                continue;
-            }
-            s->rx++;
-            if (s->nrec < s->rec_cap) {
-                nmp_rec *rec = &s->rec[s->nrec++];
-                rec->seq = h.seq;
-                rec->bytes = (uint32_t)len;
-                rec->send_wall = h.send_wall;
-                rec->arrival_wall = cmsg_timestamp(&mm[i].msg_hdr);
-            } else {
-                s->over++;
-            }
-        }
-        s->last_activity = nmp_mono_now();
-        if (n < MMSG_BATCH) return;
-    }
-}
-
-/* Queues DATA with the counters, then the records; the loop writes them
- * as the client reads, by the session's hard deadline. */
-static void stream_results(nmp_responder *r) {
-    session *s = &r->s;
-    char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
-    nmp_host_counters after;
-    /* take what is still queued on the socket first, for a bounded time: a
-     * client flooding the port would otherwise keep the loop here */
-    nmp_monotime_ns drain_end = nmp_mono_now() + RESULTS_DRAIN_NS;
-    uint64_t before_rx;
-    do {
-        before_rx = s->rx + s->invalid;
-        stream_drain(r);
-    } while (s->rx + s->invalid != before_rx && nmp_mono_now() < drain_end);
-    if (nmp_host_sample(&after, e, sizeof(e)) < 0) rlog(r, 1, "host counters: %s", e);
-    const nmp_host_counters *b = &s->host_before;
-    size_t bytes = (size_t)s->nrec * NMP_REC_SIZE;
-    int len = nmp_ctl_format(out, sizeof(out), NMP_CTL_DATA,
-                             "records=%u bytes=%zu rx=%llu over=%llu invalid=%llu cpu_total_b=%llu cpu_idle_b=%llu "
-                             "intr_b=%llu udp_in_b=%llu rcvbuf_b=%llu cpu_total_a=%llu cpu_idle_a=%llu intr_a=%llu "
-                             "udp_in_a=%llu rcvbuf_a=%llu%s%s",
-                             s->nrec, bytes, (unsigned long long)s->rx, (unsigned long long)s->over,
-                             (unsigned long long)s->invalid, (unsigned long long)b->cpu_total,
-                             (unsigned long long)b->cpu_idle, (unsigned long long)b->interrupts,
-                             (unsigned long long)b->udp_in, (unsigned long long)b->udp_rcvbuf_errors,
-                             (unsigned long long)after.cpu_total, (unsigned long long)after.cpu_idle,
-                             (unsigned long long)after.interrupts, (unsigned long long)after.udp_in,
-                             (unsigned long long)after.udp_rcvbuf_errors, s->clock[0] ? " clock=" : "", s->clock);
-    if (len < 0 || out_reserve(s, (size_t)len + bytes) < 0) {
-        send_err(r, s->ctl, "internal", "cannot format results");
-        session_close(r, "results failed");
-        return;
-    }
-    /* the records are encoded straight into the output: no second copy of a large answer */
-    memcpy(s->out + s->out_len, out, (size_t)len);
-    s->out_len += (size_t)len;
-    for (uint32_t i = 0; i < s->nrec; i++, s->out_len += NMP_REC_SIZE) nmp_rec_encode(s->out + s->out_len, &s->rec[i]);
-    rlog(r, 2, "session %08x: %u records queued", s->id, s->nrec);
-    session_flush(r);
-}
-
-static void stream_stop(nmp_responder *r) {
-    free(r->s.rec);
-    r->s.rec = NULL;
-    r->s.nrec = r->s.rec_cap = 0;
-}
-
-static const kind_ops stream_ops = {.name = "stream", .start = stream_start, .drain = stream_drain,
-                                    .results = stream_results, .stop = stream_stop, .paced = 1};
-
-/* ---- tcp: sink the data connections (nmp_tcpsink) ---- */
-
-static int tcp_start(nmp_responder *r, char *err, size_t errlen) {
-    session *s = &r->s;
-    return nmp_tcpsink_open(&s->req, s->cookie, &s->local, &s->peer, &s->tcp, &s->udp_port, err, errlen);
-}
-
-static void tcp_drain(nmp_responder *r) { (void)r; /* no UDP socket: the sink's fds come through pollfds */ }
-
-static int tcp_pollfds(nmp_responder *r, struct pollfd *p, int max) {
-    return r->s.tcp ? nmp_tcpsink_pollfds(r->s.tcp, p, max) : 0;
-}
-
-static void tcp_ready(nmp_responder *r, const struct pollfd *p, int n) {
-    session *s = &r->s;
-    uint64_t before = nmp_tcpsink_bytes(s->tcp);
-    nmp_tcpsink_ready(s->tcp, p, n);
-    uint64_t after = nmp_tcpsink_bytes(s->tcp);
-    s->rx = after;
-    s->last_activity = nmp_mono_now(); /* connections and data alike keep the session alive */
-    (void)before;
-}
-
-/* RESULTS: the client shut its streams down before asking; the loop reads
- * them to their end (tcp_tick), for at most the client's timeout, serving
- * everyone else meanwhile. A stream left open only delays the answer. */
-static void tcp_results(nmp_responder *r) {
-    session *s = &r->s;
-    uint64_t wait_ns = (uint64_t)(s->req.timeout_ms ? s->req.timeout_ms : 1000) * 1000000ull;
-    nmp_monotime_ns until = nmp_mono_now() + wait_ns;
-    s->draining = 1;
-    s->drain_until = until < s->hard_deadline ? until : s->hard_deadline;
-}
-
-/* While draining: once every stream ended (or time is up) queues DATA and
- * the totals, bins and records, then handles lines that waited for it. */
-static void tcp_tick(nmp_responder *r) {
-    session *s = &r->s;
-    char out[NMP_CTL_MAXLINE + 1];
-    uint8_t *blob = NULL;
-    size_t bytes = 0;
-    if (!s->draining || (nmp_tcpsink_open_streams(s->tcp) > 0 && nmp_mono_now() < s->drain_until)) return;
-    s->draining = 0;
-    s->rx = nmp_tcpsink_bytes(s->tcp);
-    int len = nmp_tcpsink_results(s->tcp, out, &blob, &bytes);
-    if (len < 0 || out_reserve(s, (size_t)len + bytes) < 0) {
-        free(blob);
-        send_err(r, s->ctl, "internal", "cannot format results");
-        session_close(r, "results failed");
-        return;
-    }
-    memcpy(s->out + s->out_len, out, (size_t)len);
-    memcpy(s->out + s->out_len + len, blob, bytes);
-    s->out_len += (size_t)len + bytes;
-    free(blob);
-    session_flush(r);
-    if (s->active) session_ctl_lines(r);
-}
-
-static void tcp_stop(nmp_responder *r) {
-    nmp_tcpsink_close(r->s.tcp);
-    r->s.tcp = NULL;
-}
-
-/* not paced: rx counts bytes, and the sink's streams keep the session alive */
-static const kind_ops tcp_ops = {.name = "tcp", .start = tcp_start, .drain = tcp_drain, .results = tcp_results,
-                                 .stop = tcp_stop, .pollfds = tcp_pollfds, .ready = tcp_ready, .tick = tcp_tick};
-
-static const kind_ops *ops_for(nmp_test_kind k) {
-    return k == NMP_KIND_STREAM ? &stream_ops : k == NMP_KIND_TCP ? &tcp_ops : &rr_ops;
-}
-
-/* How long a session's client sends: its frames at their interval (tcp:
- * the duration). */
-static uint64_t session_send_ns(const nmp_session_req *q) {
-    return q->kind == NMP_KIND_TCP ? q->duration_ms * 1000000ull : (uint64_t)q->frames * q->interval_ns;
-}
+/* The kinds a SESSION may ask for, by nmp_test_kind. */
+static const nmp_rkind *const kinds[] = {[NMP_KIND_RR] = &nmp_rkind_rr, [NMP_KIND_STREAM] = &nmp_rkind_stream,
+                                         [NMP_KIND_TCP] = &nmp_rkind_tcp};
 
 /* Expected length of a session: sending time plus the client's wait. */
-static uint64_t session_expected_ns(const nmp_session_req *q) {
-    return session_send_ns(q) + q->timeout_ms * 1000000ull;
+static uint64_t session_expected_ns(const nmp_rsession *s) {
+    return s->kind->send_ns(&s->req) + s->req.timeout_ms * 1000000ull;
 }
 
 /* The longest a session may last, whatever its client does (trickles
  * frames, never reads its answer, never says END): what it asked for --
- * its frames at their interval, each given at least FRAME_FLOOR_NS, or the
- * tcp duration; the client's wait; its largest possible answer written at
- * RESULTS_MIN_BPS -- plus SESSION_MARGIN_NS. The admitted limits keep every
- * term finite (frames <= max_frames, interval <= 60 s). */
-static uint64_t session_lifetime_ns(const nmp_session_req *q) {
-    double send, answer = 0;
-    if (q->kind == NMP_KIND_TCP) {
-        send = q->duration_ms * 1e6;
-        answer = (double)q->streams * NMP_TCP_STREAM_REC + (double)q->streams * q->bins * 8 +
-                 (double)q->frames * NMP_REC_SIZE;
-    } else {
-        send = (double)q->frames * (double)(q->interval_ns > FRAME_FLOOR_NS ? q->interval_ns : FRAME_FLOOR_NS);
-        if (q->kind == NMP_KIND_STREAM) answer = ((double)q->frames * 9 / 8 + 16) * NMP_REC_SIZE; /* rec_cap */
-    }
+ * its sending time (a frame schedule's frames each given at least
+ * FRAME_FLOOR_NS); the client's wait; its largest possible answer written
+ * at RESULTS_MIN_BPS -- plus SESSION_MARGIN_NS. The admitted limits keep
+ * every term finite (frames <= max_frames, interval <= 60 s). */
+static uint64_t session_lifetime_ns(const nmp_rkind *k, const nmp_session_req *q) {
+    uint64_t frame_ns = q->interval_ns > FRAME_FLOOR_NS ? q->interval_ns : FRAME_FLOOR_NS;
+    double send = k->paced ? (double)q->frames * (double)frame_ns : (double)k->send_ns(q);
+    double answer = k->answer_bytes ? k->answer_bytes(q) : 0;
     return (uint64_t)(send + q->timeout_ms * 1e6 + answer / RESULTS_MIN_BPS * 1e9) + SESSION_MARGIN_NS;
 }
 
@@ -723,14 +374,15 @@ static uint64_t session_lifetime_ns(const nmp_session_req *q) {
  * schedule is done (or every frame came), the client's wait for stragglers
  * (timeout_ms) comes first. After RESULTS only the answer's reading keeps
  * it alive: each write that makes progress counts. */
-static nmp_monotime_ns session_quiet_limit(const nmp_responder *r, const session *s, nmp_monotime_ns now) {
+static nmp_monotime_ns session_quiet_limit(const nmp_responder *r, const nmp_rsession *s, nmp_monotime_ns now) {
     const nmp_session_req *q = &s->req;
-    nmp_monotime_ns t = s->last_activity, send_end = s->opened + session_send_ns(q);
+    nmp_monotime_ns t = s->last_activity, send_end = s->opened + s->kind->send_ns(q);
     if (s->results_sent) return t + (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
-    if (now >= send_end || (q->kind != NMP_KIND_TCP && s->rx >= q->frames)) {
+    if (now >= send_end || (s->kind->paced && s->rx >= q->frames)) {
         t = (t > send_end ? t : send_end) + q->timeout_ms * 1000000ull;
     } else {
-        nmp_monotime_ns due = s->opened + (q->kind == NMP_KIND_TCP ? 0 : s->rx * q->interval_ns); /* rx < frames */
+        /* a frame schedule is due frame by frame; other kinds' (tcp) from the start */
+        nmp_monotime_ns due = s->opened + (s->kind->paced ? s->rx * q->interval_ns : 0); /* rx < frames */
         t += q->interval_ns;
         if (due > t) t = due;
     }
@@ -753,9 +405,9 @@ static nmp_monotime_ns session_quiet_limit(const nmp_responder *r, const session
  * its schedule. Windows that end past
  * the schedule are not judged (the quiet limit and the hard deadline end
  * those). Moves the window on when it passed. */
-static int session_behind(session *s, nmp_monotime_ns now) {
+static int session_behind(nmp_rsession *s, nmp_monotime_ns now) {
     const nmp_session_req *q = &s->req;
-    if (!s->ops->paced || q->interval_ns == 0 || s->rx >= q->frames) return 0;
+    if (!s->kind->paced || q->interval_ns == 0 || s->rx >= q->frames) return 0;
     /* a frame at least every FRAME_FLOOR_NS, as the lifetime counts them: a
      * schedule faster than any sender keeps is judged by what one can send */
     uint64_t iv = q->interval_ns > FRAME_FLOOR_NS ? q->interval_ns : FRAME_FLOOR_NS;
@@ -774,10 +426,10 @@ static int session_behind(session *s, nmp_monotime_ns now) {
 /* Handles the first line of a pending connection: admits a session, or
  * answers BUSY / ERR. The pending slot is always released. */
 static void handle_request(nmp_responder *r, pending_conn *pc, const char *line, size_t len) {
-    char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], peer[64];
+    char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], peer[64], terms[NMP_CTL_MAXLINE];
     nmp_ctl_msg m;
     nmp_session_req req;
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     int fd = pc->fd;
     pc->fd = -1;
     nmp_addr_str((struct sockaddr *)&pc->peer, peer, sizeof(peer));
@@ -792,28 +444,30 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         /* Others learn only when to retry: who runs what from where is the owner's
          * business (the log keeps it for the operator). */
         nmp_monotime_ns now = nmp_mono_now();
-        nmp_monotime_ns expect = s->opened + session_expected_ns(&s->req);
+        nmp_monotime_ns expect = s->opened + session_expected_ns(s);
         if (expect <= now) expect = s->hard_deadline; /* running late: the latest it can end */
-        rlog(r, 1, "reject %s: busy with session %08x (%s)", peer, s->id, s->ops->name);
+        rlog(r, 1, "reject %s: busy with session %08x (%s)", peer, s->id, s->kind->name);
         send_line(r, fd, out,
                   nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%llu",
                                  (unsigned long long)(expect > now ? (expect - now) / 1000000 : 0)));
         goto end;
     }
     memset(s, 0, sizeof(*s));
-    s->ctl = s->udp = -1;
+    s->r = r;
+    s->ctl = -1;
     s->req = req;
-    s->ops = ops_for(req.kind);
+    s->kind = kinds[req.kind]; /* the decoder admits only the kinds of the table */
     socklen_t ll = sizeof(s->local);
     if (getsockname(fd, (struct sockaddr *)&s->local, &ll) < 0) memset(&s->local, 0, sizeof(s->local));
     s->peer = pc->peer;
-    rc = req.kind == NMP_KIND_TCP ? 0 : session_udp_open(r, fd, e, sizeof(e));
-    if (rc < 0 || (rc = nmp_net_random(&s->cookie, 8)) < 0 ||
-        (rc = nmp_net_random(&s->id, 4)) < 0 || (s->ops->start && (rc = s->ops->start(r, e, sizeof(e))) < 0)) {
+    if ((rc = nmp_net_random(&s->cookie, 8)) < 0 || (rc = nmp_net_random(&s->id, 4)) < 0)
+        nmp_seterr(e, sizeof(e), "no random numbers: %s", strerror(-rc));
+    else
+        rc = s->kind->start(s, e, sizeof(e));
+    if (rc < 0) {
         rlog(r, 0, "session for %s failed: %s", peer, e);
         send_err(r, fd, "internal", e);
-        nmp_net_close(&s->udp);
-        if (s->ops->stop) s->ops->stop(r);
+        s->kind->stop(s);
         goto end;
     }
     s->active = 1;
@@ -821,17 +475,11 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     fd = -1;
     s->peer = pc->peer;
     s->opened = s->last_activity = s->pace_at = nmp_mono_now();
-    s->hard_deadline = s->opened + session_lifetime_ns(&req);
-    if (req.kind == NMP_KIND_TCP)
-        rlog(r, 1, "session %08x opened: peer %s kind=tcp streams=%u size=%u interval_ns=%llu duration_ms=%u "
-             "window=%u cbr=%d bins=%u tcp port %d", s->id, peer, req.streams, req.size,
-             (unsigned long long)req.interval_ns, req.duration_ms, req.window, req.cbr, req.bins, s->udp_port);
-    else
-        rlog(r, 1, "session %08x opened: peer %s kind=%s frames=%u size=%u interval_ns=%llu timeout_ms=%u udp port %d",
-             s->id, peer, s->ops->name, req.frames, req.size, (unsigned long long)req.interval_ns, req.timeout_ms,
-             s->udp_port);
+    s->hard_deadline = s->opened + session_lifetime_ns(s->kind, &req);
+    s->kind->describe(&req, terms, sizeof(terms));
+    rlog(r, 1, "session %08x opened: peer %s kind=%s %s port %d", s->id, peer, s->kind->name, terms, s->port);
     session_send(r, out,
-                 nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->udp_port,
+                 nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->port,
                                 (unsigned long long)s->cookie, s->id));
     /* What came in the same segment as SESSION (END, RESULTS) is the
      * session's: no readable event will announce those bytes again. */
@@ -847,7 +495,7 @@ end:
  * an answer is being prepared (tcp draining) or after END, lines wait:
  * answers go out in the order they were asked for. */
 static void session_ctl_lines(nmp_responder *r) {
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     char line[NMP_CTL_MAXLINE + 1], out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     size_t len;
     while (s->active && !s->draining && !s->ending) {
@@ -859,18 +507,18 @@ static void session_ctl_lines(nmp_responder *r) {
             nmp_seterr(e, sizeof(e), "%s takes no keys", nmp_ctl_verb_name(m.verb));
             rc = -EPROTO;
         }
-        if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results && s->results_sent) {
+        if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->kind->results && s->results_sent) {
             /* one answer per session: repeated RESULTS would let a client keep
              * the responder writing past its session's deadline */
             nmp_seterr(e, sizeof(e), "RESULTS already answered in this session");
             rc = -EPROTO;
-        } else if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->ops->results) {
+        } else if (rc == 0 && m.verb == NMP_CTL_RESULTS && s->kind->results) {
             s->results_sent = 1;
-            s->ops->results(r);
+            s->kind->results(s);
             continue;
         }
         if (rc == 0 && m.verb != NMP_CTL_END) {
-            nmp_seterr(e, sizeof(e), "unexpected %s in a %s session", nmp_ctl_verb_name(m.verb), s->ops->name);
+            nmp_seterr(e, sizeof(e), "unexpected %s in a %s session", nmp_ctl_verb_name(m.verb), s->kind->name);
             rc = -EPROTO;
         }
         if (rc < 0) {
@@ -889,12 +537,12 @@ static void session_ctl_lines(nmp_responder *r) {
 }
 
 /* Room left in the session's line buffer (0: lines wait to be handled). */
-static size_t session_lb_room(const session *s) { return sizeof(s->lb.buf) - 1 - s->lb.len; }
+static size_t session_lb_room(const nmp_rsession *s) { return sizeof(s->lb.buf) - 1 - s->lb.len; }
 
 /* Events on the active session's control connection: writes queued output,
  * reads control bytes and handles their lines, notices a close. */
 static void session_ctl_event(nmp_responder *r, short revents) {
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     if (revents & (POLLOUT | POLLERR | POLLHUP)) session_flush(r);
     if (!s->active || !(revents & (POLLIN | POLLERR | POLLHUP))) return;
     if (session_lb_room(s) == 0) {
@@ -912,8 +560,6 @@ static void session_ctl_event(nmp_responder *r, short revents) {
     s->last_activity = nmp_mono_now();
     session_ctl_lines(r);
 }
-
-static void session_udp_readable(nmp_responder *r) { r->s.ops->drain(r); }
 
 /* Frees pending slot i for a newer connection, telling its peer why. */
 static void evict_pending(nmp_responder *r, int i, const char *why) {
@@ -1086,7 +732,7 @@ static void pending_readable(nmp_responder *r, pending_conn *pc) {
  * half written (a line in the middle of it would corrupt it). */
 static void session_expire(nmp_responder *r, const char *why) {
     char line[NMP_CTL_MAXLINE + 1], text[NMP_CTL_VALMAX + 1], msg[160];
-    session *s = &r->s;
+    nmp_rsession *s = &r->s;
     snprintf(msg, sizeof(msg), "session ended: %s", why);
     if (s->out_off == s->out_len) {
         nmp_ctl_text_encode(text, msg);
@@ -1115,8 +761,8 @@ static void check_timers(nmp_responder *r) {
 }
 
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
-    enum { P_STOP, P_LISTEN, P_CTL, P_UDP, P_STAMP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
-    struct pollfd p[P_KIND + KIND_MAX_FDS];
+    enum { P_STOP, P_LISTEN, P_CTL, P_STAMP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
+    struct pollfd p[P_KIND + NMP_RSESSION_MAX_FDS];
     char bs[64];
     snprintf(bs, sizeof(bs), "%s", r->bind_addr);
     rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms%s)",
@@ -1133,11 +779,11 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1,
                                    .events = (short)((session_lb_room(&r->s) > 0 ? POLLIN : 0) |
                                                      (r->s.out_off < r->s.out_len ? POLLOUT : 0))};
-        p[P_UDP] = (struct pollfd){.fd = r->s.active ? r->s.udp : -1, .events = POLLIN};
         /* the reflector is stateless towards sessions: it answers alongside any test */
         p[P_STAMP] = (struct pollfd){.fd = r->stamp ? nmp_stamp_reflector_fd(r->stamp) : -1, .events = POLLIN};
         for (int i = 0; i < MAX_PENDING; i++) p[P_PEND + i] = (struct pollfd){.fd = r->pend[i].fd, .events = POLLIN};
-        int nk = r->s.active && r->s.ops->pollfds ? r->s.ops->pollfds(r, p + P_KIND, KIND_MAX_FDS) : 0;
+        /* the session's own sockets, whatever its kind */
+        int nk = r->s.active ? r->s.kind->pollfds(&r->s, p + P_KIND, NMP_RSESSION_MAX_FDS) : 0;
         int n = poll(p, (nfds_t)(P_KIND + nk), 100);
         if (n < 0 && errno != EINTR) {
             int rc = -errno;
@@ -1146,15 +792,14 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         }
         if (n > 0) {
             if (p[P_STOP].revents) break;
-            if (p[P_UDP].revents) session_udp_readable(r);
+            if (nk > 0 && r->s.active) r->s.kind->ready(&r->s, p + P_KIND, nk);
             if (p[P_STAMP].revents) nmp_stamp_reflector_drain(r->stamp);
-            if (nk > 0 && r->s.active && r->s.ops->ready) r->s.ops->ready(r, p + P_KIND, nk);
             if (p[P_CTL].revents && r->s.active) session_ctl_event(r, p[P_CTL].revents);
             for (int i = 0; i < MAX_PENDING; i++)
                 if (p[P_PEND + i].revents && r->pend[i].fd >= 0) pending_readable(r, &r->pend[i]);
             if (p[P_LISTEN].revents) accept_conn(r);
         }
-        if (r->s.active && r->s.ops->tick) r->s.ops->tick(r);
+        if (r->s.active && r->s.kind->tick) r->s.kind->tick(&r->s);
         check_timers(r);
     }
     session_close(r, "responder stopping");
