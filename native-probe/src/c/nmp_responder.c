@@ -82,6 +82,9 @@ struct nmp_responder {
     nmp_auth_key key;               /* the shared key (--key-file) */
     nmp_auth_ends names[AUTH_NAMES]; /* other addresses clients dial us at (--auth-address), client unset */
     int nnames;                     /* names used */
+    nmp_clock_state clock;          /* this host's clock, as last read (nmp_rsession_clock) */
+    nmp_monotime_ns clock_at;       /* when, 0 = never */
+    int clock_ok;                   /* nonzero when that read succeeded */
 };
 
 /* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
@@ -342,6 +345,18 @@ void nmp_rsession_flush(nmp_rsession *s) { session_flush(s->r); }
 void nmp_rsession_err(nmp_rsession *s, const char *reason, const char *text) { send_err(s->r, s->ctl, reason, text); }
 void nmp_rsession_close(nmp_rsession *s, const char *why) { session_close(s->r, why); }
 void nmp_rsession_ctl_lines(nmp_rsession *s) { session_ctl_lines(s->r); }
+
+const nmp_clock_state *nmp_rsession_clock(nmp_rsession *s) {
+    nmp_responder *r = s->r;
+    char e[NMP_ERRLEN];
+    nmp_monotime_ns now = nmp_mono_now();
+    if (r->clock_at == 0 || now - r->clock_at > 1000000000ull) {
+        r->clock_ok = nmp_clock_state_read(&r->clock, e, sizeof(e)) == 0;
+        if (!r->clock_ok) rlog(r, 1, "clock: %s", e);
+        r->clock_at = now;
+    }
+    return r->clock_ok ? &r->clock : NULL;
+}
 
 /* The kinds a SESSION may ask for, by nmp_test_kind. */
 static const nmp_rkind *const kinds[] = {[NMP_KIND_RR] = &nmp_rkind_rr, [NMP_KIND_STREAM] = &nmp_rkind_stream,

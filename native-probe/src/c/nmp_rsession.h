@@ -102,6 +102,10 @@ void nmp_rsession_err(nmp_rsession *s, const char *reason, const char *text);
 void nmp_rsession_close(nmp_rsession *s, const char *why);
 /* Handles control lines that waited while an answer was prepared. */
 void nmp_rsession_ctl_lines(nmp_rsession *s);
+/* This host's clock state (nmp_clock_state_read), read at most once a
+ * second (asking ptp4l takes a moment of the single loop), or NULL when it
+ * cannot be read (logged). Owned by the responder. */
+const nmp_clock_state *nmp_rsession_clock(nmp_rsession *s);
 
 /* ---- the UDP socket of rr and stream sessions (nmp_rsession_udp.c) ---- */
 

@@ -51,20 +51,11 @@ static int stream_start(nmp_rsession *s, char *err, size_t errlen) {
     }
     char e[NMP_ERRLEN];
     if (nmp_host_sample(&st->host_before, e, sizeof(e)) < 0) nmp_rsession_log(s, 1, "host counters: %s", e);
-    /* read here, not at RESULTS (the session's frames are not arriving yet), and
-     * at most once a second: asking ptp4l takes a moment of the single loop */
-    static nmp_clock_state cs;
-    static nmp_monotime_ns cs_at;
-    static int cs_ok;
-    nmp_monotime_ns now = nmp_mono_now();
-    if (cs_at == 0 || now - cs_at > 1000000000ull) {
-        cs_ok = nmp_clock_state_read(&cs, e, sizeof(e)) == 0;
-        if (!cs_ok) nmp_rsession_log(s, 1, "clock: %s", e);
-        cs_at = now;
-    }
-    if (cs_ok)
-        snprintf(st->clock, sizeof(st->clock), "%s,%lld,%lld", cs.reference, (long long)cs.error_ns,
-                 (long long)cs.utc_error_ns);
+    /* read here, not at RESULTS: the session's frames are not arriving yet */
+    const nmp_clock_state *cs = nmp_rsession_clock(s);
+    if (cs)
+        snprintf(st->clock, sizeof(st->clock), "%s,%lld,%lld", cs->reference, (long long)cs->error_ns,
+                 (long long)cs->utc_error_ns);
     else
         st->clock[0] = '\0';
     return 0;
