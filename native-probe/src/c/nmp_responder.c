@@ -89,6 +89,8 @@ struct nmp_responder {
 
 /* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
  * level 0 = always (errors), 1 = normal, 2 = verbose. */
+static void vrlog(const nmp_responder *r, int level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 static void vrlog(const nmp_responder *r, int level, const char *fmt, va_list ap) {
     if (level > 0 && r->cfg.quiet) return;
     if (level > 1 + r->cfg.verbose) return;
