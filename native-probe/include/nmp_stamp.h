@@ -140,7 +140,8 @@ typedef struct nmp_stamp_reflector_cfg {
     int port;                        /* UDP port, 0 = ephemeral */
     int stateful;                    /* nonzero: number reflections per session (sender address, port, SSID) */
     uint32_t max_pps;                /* reflections per second at most (a reflector answers anyone) */
-    uint32_t source_pps;             /* reflections per second to one source address, 0 = max_pps / 4 */
+    uint32_t source_pps;             /* reflections per second to one source address, 0 = max_pps / 4
+                                      * (no budget per source when max_pps is 0 too) */
 } nmp_stamp_reflector_cfg;
 
 /* What the reflector did with the packets it read. */
