@@ -33,7 +33,10 @@ typedef struct nmp_responder_cfg {
     int stamp_port;                  /* STAMP / TWAMP-Light reflector UDP port, 0 = ephemeral, -1 = none */
     int stamp_stateful;              /* the reflector numbers its reflections per session */
     uint32_t stamp_max_pps;          /* reflections per second at most */
+    uint32_t stamp_source_pps;       /* reflections per second to one source address, 0 = a quarter of max */
     const char *key_file;            /* shared key: sessions must authenticate (nmp_auth.h), NULL = open */
+    const char *auth_addresses;      /* keyed: other ADDR:PORT clients dial us at (port-forwarding NAT),
+                                      * comma-separated, at most 4; NULL = none */
 } nmp_responder_cfg;
 
 void nmp_responder_cfg_default(nmp_responder_cfg *c);

@@ -54,6 +54,15 @@ void nmp_stamp_reflector_encode(uint8_t *buf, const nmp_stamp_reflector_pkt *p);
 int nmp_stamp_sender_decode(const uint8_t *buf, size_t len, nmp_stamp_sender_pkt *p);
 int nmp_stamp_reflector_decode(const uint8_t *buf, size_t len, nmp_stamp_reflector_pkt *p);
 
+/* 1 when a packet that arrived as a sender's test packet is a reflector's
+ * answer: a sender leaves bytes 16..23 zero (MBZ in an unauthenticated test
+ * packet), a reflector writes its receive timestamp there, within a second
+ * of its transmit timestamp at bytes 4..11 (NTP and PTP timestamps both
+ * keep seconds in their upper 32 bits). Answering it would start a loop
+ * between two reflectors. A TWAMP-Light sender's random padding matches by
+ * chance about 3 times in 2^32. Packets shorter than NMP_STAMP_LEN: 0. */
+int nmp_stamp_is_reflection(const uint8_t *buf, size_t len);
+
 /* A wall-clock time as a STAMP timestamp. */
 uint64_t nmp_stamp_ts_from_wall(nmp_walltime_ns t, nmp_stamp_tsfmt fmt);
 /* A STAMP timestamp as wall-clock time; an NTP timestamp is placed in the NTP
@@ -131,7 +140,20 @@ typedef struct nmp_stamp_reflector_cfg {
     int port;                        /* UDP port, 0 = ephemeral */
     int stateful;                    /* nonzero: number reflections per session (sender address, port, SSID) */
     uint32_t max_pps;                /* reflections per second at most (a reflector answers anyone) */
+    uint32_t source_pps;             /* reflections per second to one source address, 0 = max_pps / 4
+                                      * (no budget per source when max_pps is 0 too) */
 } nmp_stamp_reflector_cfg;
+
+/* What the reflector did with the packets it read. */
+typedef struct nmp_stamp_reflector_counters {
+    uint64_t reflected;              /* answered */
+    uint64_t dropped;                /* not a test packet (short, truncated, from port 0), over max_pps,
+                                      * or the answer could not be sent */
+    uint64_t refused_self;           /* from the reflector's own address and port */
+    uint64_t refused_port;           /* from a well-known reflector, echo or amplifier port */
+    uint64_t refused_reflection;     /* a reflector's answer, not a test packet: answering loops */
+    uint64_t over_source;            /* over its source address's budget (source_pps) */
+} nmp_stamp_reflector_counters;
 
 /* Opens the reflector's socket. Returns 0 or -errno with err set. */
 int nmp_stamp_reflector_open(const nmp_stamp_reflector_cfg *cfg, nmp_stamp_reflector **out, char *err,
@@ -143,7 +165,7 @@ int nmp_stamp_reflector_port(const nmp_stamp_reflector *r);
  * Returns the number reflected. */
 int nmp_stamp_reflector_drain(nmp_stamp_reflector *r);
 /* Counters for logs and tests. */
-void nmp_stamp_reflector_counts(const nmp_stamp_reflector *r, uint64_t *reflected, uint64_t *dropped);
+void nmp_stamp_reflector_counts(const nmp_stamp_reflector *r, nmp_stamp_reflector_counters *out);
 void nmp_stamp_reflector_close(nmp_stamp_reflector *r);
 
 #endif

@@ -4,7 +4,9 @@
  * session so that a recorded answer cannot be replayed). The MAC is
  * OpenSSL's: one audited HMAC instead of one written here. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,16 +77,47 @@ size_t nmp_auth_line_len(const char *line, size_t len) {
     return len;
 }
 
-void nmp_auth_mac(const nmp_auth_key *key, const uint8_t nonce[NMP_AUTH_NONCE], const char *line, size_t len,
-                  uint8_t mac[NMP_AUTH_MAC]) {
-    uint8_t msg[NMP_AUTH_NONCE + 1024];
+void nmp_auth_mac(const nmp_auth_key *key, const uint8_t nonce[NMP_AUTH_NONCE], const nmp_auth_ends *ends,
+                  const char *line, size_t len, uint8_t mac[NMP_AUTH_MAC]) {
+    char msg[2048], hex[2 * NMP_AUTH_NONCE + 1];
     unsigned int maclen = NMP_AUTH_MAC;
     len = nmp_auth_line_len(line, len);
-    if (len > sizeof(msg) - NMP_AUTH_NONCE) len = sizeof(msg) - NMP_AUTH_NONCE; /* control lines are <= 512 */
-    memcpy(msg, nonce, NMP_AUTH_NONCE);
-    memcpy(msg + NMP_AUTH_NONCE, line, len);
-    if (HMAC(EVP_sha256(), key->k, (int)key->len, msg, NMP_AUTH_NONCE + len, mac, &maclen) == NULL)
+    nmp_hex_encode(hex, nonce, NMP_AUTH_NONCE);
+    int n = snprintf(msg, sizeof(msg), "nmp-auth/%d\nnonce=%s\nresponder=%s %d\nclient=%s\n", NMP_AUTH_VERSION, hex,
+                     ends->responder, ends->responder_port, ends->client);
+    /* the fields are bounded (addresses < 64 bytes, control lines <= 512): this never cuts */
+    if (n < 0 || (size_t)n + len > sizeof(msg)) {
+        memset(mac, 0, NMP_AUTH_MAC); /* matches nothing a peer sends */
+        return;
+    }
+    memcpy(msg + n, line, len);
+    if (HMAC(EVP_sha256(), key->k, (int)key->len, (const uint8_t *)msg, (size_t)n + len, mac, &maclen) == NULL)
         memset(mac, 0, NMP_AUTH_MAC); /* cannot happen with SHA-256; a zero MAC then matches nothing a peer sends */
+    OPENSSL_cleanse(msg, sizeof(msg));
+}
+
+/* Formats a 4- or 16-byte address (af) as a MAC covers it. */
+static int addr_fmt(int af, const void *a, char *buf, size_t buflen) {
+    if (af == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)a)) {
+        af = AF_INET;
+        a = (const uint8_t *)a + 12;
+    }
+    return inet_ntop(af, a, buf, (socklen_t)buflen) ? 0 : -EINVAL;
+}
+
+int nmp_auth_addr(const struct sockaddr *sa, char *buf, size_t buflen) {
+    if (sa->sa_family == AF_INET) return addr_fmt(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, buflen);
+    if (sa->sa_family == AF_INET6)
+        return addr_fmt(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, buflen);
+    return -EINVAL;
+}
+
+int nmp_auth_addr_text(const char *text, char *buf, size_t buflen) {
+    uint8_t a[16];
+    if (text == NULL) return -EINVAL;
+    if (inet_pton(AF_INET, text, a) == 1) return addr_fmt(AF_INET, a, buf, buflen);
+    if (inet_pton(AF_INET6, text, a) == 1) return addr_fmt(AF_INET6, a, buf, buflen);
+    return -EINVAL;
 }
 
 int nmp_auth_mac_equal(const uint8_t a[NMP_AUTH_MAC], const uint8_t b[NMP_AUTH_MAC]) {

@@ -89,22 +89,39 @@ error:
     return rc;
 }
 
-/* Answers a CHALLENGE with AUTH: the MAC of its nonce and our SESSION line
- * under the shared key. Returns 0, or -EPERM when we have no key. */
+/* Answers a CHALLENGE with AUTH: the MAC (nmp_auth.h, version 2) of its
+ * nonce, the responder's address and port as we dialled them, our address
+ * as the responder names it, and our SESSION line, under the shared key.
+ * A challenge of another version is not answered: a v1 answer would bind
+ * neither end. Returns 0, -EPERM when we have no key, -EPROTO. */
 static int answer_challenge(nmp_client *c, const nmp_ctl_msg *m, const nmp_auth_key *key, const char *request,
                             char *err, size_t errlen) {
     char line[NMP_CTL_MAXLINE + 1], hex[2 * NMP_AUTH_MAC + 1], e[NMP_ERRLEN];
     uint8_t nonce[NMP_AUTH_NONCE], mac[NMP_AUTH_MAC];
+    nmp_auth_ends ends;
+    const char *v = nmp_ctl_get(m, "auth");
     if (key == NULL) {
         nmp_seterr(err, errlen, "responder %s:%d admits only authenticated sessions: give its shared key "
                    "(keyFile, --key-file)", c->host, c->port);
         return -EPERM;
     }
+    if (v == NULL || strcmp(v, "2") != 0) {
+        nmp_seterr(err, errlen, "responder %s:%d asks for authentication version %s, this client answers only "
+                   "version %d (which binds the responder's address and the client's): upgrade the responder",
+                   c->host, c->port, v ? v : "1", NMP_AUTH_VERSION);
+        return -EPROTO;
+    }
     if (nmp_hex_decode(nonce, sizeof(nonce), nmp_ctl_get(m, "nonce")) < 0) {
         nmp_seterr(err, errlen, "responder %s:%d: CHALLENGE without a valid nonce", c->host, c->port);
         return -EPROTO;
     }
-    nmp_auth_mac(key, nonce, request, strlen(request), mac);
+    if (nmp_auth_addr_text(nmp_ctl_get(m, "peer"), ends.client, sizeof(ends.client)) < 0 ||
+        nmp_auth_addr((struct sockaddr *)&c->peer, ends.responder, sizeof(ends.responder)) < 0) {
+        nmp_seterr(err, errlen, "responder %s:%d: CHALLENGE without a valid peer address", c->host, c->port);
+        return -EPROTO;
+    }
+    ends.responder_port = nmp_addr_port((struct sockaddr *)&c->peer);
+    nmp_auth_mac(key, nonce, &ends, request, strlen(request), mac);
     nmp_hex_encode(hex, mac, sizeof(mac));
     int len = nmp_ctl_format(line, sizeof(line), NMP_CTL_AUTH, "mac=%s", hex);
     int rc = nmp_net_write_all(c->ctl, line, (size_t)len, nmp_mono_now() + (uint64_t)c->timeout_ms * 1000000ull, e,

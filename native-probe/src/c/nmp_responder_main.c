@@ -35,8 +35,13 @@ static void usage(FILE *f) {
             "                           (%d is the standard one; default: no reflector)\n"
             "      --stamp-stateful     number reflections per session (shows loss on the way there)\n"
             "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
+            "      --stamp-source-pps N reflect at most N packets a second to one source address\n"
+            "                           (default a quarter of --stamp-max-pps)\n"
             "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
             "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
+            "      --auth-address A:P   with --key-file: clients also dial this responder at A:P\n"
+            "                           ([A]:P for IPv6; a port-forwarding NAT in between); the\n"
+            "                           MAC binds the address dialled. Comma-separated, at most 4\n"
             "      --ptp-socket PATH    ptp4l's management socket, asked for this clock's PTP state\n"
             "                           (default " NMP_PTP_DEFAULT_SOCKET ")\n"
             "  -v, --verbose            log more (repeat for debug)\n"
@@ -59,7 +64,8 @@ int main(int argc, char **argv) {
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
-        {"key-file", required_argument, NULL, 'K'}, {"ptp-socket", required_argument, NULL, 'C'},
+        {"stamp-source-pps", required_argument, NULL, 'Q'},
+        {"key-file", required_argument, NULL, 'K'}, {"auth-address", required_argument, NULL, 'A'}, {"ptp-socket", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
@@ -102,7 +108,12 @@ int main(int argc, char **argv) {
             if (parse_num("--stamp-max-pps", optarg, 1, 10000000, &v) < 0) return 2;
             cfg.stamp_max_pps = (uint32_t)v;
             break;
+        case 'Q':
+            if (parse_num("--stamp-source-pps", optarg, 1, 10000000, &v) < 0) return 2;
+            cfg.stamp_source_pps = (uint32_t)v;
+            break;
         case 'K': cfg.key_file = optarg; break;
+        case 'A': cfg.auth_addresses = optarg; break;
         case 'C':
             if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
                 fprintf(stderr, "nmprobe-responder: --ptp-socket: path too long\n");

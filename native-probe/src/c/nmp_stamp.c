@@ -87,6 +87,14 @@ int nmp_stamp_reflector_decode(const uint8_t *buf, size_t len, nmp_stamp_reflect
     return 0;
 }
 
+int nmp_stamp_is_reflection(const uint8_t *buf, size_t len) {
+    if (len < NMP_STAMP_LEN) return 0;
+    uint64_t rx = get64(buf + 16);
+    uint32_t tx_s = get32(buf + 4), rx_s = (uint32_t)(rx >> 32);
+    uint32_t d = tx_s - rx_s; /* modulo 2^32: an NTP era change in between is one second */
+    return rx != 0 && (d <= 1 || d == UINT32_MAX);
+}
+
 uint64_t nmp_stamp_ts_from_wall(nmp_walltime_ns t, nmp_stamp_tsfmt fmt) {
     int64_t sec = t >= 0 ? t / 1000000000 : -((-t + 999999999) / 1000000000);
     uint64_t ns = (uint64_t)(t - sec * 1000000000);

@@ -4,9 +4,14 @@
  * A reflector answers anyone who sends to it, so it is built not to be a
  * tool against third parties: a reflection is never larger than the packet
  * it answers (no amplification), the whole reflector answers at most
- * max_pps packets a second, and packets too short to be test packets are
- * dropped. Receive times are the kernel's stamps (SO_TIMESTAMPNS); the
- * error estimate comes from adjtimex and is refreshed every 10 s. */
+ * max_pps packets a second and one source address at most source_pps, and
+ * packets too short to be test packets are dropped. It never answers a
+ * packet from its own address and port, from a well-known reflector or echo
+ * port (nmp_reflguard.h), or one that is itself a reflection: any of these
+ * would loop (issue 21: one spoofed packet from its own address made 10,675
+ * reflections a second, two reflectors pointed at each other 30,219).
+ * Receive times are the kernel's stamps (SO_TIMESTAMPNS); the error
+ * estimate comes from adjtimex and is refreshed every 10 s. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
@@ -18,11 +23,14 @@
 
 #include "nmprobe.h"
 #include "nmp_net.h"
+#include "nmp_reflguard.h"
 #include "nmp_stamp.h"
 
 #define BATCH 64                     /* datagrams handled per drain */
 #define SESSIONS 1024                /* stateful sessions kept (oldest replaced) */
 #define ERROR_REFRESH_NS 10000000000ull
+#define SOURCE_BURST_S 0.25          /* a source's bucket holds this many seconds of its rate */
+#define SOURCE_BURST_MIN 8           /* and at least this many answers */
 
 /* A stateful session: the next sequence number per sender and SSID. */
 typedef struct stamp_session {
@@ -42,7 +50,8 @@ struct nmp_stamp_reflector {
     nmp_monotime_ns tokens_at;       /* when tokens were last refilled */
     uint16_t error_ntp, error_ptp;   /* this host's error estimate in each format */
     nmp_monotime_ns error_at;        /* when the estimate was read */
-    uint64_t reflected, dropped;     /* counters */
+    nmp_reflguard_budget budget;     /* per source address (source_pps) */
+    nmp_stamp_reflector_counters n;  /* what became of the packets read */
     stamp_session *sessions;         /* SESSIONS slots when stateful, else NULL */
     uint8_t buf[NMP_STAMP_MAX_LEN + 64]; /* one datagram */
 };
@@ -77,7 +86,7 @@ int nmp_stamp_reflector_open(const nmp_stamp_reflector_cfg *cfg, nmp_stamp_refle
         setsockopt(r->fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
     }
     if (setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0 ||
-        bind(r->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        nmp_reflguard_pktinfo_enable(r->fd, ai->ai_family) < 0 || bind(r->fd, ai->ai_addr, ai->ai_addrlen) < 0) {
         rc = -errno;
         nmp_seterr(err, errlen, "stamp reflector: bind port %d: %s", cfg->port, strerror(errno));
         goto error;
@@ -88,6 +97,16 @@ int nmp_stamp_reflector_open(const nmp_stamp_reflector_cfg *cfg, nmp_stamp_refle
     if (cfg->stateful && (r->sessions = calloc(SESSIONS, sizeof(*r->sessions))) == NULL) {
         nmp_seterr(err, errlen, "stamp reflector: out of memory");
         rc = -ENOMEM;
+        goto error;
+    }
+    /* a quarter of the whole by default: a source spending all of its own leaves
+     * three quarters to the others */
+    double src_pps = cfg->source_pps ? cfg->source_pps : cfg->max_pps / 4.0;
+    if (cfg->max_pps && src_pps > cfg->max_pps) src_pps = cfg->max_pps;
+    double burst = src_pps * SOURCE_BURST_S;
+    if (burst < SOURCE_BURST_MIN) burst = SOURCE_BURST_MIN;
+    if ((rc = nmp_reflguard_budget_init(&r->budget, src_pps, burst)) < 0) {
+        nmp_seterr(err, errlen, "stamp reflector: no random numbers: %s", strerror(-rc));
         goto error;
     }
     r->stateful = cfg->stateful;
@@ -106,10 +125,7 @@ error:
 int nmp_stamp_reflector_fd(const nmp_stamp_reflector *r) { return r->fd; }
 int nmp_stamp_reflector_port(const nmp_stamp_reflector *r) { return r->port; }
 
-void nmp_stamp_reflector_counts(const nmp_stamp_reflector *r, uint64_t *reflected, uint64_t *dropped) {
-    *reflected = r->reflected;
-    *dropped = r->dropped;
-}
+void nmp_stamp_reflector_counts(const nmp_stamp_reflector *r, nmp_stamp_reflector_counters *out) { *out = r->n; }
 
 void nmp_stamp_reflector_close(nmp_stamp_reflector *r) {
     if (r == NULL) return;
@@ -181,9 +197,33 @@ int nmp_stamp_reflector_drain(nmp_stamp_reflector *r) {
         if (n < 0) break;
         nmp_walltime_ns t2 = arrival(&msg);
         nmp_stamp_sender_pkt in;
-        if ((msg.msg_flags & MSG_TRUNC) || nmp_stamp_sender_decode(r->buf, (size_t)n, &in) < 0 ||
-            nmp_addr_port((struct sockaddr *)&peer) == 0 || !take_token(r, nmp_mono_now())) {
-            r->dropped++;
+        struct sockaddr_storage dst;
+        int from_port = nmp_addr_port((struct sockaddr *)&peer);
+        if ((msg.msg_flags & MSG_TRUNC) || nmp_stamp_sender_decode(r->buf, (size_t)n, &in) < 0 || from_port == 0) {
+            r->n.dropped++;
+            continue;
+        }
+        if (nmp_reflguard_port_refused(from_port)) {
+            r->n.refused_port++;
+            continue;
+        }
+        if (nmp_reflguard_cmsg_dst(&msg, &dst) == 0 &&
+            nmp_reflguard_from_self((struct sockaddr *)&peer, (struct sockaddr *)&dst, r->port)) {
+            r->n.refused_self++;
+            continue;
+        }
+        if (nmp_stamp_is_reflection(r->buf, (size_t)n)) {
+            r->n.refused_reflection++;
+            continue;
+        }
+        /* the source's budget first: a source over it takes nothing from the others' */
+        nmp_monotime_ns t = nmp_mono_now();
+        if (!nmp_reflguard_budget_take(&r->budget, (struct sockaddr *)&peer, t)) {
+            r->n.over_source++;
+            continue;
+        }
+        if (!take_token(r, t)) {
+            r->n.dropped++;
             continue;
         }
         /* timestamps in the format the sender used, so either kind of sender reads them */
@@ -208,10 +248,10 @@ int nmp_stamp_reflector_drain(nmp_stamp_reflector *r) {
         do w = sendto(r->fd, r->buf, (size_t)n, 0, (struct sockaddr *)&peer, msg.msg_namelen);
         while (w < 0 && errno == EINTR);
         if (w == n) {
-            r->reflected++;
+            r->n.reflected++;
             answered++;
         } else {
-            r->dropped++;
+            r->n.dropped++;
         }
     }
     return answered;

@@ -40,19 +40,25 @@ extern "C" {
  *       clock=<reference>,<error_ns>,<utc_error_ns>: the responder's clock
  *       at admission (nmp_clock_state), for the one-way delays' uncertainty.
  *
- * Authenticated sessions (a responder started with --key-file; nmp_auth.h):
- * SESSION is answered with
+ * Authenticated sessions (a responder started with --key-file; nmp_auth.h),
+ * version 2: SESSION is answered with
  *     NMP/1 CHALLENGE nonce=<32 hex digits: 16 random bytes, new each time>
+ *                     auth=2 peer=<the client's address as the responder sees it>
  * and the client proves it holds the shared key with
  *     NMP/1 AUTH mac=<64 hex digits>
- *       HMAC-SHA256(key, nonce bytes || the SESSION line as sent, without
- *       its final "
-" and a "
-" before it)
+ *       HMAC-SHA256(key, "nmp-auth/2\nnonce=<nonce>\nresponder=<address> <port>\n"
+ *                        "client=<peer>\n" <the SESSION line as sent, without its
+ *                        final "\n" and a "\r" before it>)
+ *       where responder is the address and port the client dialled (numeric;
+ *       IPv4-mapped IPv6 written as IPv4) and client the CHALLENGE's peer
  * before the responder decodes the request and answers OK, BUSY or ERR as
- * above. Anything else than a valid AUTH after CHALLENGE is answered
- * ERR reason=auth and closed. Only the control conversation is
- * authenticated: test frames still carry the session's random cookie.
+ * above. The responder checks the MAC with the address and port the
+ * connection came in on (or one given with --auth-address): an answer to a
+ * challenge relayed from another responder is refused. Anything else than a
+ * valid AUTH after CHALLENGE is answered ERR reason=auth and closed. A
+ * client answers only auth=2 (version 1, which MACed nonce || SESSION line,
+ * bound neither end). Only the control conversation is authenticated: test
+ * frames still carry the session's random cookie.
  */
 
 #define NMP_CTL_MAXLINE 512

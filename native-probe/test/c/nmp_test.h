@@ -1,6 +1,6 @@
 /* nmp_test.h -- a minimal assertion kit for the C unit tests run by ctest:
- * each failed check prints file:line and the expression, and main returns
- * the number of failures. */
+ * each failed check prints file:line and the expression, and main returns 1
+ * when any failed (never the count: an exit status keeps only its low 8 bits). */
 #ifndef NMP_TEST_H
 #define NMP_TEST_H
 

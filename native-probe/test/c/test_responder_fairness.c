@@ -5,7 +5,11 @@
  * goes quiet for a second past when its own schedule had it due is cut, the
  * responder telling it why and admitting the next client. Slow schedules the
  * client asked for (long intervals, trains) are not cut. Runs against a real
- * nmprobe-responder process (argv[1]) with its default settings. */
+ * nmprobe-responder process (argv[1]) with its default settings. A client
+ * that asked for a fast schedule and trickles frames within the idle timeout
+ * is cut at the end of the first window of its schedule that brought less
+ * than an eighth of its frames (issue 21, finding 7); an honest sender that
+ * runs late or stalls is not. */
 #include <stdint.h>
 
 #include "nmp_client.h"
@@ -102,6 +106,95 @@ TEST(a_trickling_client_of_a_million_frame_session_is_cut_after_a_second) {
     CHECK(strcmp(line, "NMP/1 ERR reason=timeout text=session+ended:+idle:+nothing+from+the+client+when+it+was+due\n") == 0);
     nmp_client_close(&c);
     CHECK(admitted_now(p.port));
+    nmp_test_proc_stop(&p, nmp_test_failures != before);
+}
+
+/* Asks for a session of another client and returns the BUSY answer's
+ * remaining_ms, or -1 for any other answer. */
+static long busy_remaining(int port) {
+    char busy[600];
+    unsigned remaining = 0;
+    int fd = nmp_test_connect(port);
+    if (fd < 0) return -1;
+    send(fd, "NMP/1 SESSION kind=rr frames=1 size=64 interval_ns=0\n", 53, MSG_NOSIGNAL);
+    nmp_test_line(fd, busy, sizeof(busy));
+    close(fd);
+    return sscanf(busy, "NMP/1 BUSY remaining_ms=%u", &remaining) == 1 ? (long)remaining : -1;
+}
+
+TEST(a_client_trickling_a_frame_every_0_8_s_into_a_fast_schedule_is_cut_within_its_first_window) {
+    /* issue 21, finding 7: ~100 s asked, one frame every 0.8 s (each within the 1 s idle
+     * timeout) kept others BUSY for 93 s */
+    nmp_test_proc p;
+    if (nmp_test_proc_start(&p, bin, NULL) < 0) {
+        CHECK(0);
+        return;
+    }
+    int before = nmp_test_failures;
+    nmp_client c;
+    char line[600] = "";
+    /* 10,000 frames 10 ms apart: a 100 s schedule; the pace window is 2 s and wants 25 frames */
+    CHECK_EQ_INT(open_session(&c, p.port, "NMP/1 SESSION kind=rr frames=10000 size=64 interval_ns=10000000 "
+                                          "timeout_ms=1000\n"), 0);
+    double t0 = nmp_test_now(), end = -1;
+    int sent = 0, replies = 0;
+    long busy = busy_remaining(p.port);
+    CHECK(busy > 90000); /* others wait: the session asked for 100 s */
+    while (nmp_test_now() - t0 < 8) {
+        if (nmp_test_now() - t0 >= 0.8 * sent) send_rr(&c, (uint32_t)sent++, 10000);
+        usleep(20000);
+        replies += count_replies(&c);
+        struct pollfd pp = {.fd = c.ctl, .events = POLLIN};
+        if (poll(&pp, 1, 0) == 1) {
+            end = ended_at(&c, t0, 2, line, sizeof(line));
+            break;
+        }
+    }
+    fprintf(stderr, "  %d frames sent 0.8 s apart, %d reflected; session ended %.3f s after admission: %s", sent,
+            replies, end, line);
+    CHECK(end > 1.9 && end < 2.6); /* at the end of its first 2 s window */
+    CHECK_EQ_INT(replies, sent);
+    CHECK(strcmp(line, "NMP/1 ERR reason=timeout text=session+ended:+its+frames+fell+far+behind+the+schedule+it+"
+                       "asked+for\n") == 0);
+    nmp_client_close(&c);
+    CHECK(admitted_now(p.port));
+    nmp_test_proc_stop(&p, nmp_test_failures != before);
+}
+
+TEST(an_honest_sender_that_runs_late_and_stalls_still_completes) {
+    /* issue 25: a sender on a busy host falls behind its schedule; it must not be cut */
+    nmp_test_proc p;
+    if (nmp_test_proc_start(&p, bin, NULL) < 0) {
+        CHECK(0);
+        return;
+    }
+    int before = nmp_test_failures;
+    nmp_client c;
+    char err[NMP_ERRLEN];
+    /* 500 frames 10 ms apart (5 s), sent 12 ms apart with a 0.6 s stall after frame 100:
+     * 6.6 s, and two whole 2 s windows of the schedule judged on the way */
+    CHECK_EQ_INT(open_session(&c, p.port, "NMP/1 SESSION kind=rr frames=500 size=64 interval_ns=10000000 "
+                                          "timeout_ms=1000\n"), 0);
+    double t0 = nmp_test_now();
+    int replies = 0;
+    for (int i = 0; i < 500; i++) {
+        if (i == 100) usleep(600000);
+        while (nmp_test_now() - t0 < 0.012 * i + (i >= 100 ? 0.6 : 0)) usleep(1000);
+        send_rr(&c, (uint32_t)i, 500);
+        replies += count_replies(&c);
+    }
+    usleep(100000);
+    replies += count_replies(&c);
+    uint64_t rx = 0, tx = 0;
+    int rc = nmp_client_end(&c, &rx, &tx, err, sizeof(err));
+    if (rc < 0) fprintf(stderr, "  end: %s\n", err);
+    fprintf(stderr, "  500 frames sent in %.3f s (5 s asked): %d reflected, BYE rx=%llu tx=%llu\n",
+            nmp_test_now() - t0, replies, (unsigned long long)rx, (unsigned long long)tx);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(rx, 500);
+    CHECK_EQ_INT(tx, 500);
+    CHECK_EQ_INT(replies, 500);
+    nmp_client_close(&c);
     nmp_test_proc_stop(&p, nmp_test_failures != before);
 }
 
@@ -210,6 +303,8 @@ int main(int argc, char **argv) {
     bin = argv[1];
     signal(SIGPIPE, SIG_IGN);
     RUN(a_trickling_client_of_a_million_frame_session_is_cut_after_a_second);
+    RUN(a_client_trickling_a_frame_every_0_8_s_into_a_fast_schedule_is_cut_within_its_first_window);
+    RUN(an_honest_sender_that_runs_late_and_stalls_still_completes);
     RUN(a_silent_client_is_cut_after_a_second_and_the_next_is_admitted);
     RUN(a_session_ends_at_what_it_asked_for_whatever_the_client_does);
     RUN(slow_schedules_the_client_asked_for_are_not_cut);
