@@ -46,9 +46,15 @@ public record Schedule(long id, String name, String point, String characteristic
         parameters = Map.copyOf(parameters);
     }
 
-    /** Slot k's planned time: start + k periods + a slip that is the same for slot k after any restart. */
+    /**
+     * Slot k's planned time: start + k periods + a slip that is the same for slot k after any
+     * restart. The slip is drawn from the point and the schedule's name, not its database id:
+     * every point numbers its schedules alike, so ids made two points pick the same instants and
+     * meet at one responder (issue 24: half of a tutorial mesh's runs never started).
+     */
     Instant plannedAt(long slot) {
-        long slipMs = slip.toMillis() == 0 ? 0 : Math.floorMod(mix(id * 1_000_003L + slot), slip.toMillis());
+        long seed = (point + "\n" + name).hashCode(); // String.hashCode is fixed by the language: stable across restarts
+        long slipMs = slip.toMillis() == 0 ? 0 : Math.floorMod(mix(seed * 1_000_003L + slot), slip.toMillis());
         return start.plus(period.multipliedBy(slot)).plusMillis(slipMs);
     }
 

@@ -98,6 +98,14 @@ public final class ScheduleStore {
                 ScheduledRun.RUNNING);
     }
 
+    /** When this point's next planned run is due after a time, if one is planned. */
+    public Optional<Instant> nextPlanned(String point, Instant after) {
+        List<Long> t = jdbc.queryForList("SELECT MIN(r.planned_ms) FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                + "WHERE s.point = ? AND r.status = ? AND r.planned_ms > ?", Long.class, point, ScheduledRun.PLANNED,
+                after.toEpochMilli());
+        return t.isEmpty() || t.get(0) == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(t.get(0)));
+    }
+
     /** Takes a planned run for this caller; false when another took it first. */
     public boolean claim(long runId, Instant now) {
         return jdbc.update("UPDATE scheduled_run SET status = ?, started_ms = ? WHERE id = ? AND status = ?",

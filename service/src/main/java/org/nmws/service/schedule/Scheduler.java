@@ -112,7 +112,7 @@ public final class Scheduler implements SmartLifecycle {
             return t;
         });
         running = true;
-        planner.scheduleWithFixedDelay(this::tickSafely, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        planner.execute(this::tickAndPlanNext);
     }
 
     @Override
@@ -143,11 +143,29 @@ public final class Scheduler implements SmartLifecycle {
         return running;
     }
 
-    private void tickSafely() {
+    /**
+     * Ticks, then sleeps until the next planned run is due or a tick's length, whichever is
+     * first: a fixed one-second tick started slots up to a second late and let their phase
+     * drift (issue 25: start lateness mean 833 ms).
+     */
+    private void tickAndPlanNext() {
+        Instant now = clock.instant();
+        long delayMs = TICK.toMillis();
         try {
-            tick(clock.instant());
+            tick(now);
+            Instant next = store.nextPlanned(point, now).orElse(null);
+            if (next != null) {
+                delayMs = Math.max(0, Math.min(delayMs, Duration.between(clock.instant(), next).toMillis()));
+            }
         } catch (RuntimeException e) {
             log.warn("scheduler tick failed: {}", e.toString()); // the next tick tries again
+        }
+        if (running) {
+            try {
+                planner.schedule(this::tickAndPlanNext, delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // the planner was shut down meanwhile
+            }
         }
     }
 
