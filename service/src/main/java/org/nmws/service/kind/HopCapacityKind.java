@@ -43,7 +43,7 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
     public Observation run(HopCapacityParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
         long frames = (long) p.trains() * p.trainLength() * p.maxTtl();
-        if ((frames > UNAGREED_FRAMES || p.packetSize() > UNAGREED_SIZE) && !runner.responderAgrees(subject)) {
+        if ((frames > UNAGREED_FRAMES || p.packetSize() > UNAGREED_SIZE) && !runner.responderAgrees(subject, p.responderPort())) {
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, dst + " runs no nmws responder, so it has not "
                     + "agreed to be measured: capacity hop by hop towards it is limited to " + UNAGREED_FRAMES
                     + " frames of at most " + UNAGREED_SIZE + " bytes (asked " + frames + " of " + p.packetSize() + ")");

@@ -7,13 +7,20 @@ import org.nmws.service.observation.Params;
 /**
  * Parameters of capacity hop by hop (path.bandwidth.capacity with perHop=true): trains and
  * trainLength per hop, packetSize, maxTtl. No responder is needed: the routers' ICMP
- * replies to TTL-limited trains give the dispersion.
+ * replies to TTL-limited trains give the dispersion; port says where the destination's
+ * responder would listen, asked only to tell whether the host agreed to more than the
+ * unagreed bound (0: the service's nmws.responder-port).
  */
-public record HopCapacityParameters(int trains, int trainLength, int packetSize, int maxTtl) {
+public record HopCapacityParameters(int trains, int trainLength, int packetSize, int maxTtl, int responderPort) {
+
+    /** Consent checked at the service's responder port. */
+    public HopCapacityParameters(int trains, int trainLength, int packetSize, int maxTtl) {
+        this(trains, trainLength, packetSize, maxTtl, 0);
+    }
 
     /** Every parameter name capacity hop by hop reads (perHop=true chose it). */
     static final java.util.Set<String> READS = java.util.Set.of("trains", "trainLength", "maxTtl", "packetSize", "perHop",
-            "protocol");
+            "protocol", "port");
 
     static HopCapacityParameters parse(Map<String, String> p, int maxCount) {
         ParameterNames.check(p, "capacity hop by hop", READS);
@@ -26,7 +33,8 @@ public record HopCapacityParameters(int trains, int trainLength, int packetSize,
             throw new IllegalArgumentException("trains " + trains + " x trainLength " + length + " x maxTtl " + maxTtl
                     + " frames exceeds this service's limit of " + limit);
         }
-        return new HopCapacityParameters(trains, length, Params.integer(p, "packetSize", 1472, 200, 9000), maxTtl);
+        return new HopCapacityParameters(trains, length, Params.integer(p, "packetSize", 1472, 200, 9000), maxTtl,
+                Params.integer(p, "port", 0, 1, 65535));
     }
 
     public Map<String, String> asNmwg() {

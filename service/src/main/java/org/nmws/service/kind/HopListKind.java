@@ -47,7 +47,7 @@ final class HopListKind implements MeasurementKind<HopParameters> {
     @Override
     public Observation run(HopParameters p, PathSubject subject, TestRunner runner) throws MeasurementException {
         String dst = subject.dst().host();
-        if ((p.probesPerHop() > 3 || p.packetSize() > 512) && !runner.responderAgrees(subject)) {
+        if ((p.probesPerHop() > 3 || p.packetSize() > 512) && !runner.responderAgrees(subject, p.responderPort())) {
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, dst + " runs no nmws responder, so it has not "
                     + "agreed to be measured: a hop list towards it is limited to traceroute's 3 probes a hop of at most 512 bytes");
         }

@@ -276,8 +276,8 @@ public class MeasurementService {
         }
 
         @Override
-        public boolean responderAgrees(PathSubject subject) {
-            return ResponderConsent.agrees(subject.dst().host(), props.responderPort());
+        public boolean responderAgrees(PathSubject subject, int port) {
+            return ResponderConsent.agrees(subject.dst().host(), port > 0 ? port : props.responderPort());
         }
 
         @Override

@@ -24,10 +24,10 @@ public interface TestRunner {
     <T> T passive(String target, PassiveCall<T> call) throws MeasurementException;
 
     /**
-     * Whether the destination runs an nmws responder on the configured port: the host has
+     * Whether the destination runs an nmws responder on the port (0: the configured one): the host has
      * agreed to be measured. Tests that need none are bounded hard towards one that has not.
      */
-    boolean responderAgrees(PathSubject subject);
+    boolean responderAgrees(PathSubject subject, int port);
 
     /** The engine tests run on (native, or a fake in unit tests). */
     Engine engine();

@@ -88,7 +88,7 @@ final class FakeEngine implements Engine {
             }
 
             @Override
-            public boolean responderAgrees(PathSubject subject) {
+            public boolean responderAgrees(PathSubject subject, int port) {
                 return responderAgrees;
             }
 

@@ -75,8 +75,8 @@ class UtilizationKindTest {
             }
 
             @Override
-            public boolean responderAgrees(PathSubject subject) {
-                return fake.responderAgrees(subject);
+            public boolean responderAgrees(PathSubject subject, int port) {
+                return fake.responderAgrees(subject, port);
             }
 
             @Override
