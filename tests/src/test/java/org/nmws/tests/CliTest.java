@@ -186,7 +186,7 @@ class CliTest extends LiveServiceTest {
         assertEquals("", downOut);
         assertEquals(2, downErr.lines().count(), downErr);
         assertTrue(downErr.startsWith("nmws: cannot reach http://127.0.0.1:1"), downErr);
-        assertEquals(NmwsCli.START_HINT, downErr.lines().toList().get(1), "how to start it on this host");
+        assertEquals(NmwsCli.startHint(), downErr.lines().toList().get(1), "how to start it on this host");
     }
 
     @Test

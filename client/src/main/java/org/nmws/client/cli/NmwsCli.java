@@ -107,15 +107,19 @@ public final class NmwsCli {
         }
     }
 
-    /** The command that starts the service and responder on this host, for a "cannot reach" of a local URL. */
-    public static final String START_HINT = "nmws: is the service running? start it with 'systemctl start nmws-service nmws-responder',"
-            + " or on a host without systemd '/usr/share/nmws/start-without-systemd'";
+    /** How to start the responder and the service on this host: with systemctl under systemd, else the package's script. */
+    public static String startHint() {
+        return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/run/systemd/system"))
+                ? "nmws: is the service running? start it with 'systemctl start nmprobe-responder nmws' (as root)"
+                : "nmws: is the service running? this host has no systemd: start it with"
+                        + " '/usr/share/nmws/start-without-systemd' (as root)";
+    }
 
-    /** Prints START_HINT when url names this host: only there can starting the service help. */
+    /** Prints startHint() when url names this host: only there can starting the service help. */
     static void startHint(String url, PrintWriter err) {
         String host = URI.create(url).getHost();
         if (host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]") || host.equals("::1"))) {
-            err.println(START_HINT);
+            err.println(startHint());
         }
     }
 

@@ -152,7 +152,7 @@ class CommandLineTest {
         assertEquals(2, r.status());
         List<String> lines = r.err().lines().toList();
         assertTrue(lines.get(0).startsWith("nmws: cannot reach http://127.0.0.1:1/api/schedules"), r.err());
-        assertEquals(NmwsCli.START_HINT, lines.get(1));
+        assertEquals(NmwsCli.startHint(), lines.get(1));
         Run far = nmwsAt("http://192.0.2.1:1", "--help");
         assertEquals(0, far.status());
         StringWriter err = new StringWriter();
