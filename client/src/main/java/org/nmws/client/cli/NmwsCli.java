@@ -142,8 +142,13 @@ public final class NmwsCli {
 
     /** "error: TEXT" on standard error; exit status 1. */
     int serviceError(String text) {
-        spec.commandLine().getErr().println("error: " + text);
-        spec.commandLine().getErr().flush();
+        return serviceError(spec.commandLine(), text);
+    }
+
+    /** "error: TEXT" on the standard error of cmd; exit status 1. */
+    int serviceError(CommandLine cmd, String text) {
+        cmd.getErr().println("error: " + text);
+        cmd.getErr().flush();
         return 1;
     }
 
@@ -183,6 +188,18 @@ public final class NmwsCli {
         CXF_LOG.setLevel(java.util.logging.Level.OFF);
         CommandLine cli = new CommandLine(new NmwsCli());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            // The service's own refusal over SOAP (a Fault, or an HTTP error status such as 401) is its error answer.
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof jakarta.xml.ws.soap.SOAPFaultException fault) {
+                    return ((NmwsCli) cli(cmd).getCommand()).serviceError(cmd, fault.getFault().getFaultString());
+                }
+                if (t instanceof org.apache.cxf.transport.http.HTTPException http) {
+                    return ((NmwsCli) cli(cmd).getCommand()).serviceError(cmd, "HTTP " + http.getResponseCode()
+                            + (http.getResponseMessage() == null ? "" : " " + http.getResponseMessage())
+                            + (http.getResponseCode() == 401 || http.getResponseCode() == 403
+                            ? " (this client's credentials: --api-key or --user)" : ""));
+                }
+            }
             // An I/O failure anywhere in the chain (CXF wraps it in a Fault) means the service was not reached.
             for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
                 if (t instanceof java.io.IOException io) {

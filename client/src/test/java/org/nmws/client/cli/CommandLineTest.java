@@ -121,6 +121,16 @@ class CommandLineTest {
             assertEquals("error: parameter 'cnt' is not read by path.delay.roundTrip\n", r.err(), command.toString());
             assertEquals("", r.out(), command.toString());
         }
+        // the SOAP commands too: a refused credential is the service's answer, not "cannot reach"
+        status = 401;
+        answer = "";
+        for (List<String> command : List.of(List.of("echo"), List.of("rtt", "h"), List.of("measure", "h", "-c", "path.delay.roundTrip"),
+                List.of("query", "h"))) {
+            Run r = nmws(command.toArray(String[]::new));
+            assertEquals(1, r.status(), command + ": " + r.err());
+            assertTrue(r.err().startsWith("error: HTTP 401") && r.err().contains("--api-key or --user")
+                    && r.err().lines().count() == 1, command + ": " + r.err());
+        }
         status = 404;
         answer = "";
         Run none = nmws("schedule", "runs", "nobody");
