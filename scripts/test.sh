@@ -58,6 +58,9 @@ fi
 
 ./mvnw -B -ntp install "$@"
 
+# tutorial-mesh.sh's wait for every pair's first result, against a fake service (seconds).
+scripts/test-mesh-pairs.sh
+
 # The Debian package the build made: installed with apt, run from its installed layout (one
 # real round trip through the installed CLI), removed. Needs root and apt, as a CI runner has.
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

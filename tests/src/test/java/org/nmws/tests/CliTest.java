@@ -38,6 +38,14 @@ class CliTest extends LiveServiceTest {
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
+    private static JsonNode readJson(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new AssertionError(text, e);
+        }
+    }
+
     private Run nmws(String... args) {
         String[] all = new String[args.length + 2];
         all[0] = "--url";
@@ -93,8 +101,45 @@ class CliTest extends LiveServiceTest {
         assertTrue(both.err().contains("--json and --xml exclude each other"), both.err());
 
         Run bad = nmws("measure", "127.0.0.1", "-c", "path.colour.favourite");
-        assertEquals(2, bad.status(), "an NMWG error result is exit status 2: " + bad.out());
-        assertTrue(bad.out().contains("error.common.event_type_not_supported"), bad.out());
+        assertEquals(1, bad.status(), "an NMWG error result is exit status 1: " + bad.out());
+        assertTrue(bad.err().startsWith("error: ") && bad.err().contains("(error.common.event_type_not_supported)"), bad.err());
+        assertEquals("", bad.out());
+    }
+
+    /** Issue 26: a parameter the test does not read was silently ignored; the service refuses it, the CLI says so. */
+    @Test
+    void aParameterTheTestDoesNotReadIsRefusedOnOneErrorLine() {
+        Run cnt = nmws("measure", "127.0.0.1", "-c", "path.delay.roundTrip", "-p", "cnt=5");
+        assertEquals(1, cnt.status(), cnt.out() + cnt.err());
+        assertEquals("", cnt.out());
+        assertEquals(1, cnt.err().lines().count(), cnt.err());
+        assertTrue(cnt.err().startsWith("error: ") && cnt.err().contains("cnt")
+                && cnt.err().trim().endsWith("(error.common.parameter)"), cnt.err());
+    }
+
+    /** Issue 26: a one-way table with integers, units, one line for the histogram and a heading for each kind of datum. */
+    @Test
+    void aOneWayTableReadsAsNumbersWithUnitsAndNoEpochTimes() {
+        Run owd = nmws("measure", "127.0.0.1", "-c", "path.delay.oneWay", "-p", "count=200", "-p", "interval=0.0005");
+        assertEquals(0, owd.status(), owd.out() + owd.err());
+        List<String> lines = owd.out().lines().toList();
+        assertTrue(lines.stream().anyMatch(l -> l.matches("sent +200")), owd.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("receiverUserMbps +[0-9.]+ +(kbit/s|Mbit/s|Gbit/s)")), owd.out());
+        assertEquals(1, lines.stream().filter(l -> l.matches("interArrivalBin[0-9].*")).count(), owd.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("interArrivalBin0\\.\\.49 +50 values, [0-9]+ not 0 \\(--json lists them\\)")),
+                owd.out());
+        assertTrue(lines.contains("owamp summary") && lines.contains("iperf summary"), owd.out());
+        assertTrue(lines.stream().noneMatch(l -> l.matches(".*(\\.0 |\\.0$|[0-9]E[0-9-]|ns[0-9]+:|\\b1[0-9]{9}\\b).*")),
+                "no float counts, exponents, namespace prefixes or epoch seconds: " + owd.out());
+        // a clock bound above the delay itself (an unsynchronised clock here) is said before the figures
+        JsonNode json = readJson(nmws("--json", "measure", "127.0.0.1", "-c", "path.delay.oneWay", "-p", "count=20",
+                "-p", "interval=0.0005").out()).get("results").get(0).get("figures");
+        boolean unbounded = json.get("oneWayUncertaintyMs").asDouble() > Math.abs(json.get("medianDelayMs").asDouble());
+        assertEquals(unbounded, lines.get(1).startsWith("warning: "), owd.out());
+        if (unbounded) {
+            assertTrue(lines.get(1).matches("warning: .* not synchronised.*; the one-way figures are bounded only by \u00b1[0-9.]+ ms.*"),
+                    lines.get(1));
+        }
     }
 
     /** The completion script in a real bash: what it offers for a partial command and option. */
@@ -139,8 +184,9 @@ class CliTest extends LiveServiceTest {
         String downErr = new String(down.getErrorStream().readAllBytes());
         assertEquals(2, down.waitFor());
         assertEquals("", downOut);
-        assertEquals(1, downErr.lines().count(), downErr);
+        assertEquals(2, downErr.lines().count(), downErr);
         assertTrue(downErr.startsWith("nmws: cannot reach http://127.0.0.1:1"), downErr);
+        assertEquals(NmwsCli.startHint(), downErr.lines().toList().get(1), "how to start it on this host");
     }
 
     @Test
@@ -183,8 +229,8 @@ class CliTest extends LiveServiceTest {
         assertEquals("no tests running", list.out().trim(), "nothing runs between tests");
         assertEquals("[]", nmws("tests", "--json").out().trim());
         Run cancel = nmws("tests", "--cancel", "no-such-test");
-        assertEquals(2, cancel.status());
-        assertTrue(cancel.out().contains("no running test no-such-test"), cancel.out());
+        assertEquals(1, cancel.status());
+        assertEquals("error: no running test no-such-test", cancel.err().trim());
     }
     @Test
     void scheduleAddPrintsTheScheduleItStoredAsATableAndAsJsonWithTheSwitch() throws Exception {
@@ -207,6 +253,15 @@ class CliTest extends LiveServiceTest {
                     "127.0.0.2", "--period", "PT2H", "--start", start, "--json").out());
             assertEquals("PT2H", json.get("period").asText(), "add replaces the schedule of that name: " + json);
             assertEquals(start, json.get("start").asText());
+
+            // issue 26: -c is required, periods under 10 s refused
+            Run noC = nmws("schedule", "add", "cli-added", "--dst", "127.0.0.2", "--period", "PT1H");
+            assertEquals(2, noC.status());
+            assertTrue(noC.err().startsWith("Missing required option: '--characteristic=<characteristic>'"), noC.err());
+            Run fast = nmws("schedule", "add", "cli-added", "-c", "path.delay.roundTrip", "--dst", "127.0.0.2", "--period", "1");
+            assertEquals(2, fast.status());
+            assertTrue(fast.err().contains("at most every 10 s"), fast.err());
+            // (the default start, now, is pinned by the client's CommandLineTest: here it would run a test at once)
         } finally {
             nmws("schedule", "remove", "cli-added");
         }
@@ -287,7 +342,9 @@ class CliTest extends LiveServiceTest {
             JsonNode failed = JSON.readTree(nmws("schedule", "runs", "cli-none", "--json").out());
             assertTrue(StreamSupport.stream(failed.spliterator(), false)
                     .anyMatch(r -> !r.get("reason").isNull()), "a run that did not succeed says why: " + failed);
-            assertEquals("no schedule nobody", nmws("schedule", "runs", "nobody").out().trim());
+            Run nobody = nmws("schedule", "runs", "nobody");
+            assertEquals(1, nobody.status());
+            assertEquals("error: no schedule nobody", nobody.err().trim());
         } finally {
             nmws("schedule", "remove", "cli-rtt");
             nmws("schedule", "remove", "cli-none");
@@ -313,7 +370,7 @@ class CliTest extends LiveServiceTest {
         assertEquals("achievable-tcp", costRows.get(0).get("BASIS"), cost.out());
         assertEquals("none", costRows.get(1).get("BASIS"), cost.out());
         Map<String, String> headers = Map.ofEntries(Map.entry("seconds", "TIME(s)"),
-                Map.entry("rateMbps", "RATE(Mb/s)"), Map.entry("rttMs", "RTT(ms)"),
+                Map.entry("rateMbps", "RATE"), Map.entry("rttMs", "RTT(ms)"),
                 Map.entry("lossPercent", "LOSS(%)"), Map.entry("expectedErrorPercent", "ERROR(%)"),
                 Map.entry("ageSeconds", "AGE(s)"), Map.entry("measuredAt", "MEASURED"));
         for (int i = 0; i < ranked.size(); i++) {
@@ -328,6 +385,14 @@ class CliTest extends LiveServiceTest {
                 JsonNode v = e.getValue();
                 if (v.isNull()) {
                     assertEquals("-", cell, e.getKey());
+                } else if (e.getKey().equals("bytes")) {
+                    assertEquals("1 GB", cell, e.getKey());
+                } else if (e.getKey().equals("rateMbps")) {
+                    // 4 significant digits in kbit/s, Mbit/s or Gbit/s
+                    Matcher rate = Pattern.compile("([0-9.]+) (k|M|G)bit/s").matcher(cell);
+                    assertTrue(rate.matches(), cell);
+                    double mbps = Double.parseDouble(rate.group(1)) * Map.of("k", 1e-3, "M", 1.0, "G", 1e3).get(rate.group(2));
+                    assertEquals(v.asDouble(), mbps, v.asDouble() * 5.01e-4, cell);
                 } else if (e.getKey().equals("ageSeconds")) {
                     // a second may pass between the two calls
                     assertEquals(v.asLong(), Long.parseLong(cell), 2, e.getKey());
@@ -347,8 +412,8 @@ class CliTest extends LiveServiceTest {
         }
         assertTrue(!ranked.get(0).get("predictor").isNull() && !costRows.get(0).get("PREDICTOR").equals("-"), cost.out());
         Run bad = nmws("cost", "--dst", "127.0.0.1", "--bytes", "0");
-        assertEquals(2, bad.status());
-        assertTrue(bad.out().contains("bytes must be"), bad.out());
+        assertEquals(1, bad.status());
+        assertTrue(bad.err().startsWith("error: ") && bad.err().contains("bytes must be"), bad.err());
     }
 
     /** A table's rows as header -> cell; columns start where their header does (cells may hold spaces). */
@@ -374,8 +439,10 @@ class CliTest extends LiveServiceTest {
         return rows;
     }
 
+    /** An instant as the tables print it: local ISO time to the second, with its offset. */
     private static String second(String instant) {
-        return Instant.parse(instant).truncatedTo(ChronoUnit.SECONDS).toString();
+        return java.time.OffsetDateTime.ofInstant(Instant.parse(instant).truncatedTo(ChronoUnit.SECONDS),
+                java.time.ZoneId.systemDefault()).format(java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME);
     }
 
     private static String orDash(JsonNode v, boolean instant) {

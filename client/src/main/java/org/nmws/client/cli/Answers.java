@@ -29,13 +29,14 @@ import org.w3c.dom.Node;
 final class Answers {
     static final String NMWG = "http://ggf.org/ns/nmwg/base/2.0/";
     static final String TOPOLOGY = "http://ggf.org/ns/nmwg/topology/2.0/";
+    static final String ENVIRONMENT = "http://nmws.org/ns/environment/1.0/";
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     /** Attributes that label every datum alike and say nothing in a table. */
     private static final List<String> QUIET = List.of("timeType");
 
     /** One result: what the metadata says, and the datums of its data block. */
     record Result(String eventType, String src, String dst, Map<String, String> parameters, String key,
-                  List<Element> datums, String message) {
+                  List<Element> datums, String message, List<String> unsynchronisedClocks) {
         boolean isError() {
             return eventType != null && eventType.startsWith("error.");
         }
@@ -66,6 +67,7 @@ final class Answers {
             String dst = null;
             String key = null;
             Map<String, String> params = new LinkedHashMap<>();
+            List<String> unsynchronised = new ArrayList<>();
             // A metadata may refine another (metadataIdRef): the nearest says it first.
             for (int hops = 0; md != null && hops < 8; hops++) {
                 for (Element e : children(md, NMWG, "eventType")) {
@@ -97,6 +99,15 @@ final class Answers {
                         }
                     }
                 }
+                for (Element e : descendants(md, ENVIRONMENT)) {
+                    if ("clock".equals(e.getLocalName()) && "false".equals(e.getAttribute("synchronized"))
+                            && e.getParentNode() instanceof Element host) {
+                        String role = host.getAttribute("role").isEmpty() ? "src" : host.getAttribute("role");
+                        if (!unsynchronised.contains(role)) {
+                            unsynchronised.add(role);
+                        }
+                    }
+                }
                 md = md.hasAttribute("metadataIdRef") ? metadata.get(md.getAttribute("metadataIdRef")) : null;
             }
             List<Element> datums = new ArrayList<>();
@@ -110,15 +121,23 @@ final class Answers {
                     }
                 }
             }
-            out.add(new Result(eventType, src, dst, params, key, datums, message));
+            out.add(new Result(eventType, src, dst, params, key, datums, message, unsynchronised));
         }
         return out;
     }
 
-    /** The results as tables: a heading per result, its figures, then its other datums by kind. */
+    /**
+     * The results as tables: a heading per result, a warning when its one-way figures rest on
+     * clocks that are not synchronised, its figures (a numbered family such as interArrivalBin0..49
+     * on one line), then its other datums by kind under a heading that names the kind. An error
+     * result is left out here: the caller prints it as "error: ..." on standard error.
+     */
     static void printTables(List<Result> results, PrintWriter out) {
         boolean first = true;
         for (Result r : results) {
+            if (r.isError()) {
+                continue;
+            }
             if (!first) {
                 out.println();
             }
@@ -135,33 +154,144 @@ final class Answers {
                 h.append("  (maKey ").append(r.key()).append(')');
             }
             out.println(h);
-            Table figures = new Table(List.of("FIGURE", "VALUE", "UNIT"));
-            Map<String, Boolean> seen = new HashMap<>();
+            Map<String, String[]> named = new LinkedHashMap<>();
             Map<String, Table> others = new LinkedHashMap<>();
             for (Element d : r.datums()) {
                 if (d.hasAttribute("name") && d.hasAttribute("value")) {
-                    if (seen.putIfAbsent(d.getAttribute("name"), Boolean.TRUE) == null) {
-                        figures.row(List.of(d.getAttribute("name"), d.getAttribute("value"), unit(d)));
-                    }
+                    named.putIfAbsent(d.getAttribute("name"), new String[] {d.getAttribute("value"), unit(d)});
                     continue;
                 }
                 List<String> names = attributeNames(d);
-                String kind = d.getNodeName() + " " + names;
+                String kind = kindName(d) + " " + names;
                 Table t = others.computeIfAbsent(kind, k -> new Table(names.stream().map(Answers::header).toList()));
-                t.row(names.stream().map(d::getAttribute).toList());
+                t.row(names.stream().map(n -> cell(d, n)).toList());
             }
+            clockWarning(r, named).ifPresent(out::println);
+            Table figures = figures(named);
             if (!figures.isEmpty()) {
                 figures.print(out);
             }
             for (Map.Entry<String, Table> t : others.entrySet()) {
                 out.println();
-                out.println(t.getKey().substring(0, t.getKey().indexOf(' ')));
+                out.println(t.getKey().substring(0, t.getKey().indexOf(" [")));
                 t.getValue().print(out);
             }
             if (figures.isEmpty() && others.isEmpty()) {
                 out.println("(no data)");
             }
         }
+    }
+
+    /** The error results of an answer as the lines "error: TEXT" puts on standard error. */
+    static List<String> errors(List<Result> results) {
+        List<String> lines = new ArrayList<>();
+        for (Result r : results) {
+            if (r.isError()) {
+                lines.add(r.message() == null || r.message().isEmpty() ? r.eventType() : r.message() + " (" + r.eventType() + ")");
+            }
+        }
+        return lines;
+    }
+
+    /** Figures whose names end in a number, at least this many in a row from 0 or 1, print as one line. */
+    private static final int FAMILY = 5;
+    private static final java.util.regex.Pattern NUMBERED = java.util.regex.Pattern.compile("(.*?[^0-9])([0-9]+)([^0-9]*)");
+
+    /** The figures table: name, value and unit, a numbered family collapsed to "name0..49" and a summary. */
+    static Table figures(Map<String, String[]> named) {
+        Map<String, List<String>> families = new LinkedHashMap<>();
+        for (String name : named.keySet()) {
+            java.util.regex.Matcher m = NUMBERED.matcher(name);
+            if (m.matches()) {
+                families.computeIfAbsent(m.group(1) + "#" + m.group(3), k -> new ArrayList<>()).add(name);
+            }
+        }
+        families.values().removeIf(f -> f.size() < FAMILY);
+        Table figures = new Table(List.of("FIGURE", "VALUE", "UNIT"));
+        java.util.Set<String> done = new java.util.HashSet<>();
+        for (Map.Entry<String, String[]> e : named.entrySet()) {
+            if (done.contains(e.getKey())) {
+                continue;
+            }
+            List<String> family = families.values().stream().filter(f -> f.contains(e.getKey())).findFirst().orElse(null);
+            if (family != null) {
+                done.addAll(family);
+                java.util.regex.Matcher lo = NUMBERED.matcher(family.get(0));
+                java.util.regex.Matcher hi = NUMBERED.matcher(family.get(family.size() - 1));
+                lo.matches();
+                hi.matches();
+                long nonZero = family.stream().filter(n -> Values.decimal(named.get(n)[0])
+                        .map(v -> v.signum() != 0).orElse(true)).count();
+                figures.row(List.of(lo.group(1) + lo.group(2) + ".." + hi.group(2) + lo.group(3),
+                        family.size() + " values, " + nonZero + " not 0 (--json lists them)", ""));
+                continue;
+            }
+            Values.Shown v = Values.figure(e.getValue()[0], e.getValue()[1]);
+            figures.row(List.of(e.getKey(), v.value(), v.unit()));
+        }
+        return figures;
+    }
+
+    /**
+     * "warning: ..." when a one-way result's delays are smaller than what the clocks can vouch
+     * for (oneWayUncertaintyMs above the delay's magnitude) or a clock said it was not
+     * synchronised; empty otherwise.
+     */
+    static java.util.Optional<String> clockWarning(Result r, Map<String, String[]> named) {
+        java.util.Optional<java.math.BigDecimal> bound = java.util.Optional.ofNullable(named.get("oneWayUncertaintyMs"))
+                .flatMap(v -> Values.decimal(v[0]));
+        java.util.Optional<java.math.BigDecimal> delay = java.util.stream.Stream.of("medianDelayMs", "meanDelayMs", "minDelayMs")
+                .map(named::get).filter(java.util.Objects::nonNull).map(v -> Values.decimal(v[0]))
+                .flatMap(java.util.Optional::stream).findFirst();
+        boolean oneWay = delay.isPresent() || bound.isPresent();
+        boolean exceeds = bound.isPresent() && delay.isPresent() && bound.get().compareTo(delay.get().abs()) > 0;
+        if (!oneWay || !(exceeds || !r.unsynchronisedClocks().isEmpty())) {
+            return java.util.Optional.empty();
+        }
+        String which = r.unsynchronisedClocks().isEmpty() ? "the clocks are not synchronised well enough"
+                : "the " + String.join(" and ", r.unsynchronisedClocks().stream()
+                        .map(role -> role.equals("dst") ? "receiver's" : role.equals("src") ? "sender's" : role + "'s").toList())
+                        + " clock " + (r.unsynchronisedClocks().size() > 1 ? "are" : "is") + " not synchronised";
+        return java.util.Optional.of("warning: " + which + "; the one-way figures are bounded only by "
+                + bound.map(b -> "\u00b1" + Values.plain(b) + " ms").orElse("an unknown error")
+                + (delay.isPresent() ? " (median delay " + Values.plain(delay.get()) + " ms)" : ""));
+    }
+
+    /** What a table of datums without a name holds, from their namespace: "hops", "iperf summary", ... */
+    static String kindName(Element d) {
+        String ns = d.getNamespaceURI() == null ? "" : d.getNamespaceURI();
+        if (ns.contains("/traceroute/")) {
+            return "hops";
+        } else if (ns.contains("/iperf/")) {
+            return "iperf summary";
+        } else if (ns.contains("/delay/summary/")) {
+            return "owamp summary";
+        } else if (ns.contains("/delay/one-way/")) {
+            return "one-way delay per frame";
+        } else if (ns.contains("/ping/") || ns.contains("/pinger/")) {
+            return "round trip per frame";
+        }
+        String[] parts = ns.replaceAll("/+$", "").split("/");
+        String tool = parts.length >= 2 && parts[parts.length - 1].matches("[0-9.]+") ? parts[parts.length - 2]
+                : parts.length > 0 ? parts[parts.length - 1] : "";
+        return (tool.isEmpty() ? d.getLocalName() : tool + " " + d.getLocalName()).replace("datum", "data");
+    }
+
+    /** Attributes naming a time in NMWG's unix seconds. */
+    private static final List<String> TIMES = List.of("timeValue", "startTime", "endTime", "time");
+    /** Attributes in bit/s (iperf's throughput). */
+    private static final List<String> BITS_PER_SECOND = List.of("throughput", "bandwidth");
+
+    /** One attribute of a datum as a table cell: unix times as local ISO times, rates with units, numbers plain. */
+    static String cell(Element d, String attribute) {
+        String v = d.getAttribute(attribute);
+        if (TIMES.contains(attribute) && (!d.hasAttribute("timeType") || "unix".equals(d.getAttribute("timeType")))) {
+            return Values.unixTime(v);
+        }
+        if (BITS_PER_SECOND.contains(attribute)) {
+            return Values.decimal(v).map(Values::bitsPerSecond).orElse(v);
+        }
+        return Values.plain(v);
     }
 
     /** The results as JSON: figures as numbers by name, other datums as objects of their attributes. */

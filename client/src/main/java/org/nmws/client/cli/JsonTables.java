@@ -3,7 +3,6 @@ package org.nmws.client.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,19 +17,19 @@ import java.util.Map;
  * still print what there is.
  */
 final class JsonTables {
-    /** A known field: its header, and whether it is a time to print to the second. */
-    private record Column(String field, String header, boolean instant) {
+    /** How a known field prints: as it is, as a local time, as bytes or a rate with its unit. */
+    enum Kind { PLAIN, TIME, BYTES, MBIT_PER_SECOND }
+
+    /** A known field: its header, and how its value prints. */
+    private record Column(String field, String header, Kind kind) {
         static Column of(String field, String header) {
-            return new Column(field, header, false);
+            return new Column(field, header, Kind.PLAIN);
         }
 
         static Column time(String field, String header) {
-            return new Column(field, header, true);
+            return new Column(field, header, Kind.TIME);
         }
     }
-
-    /** Figures keep 4 significant digits in a table (--json has every digit). */
-    private static final MathContext FIGURE = new MathContext(4);
 
     static final List<Column> SCHEDULES = List.of(Column.of("name", "NAME"), Column.of("characteristic", "CHARACTERISTIC"),
             Column.of("dst", "DST"), Column.of("period", "PERIOD"), Column.of("slip", "SLIP"), Column.of("testClass", "CLASS"),
@@ -43,8 +42,8 @@ final class JsonTables {
             Column.of("slot", "SLOT"), Column.of("reason", "REASON"));
     static final List<String> RUNS_HIDDEN = List.of("id", "scheduleId", "schedule");
 
-    static final List<Column> COSTS = List.of(Column.of("dst", "DST"), Column.of("src", "SRC"), Column.of("bytes", "BYTES"),
-            Column.of("seconds", "TIME(s)"), Column.of("rateMbps", "RATE(Mb/s)"), Column.of("basis", "BASIS"),
+    static final List<Column> COSTS = List.of(Column.of("dst", "DST"), Column.of("src", "SRC"), new Column("bytes", "BYTES", Kind.BYTES),
+            Column.of("seconds", "TIME(s)"), new Column("rateMbps", "RATE", Kind.MBIT_PER_SECOND), Column.of("basis", "BASIS"),
             Column.of("rttMs", "RTT(ms)"), Column.of("lossPercent", "LOSS(%)"), Column.of("predictor", "PREDICTOR"),
             Column.of("expectedErrorPercent", "ERROR(%)"), Column.of("samples", "SAMPLES"), Column.of("ageSeconds", "AGE(s)"),
             Column.time("measuredAt", "MEASURED"), Column.of("refreshed", "REFRESHED"), Column.of("note", "NOTE"));
@@ -77,7 +76,7 @@ final class JsonTables {
             }
         }
         out.println(head);
-        out.println(d.path("summary").asText(""));
+        out.println(forThisCli(d.path("summary").asText("")));
         if (d.path("measured").size() > 0) {
             List<String> ran = new ArrayList<>();
             d.get("measured").forEach(m -> ran.add(m.asText()));
@@ -87,6 +86,11 @@ final class JsonTables {
             out.println();
             print(d.get("evidence"), EVIDENCE, List.of(), "", out);
         }
+    }
+
+    /** The service's wording for its HTTP parameter (measure=true) as this CLI's flag (--measure). */
+    static String forThisCli(String text) {
+        return text.replace("ask with measure=true", "run again with --measure").replace("measure=true", "--measure");
     }
 
     /** One row per element of an array (a single object is one row). */
@@ -117,15 +121,27 @@ final class JsonTables {
         }
         Table t = new Table(columns.values().stream().map(Column::header).toList());
         for (JsonNode r : rows) {
-            t.row(columns.values().stream().map(c -> cell(r.get(c.field()), c.instant())).toList());
+            t.row(columns.values().stream().map(c -> cell(r.get(c.field()), c.kind())).toList());
         }
         t.print(out);
     }
 
-    /** A value as a person reads it: "-" for none, figures to 4 digits, times to the second, maps as k=v. */
-    static String cell(JsonNode v, boolean instant) {
+    /**
+     * A value as a person reads it: "-" for none, figures to 4 digits, times as local ISO times
+     * to the second, bytes and rates with their unit, maps as k=v, the service's "measure=true" as --measure.
+     */
+    static String cell(JsonNode v, Kind kind) {
         if (v == null || v.isNull()) {
             return "-";
+        }
+        if (kind == Kind.BYTES && v.isNumber()) {
+            return Values.bytes(v.decimalValue());
+        }
+        if (kind == Kind.MBIT_PER_SECOND && v.isNumber()) {
+            return Values.bitsPerSecond(v.decimalValue().movePointRight(6));
+        }
+        if (kind == Kind.TIME && v.isNumber()) {
+            return Values.unixTime(v.asText());
         }
         if (v.isIntegralNumber()) {
             return v.asText();
@@ -144,21 +160,11 @@ final class JsonTables {
             return String.join(",", items);
         }
         String s = v.asText();
-        if (instant) {
-            try {
-                return java.time.Instant.parse(s).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-            } catch (java.time.format.DateTimeParseException notATime) {
-                return s;
-            }
-        }
-        return s;
+        return kind == Kind.TIME ? Values.anyTime(s) : forThisCli(s);
     }
 
     /** 4 significant digits, but never an exponent and never fewer than the whole part's digits. */
     static String figure(BigDecimal d) {
-        BigDecimal r = d.abs().compareTo(BigDecimal.valueOf(1000)) >= 0 ? d.setScale(0, java.math.RoundingMode.HALF_EVEN)
-                : d.round(FIGURE);
-        String s = r.stripTrailingZeros().toPlainString();
-        return s.equals("-0") ? "0" : s;
+        return Values.plain(d);
     }
 }

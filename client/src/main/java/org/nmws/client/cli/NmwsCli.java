@@ -36,8 +36,9 @@ import picocli.CommandLine.Parameters;
                 "  nmws --url https://mp.example.org:8443 --api-key $KEY tests",
                 "  source <(nmws completion)            # bash completion",
                 "",
-                "Exit status: 0 success, 2 an error answer or the service not reached.",
-                "A progress bar goes to standard error during long tests when it is a terminal."},
+                "A progress bar goes to standard error during long tests when it is a terminal.",
+                "Exit status: 0 success, 1 the service answered with an error (printed as",
+                "\"error: ...\" on standard error), 2 a usage error or the service not reached."},
         subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
                 NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.Diagnose.class, NmwsCli.HashPassword.class,
                 NmwsCli.Completion.class})
@@ -99,9 +100,56 @@ public final class NmwsCli {
             return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(b.timeout(timeout).build(),
                     HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            spec.commandLine().getErr().println("cannot reach " + target + ": " + e.getMessage());
+            spec.commandLine().getErr().println("nmws: cannot reach " + target + " (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+            startHint(url, spec.commandLine().getErr());
             return null;
         }
+    }
+
+    /** How to start the responder and the service on this host: with systemctl under systemd, else the package's script. */
+    public static String startHint() {
+        return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/run/systemd/system"))
+                ? "nmws: is the service running? start it with 'systemctl start nmprobe-responder nmws' (as root)"
+                : "nmws: is the service running? this host has no systemd: start it with"
+                        + " '/usr/share/nmws/start-without-systemd' (as root)";
+    }
+
+    /** Prints startHint() when url names this host: only there can starting the service help. */
+    static void startHint(String url, PrintWriter err) {
+        String host = URI.create(url).getHost();
+        if (host != null && (host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]") || host.equals("::1"))) {
+            err.println(startHint());
+        }
+    }
+
+    /**
+     * A service's error answer (a non-2xx status) as one line "error: TEXT" on standard error,
+     * TEXT the answer's "error" or "message" field, else its body, else its status; exit status 1.
+     */
+    int serviceError(HttpResponse<String> r) {
+        String text = r.body() == null ? "" : r.body().trim();
+        try {
+            com.fasterxml.jackson.databind.JsonNode j = Answers.JSON.readTree(text);
+            if (j != null && j.isObject()) {
+                text = j.hasNonNull("error") ? j.get("error").asText() : j.hasNonNull("message") ? j.get("message").asText() : text;
+            }
+        } catch (IOException notJson) {
+            // the body as it came
+        }
+        return serviceError(text.isEmpty() ? "HTTP " + r.statusCode() : text);
+    }
+
+    /** "error: TEXT" on standard error; exit status 1. */
+    int serviceError(String text) {
+        return serviceError(spec.commandLine(), text);
+    }
+
+    /** "error: TEXT" on the standard error of cmd; exit status 1. */
+    int serviceError(CommandLine cmd, String text) {
+        cmd.getErr().println("error: " + text);
+        cmd.getErr().flush();
+        return 1;
     }
 
     java.util.Map<String, String> credentials() {
@@ -140,11 +188,25 @@ public final class NmwsCli {
         CXF_LOG.setLevel(java.util.logging.Level.OFF);
         CommandLine cli = new CommandLine(new NmwsCli());
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            // The service's own refusal over SOAP (a Fault, or an HTTP error status such as 401) is its error answer.
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof jakarta.xml.ws.soap.SOAPFaultException fault) {
+                    return ((NmwsCli) cli(cmd).getCommand()).serviceError(cmd, fault.getFault().getFaultString());
+                }
+                if (t instanceof org.apache.cxf.transport.http.HTTPException http) {
+                    return ((NmwsCli) cli(cmd).getCommand()).serviceError(cmd, "HTTP " + http.getResponseCode()
+                            + (http.getResponseMessage() == null ? "" : " " + http.getResponseMessage())
+                            + (http.getResponseCode() == 401 || http.getResponseCode() == 403
+                            ? " (this client's credentials: --api-key or --user)" : ""));
+                }
+            }
             // An I/O failure anywhere in the chain (CXF wraps it in a Fault) means the service was not reached.
             for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
                 if (t instanceof java.io.IOException io) {
-                    cmd.getErr().println("nmws: cannot reach " + ((NmwsCli) cli(cmd).getCommand()).url + " ("
+                    String url = ((NmwsCli) cli(cmd).getCommand()).url;
+                    cmd.getErr().println("nmws: cannot reach " + url + " ("
                             + io.getClass().getSimpleName() + (io.getMessage() == null ? "" : ": " + io.getMessage()) + ")");
+                    startHint(url, cmd.getErr());
                     return 2;
                 }
             }
@@ -264,52 +326,85 @@ public final class NmwsCli {
                 return 2;
             }
             if (cancel == null) {
-                if (r.statusCode() != 200 || parent.format() == Format.JSON) {
+                if (r.statusCode() != 200) {
+                    return parent.serviceError(r);
+                }
+                if (parent.format() == Format.JSON) {
                     parent.out().println(r.body());
                 } else {
-                    parent.testsTable(r.body());
+                    parent.testsTable(r.body(), Instant.now());
                 }
-                return r.statusCode() == 200 ? 0 : 2;
+                return 0;
             }
-            String outcome = switch (r.statusCode()) {
-                case 202 -> "cancelled";
-                case 404 -> "no running test " + cancel;
-                case 401, 403 -> "this client may not cancel tests: it needs the measure role (--api-key, --user)";
-                default -> "HTTP " + r.statusCode();
+            return switch (r.statusCode()) {
+                case 202 -> {
+                    parent.out().println("cancelled");
+                    yield 0;
+                }
+                case 404 -> parent.serviceError("no running test " + cancel);
+                case 401, 403 -> parent.serviceError("this client may not cancel tests: it needs the measure role (--api-key, --user)");
+                default -> parent.serviceError(r);
             };
-            parent.out().println(outcome);
-            return r.statusCode() == 202 ? 0 : 2;
         }
     }
 
-    /** The running tests as a table: id, characteristic, destination, start and progress. */
-    void testsTable(String body) throws java.io.IOException {
+    /**
+     * The running tests as a table: id, characteristic, destination, start as local time, seconds
+     * running so far (the service writes the start as seconds since 1970 to the nanosecond) and progress.
+     */
+    void testsTable(String body, Instant now) throws java.io.IOException {
         com.fasterxml.jackson.databind.JsonNode list = Answers.JSON.readTree(body);
         if (list.isEmpty()) {
             out().println("no tests running");
             return;
         }
-        Table t = new Table(List.of("ID", "CHARACTERISTIC", "DST", "STARTED", "PROGRESS"));
+        Table t = new Table(List.of("ID", "CHARACTERISTIC", "DST", "STARTED", "RUNNING(s)", "PROGRESS"));
         for (com.fasterxml.jackson.databind.JsonNode r : list) {
             int done = r.path("done").asInt();
             int total = r.path("total").asInt();
+            Instant started = startedAt(r.path("started"));
             t.row(List.of(r.path("id").asText(), r.path("characteristic").asText(), r.path("dst").asText(),
-                    r.path("started").asText(), total > 0 ? done + "/" + total + " (" + 100L * done / total + "%)" : "-"));
+                    started == null ? "-" : Values.time(started),
+                    started == null ? "-" : Long.toString(Math.max(0, Duration.between(started, now).toSeconds())),
+                    total > 0 ? done + "/" + total + " (" + 100L * done / total + "%)" : "-"));
         }
         t.print(out());
     }
 
-    /** Prints the response as asked; the exit status is 2 when the service answered with an error code. */
+    /** An Instant as Jackson writes it (seconds since 1970 with a fraction) or as ISO 8601; null if neither. */
+    static Instant startedAt(com.fasterxml.jackson.databind.JsonNode v) {
+        if (v.isNumber()) {
+            java.math.BigDecimal s = v.decimalValue();
+            return Instant.ofEpochSecond(s.longValue(), s.remainder(java.math.BigDecimal.ONE).movePointRight(9).longValue());
+        }
+        try {
+            return Instant.parse(v.asText());
+        } catch (java.time.format.DateTimeParseException notATime) {
+            return null;
+        }
+    }
+
+    /**
+     * Prints the response as asked (tables leave error results out), and each error result as
+     * "error: ..." on standard error; the exit status is 1 when the service answered with an error.
+     */
     int print(org.nmws.client.nmwg.Message response) {
         String xmlText = NmwsClient.toXml(response);
+        List<Answers.Result> results = Answers.read(xmlText);
         switch (format()) {
             case XML -> out().println(xmlText);
-            case JSON -> out().println(Answers.json(response.getType(), Answers.read(xmlText)));
-            case TABLE -> Answers.printTables(Answers.read(xmlText), out());
+            case JSON -> out().println(Answers.json(response.getType(), results));
+            case TABLE -> {
+                if (results.stream().anyMatch(r -> !r.isError())) {
+                    Answers.printTables(results, out());
+                }
+            }
         }
         out().flush();
-        boolean error = NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
-        return error ? 2 : 0;
+        List<String> errors = Answers.errors(results);
+        errors.forEach(this::serviceError);
+        boolean error = !errors.isEmpty() || NmwsClient.eventTypes(response).stream().anyMatch(t -> t.startsWith("error."));
+        return error ? 1 : 0;
     }
 
     @Command(name = "hash-password", description = "Reads a password on standard input and prints it in the form "
@@ -334,6 +429,7 @@ public final class NmwsCli {
 
     @Command(name = "schedule", description = "Regular tests (the service's /api/schedules): list them, add or replace one, "
             + "remove one, or show one's runs.",
+            subcommands = {Schedule.ListSchedules.class, Schedule.Add.class, Schedule.Remove.class, Schedule.Runs.class},
             footer = {"", "Examples:",
                     "  nmws schedule add rtt-b -c path.delay.roundTrip --dst 10.0.0.2 --period PT1M -p count=10",
                     "  nmws schedule add owd-b -c path.delay.oneWay --dst 10.0.0.2 --continuous",
@@ -341,82 +437,175 @@ public final class NmwsCli {
     static final class Schedule implements Callable<Integer> {
         @CommandLine.ParentCommand
         NmwsCli parent;
-        @CommandLine.Parameters(index = "0", description = "list, add, remove or runs") String action;
-        @CommandLine.Parameters(index = "1", arity = "0..1", description = "the schedule's name") String name;
-        @Option(names = {"-c", "--characteristic"}) String characteristic;
-        @Option(names = "--dst") String dst;
-        @Option(names = "--period", description = "ISO 8601 (PT1M) or seconds") String period;
-        @Option(names = "--slip", description = "random delay of each run, up to this") String slip;
-        @Option(names = "--class", description = "exclusive, normal or background") String testClass;
-        @Option(names = "--start", description = "first run at or after this time (ISO 8601; default: now)") String start;
-        @Option(names = "--end", description = "no runs after this time (ISO 8601; default: none)") String end;
-        @Option(names = "--continuous", description = "a one-way stream kept a minute at a time") boolean continuous;
-        @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
-        java.util.Map<String, String> parameters = new java.util.LinkedHashMap<>();
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
 
+        /** The shortest period the CLI sends: a shorter one is almost always a slip of the unit (PT1S for PT1M). */
+        static final Duration MIN_PERIOD = Duration.ofSeconds(10);
+
+        /** "nmws schedule" alone: its usage, as a usage error. */
         @Override
-        public Integer call() throws InterruptedException, IOException {
-            String base = parent.url.replaceAll("/+$", "") + "/api/schedules";
-            HttpRequest.Builder b;
-            switch (action) {
-                case "list" -> b = HttpRequest.newBuilder(URI.create(base)).GET();
-                case "runs", "remove", "add" -> {
-                    if (name == null) {
-                        parent.spec.commandLine().getErr().println(action + " needs a schedule name");
-                        return 2;
-                    }
-                    URI one = URI.create(base + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8));
-                    if (action.equals("runs")) {
-                        b = HttpRequest.newBuilder(URI.create(one + "/runs")).GET();
-                    } else if (action.equals("remove")) {
-                        b = HttpRequest.newBuilder(one).DELETE();
-                    } else {
-                        b = HttpRequest.newBuilder(one).header("Content-Type", "application/json")
-                                .PUT(HttpRequest.BodyPublishers.ofString(json()));
-                    }
-                }
-                default -> {
-                    parent.spec.commandLine().getErr().println("unknown action '" + action + "': list, add, remove or runs");
-                    return 2;
-                }
-            }
-            HttpResponse<String> r = parent.send(b, Duration.ofSeconds(30), base);
+        public Integer call() {
+            throw new CommandLine.ParameterException(spec.commandLine(), "Missing subcommand: list, add, remove or runs");
+        }
+
+        String base() {
+            return parent.url.replaceAll("/+$", "") + "/api/schedules";
+        }
+
+        URI one(String name) {
+            return URI.create(base() + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8));
+        }
+
+        /** Sends the request; prints a non-2xx answer as an error (404: no schedule NAME); else hands the body on. */
+        int send(HttpRequest.Builder b, String name, IoConsumer<String> ok) throws InterruptedException, IOException {
+            HttpResponse<String> r = parent.send(b, Duration.ofSeconds(30), base());
             if (r == null) {
                 return 2;
             }
-            boolean ok = r.statusCode() / 100 == 2;
-            if (ok && parent.format() != Format.JSON && action.equals("list")) {
-                JsonTables.schedules(Answers.JSON.readTree(r.body()), parent.out());
-            } else if (ok && parent.format() != Format.JSON && action.equals("add")) {
-                JsonTables.schedules(Answers.JSON.createArrayNode().add(Answers.JSON.readTree(r.body())), parent.out());
-            } else if (ok && parent.format() != Format.JSON && action.equals("runs")) {
-                JsonTables.runs(Answers.JSON.readTree(r.body()), parent.out());
-            } else {
-                parent.out().println(r.statusCode() == 204 ? "removed" : r.statusCode() == 404 ? "no schedule " + name : r.body());
+            if (r.statusCode() == 404 && name != null) {
+                return parent.serviceError("no schedule " + name);
             }
-            return ok ? 0 : 2;
+            if (r.statusCode() / 100 != 2) {
+                return parent.serviceError(r);
+            }
+            ok.accept(r.body());
+            return 0;
         }
 
-        private String json() throws IOException {
-            com.fasterxml.jackson.databind.node.ObjectNode j = Answers.JSON.createObjectNode();
-            java.util.Map<String, String> given = new java.util.LinkedHashMap<>();
-            given.put("characteristic", characteristic);
-            given.put("dst", dst);
-            given.put("period", period);
-            given.put("slip", slip);
-            given.put("testClass", testClass);
-            given.put("start", start);
-            given.put("end", end);
-            given.forEach((k, v) -> {
-                if (v != null) { // absent, not null: the service's defaults apply
-                    j.put(k, v);
-                }
-            });
-            if (continuous) {
-                j.put("continuous", true);
+        /** A step that may fail reading the answer. */
+        interface IoConsumer<T> {
+            void accept(T t) throws IOException;
+        }
+
+        @Command(name = "list", description = "The schedules, one a line.")
+        static final class ListSchedules implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Schedule schedule;
+
+            @Override
+            public Integer call() throws InterruptedException, IOException {
+                NmwsCli cli = schedule.parent;
+                return schedule.send(HttpRequest.newBuilder(URI.create(schedule.base())).GET(), null, body -> {
+                    if (cli.format() == Format.JSON) {
+                        cli.out().println(body);
+                    } else {
+                        JsonTables.schedules(Answers.JSON.readTree(body), cli.out());
+                    }
+                });
             }
-            j.putPOJO("parameters", parameters);
-            return Answers.JSON.writeValueAsString(j);
+        }
+
+        @Command(name = "add", description = "Adds the schedule NAME, or replaces the one of that name.",
+                footer = {"", "Examples:",
+                        "  nmws schedule add rtt-b -c path.delay.roundTrip --dst 10.0.0.2 --period PT1M -p count=10",
+                        "  nmws schedule add owd-b -c path.delay.oneWay --dst 10.0.0.2 --continuous"})
+        static final class Add implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Schedule schedule;
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
+            @Parameters(index = "0", paramLabel = "NAME", description = "the schedule's name") String name;
+            @Option(names = {"-c", "--characteristic"}, required = true,
+                    description = "GFD.023 name (path.delay.roundTrip, ...) or NMWG eventType URI") String characteristic;
+            @Option(names = "--dst", required = true, description = "destination host running nmprobe-responder") String dst;
+            @Option(names = "--period", description = "ISO 8601 (PT1M) or seconds, at least 10 s") String period;
+            @Option(names = "--slip", description = "random delay of each run, up to this") String slip;
+            @Option(names = "--class", description = "exclusive, normal or background") String testClass;
+            @Option(names = "--start", description = "first run at or after this time (ISO 8601; default: now)") Instant start;
+            @Option(names = "--end", description = "no runs after this time (ISO 8601; default: none)") Instant end;
+            @Option(names = "--continuous", description = "a one-way stream kept a minute at a time") boolean continuous;
+            @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
+            Map<String, String> parameters = new LinkedHashMap<>();
+
+            @Override
+            public Integer call() throws InterruptedException, IOException {
+                if (period != null) {
+                    Duration p = period(period);
+                    if (p.compareTo(MIN_PERIOD) < 0) {
+                        throw new CommandLine.ParameterException(spec.commandLine(), "--period " + period + " is "
+                                + p.toMillis() / 1000.0 + " s: the CLI schedules tests at most every " + MIN_PERIOD.toSeconds()
+                                + " s (did you mean PT" + period.replaceAll("(?i)^PT|S$", "") + "M?)");
+                    }
+                }
+                NmwsCli cli = schedule.parent;
+                cli.format();
+                HttpRequest.Builder b = HttpRequest.newBuilder(schedule.one(name)).header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(json(Instant.now())));
+                return schedule.send(b, null, body -> {
+                    if (cli.format() == Format.JSON) {
+                        cli.out().println(body);
+                    } else {
+                        JsonTables.schedules(Answers.JSON.createArrayNode().add(Answers.JSON.readTree(body)), cli.out());
+                    }
+                });
+            }
+
+            /** ISO 8601 (PT1M) or a number of seconds; a usage error otherwise. */
+            Duration period(String text) {
+                try {
+                    return text.matches("[0-9]+(\\.[0-9]+)?")
+                            ? Duration.ofMillis(Math.round(Double.parseDouble(text) * 1000)) : Duration.parse(text);
+                } catch (java.time.format.DateTimeParseException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "--period " + text
+                            + " is neither ISO 8601 (PT1M) nor seconds");
+                }
+            }
+
+            /** The schedule as the service takes it; the start is now when none is given, as the help says. */
+            String json(Instant now) throws IOException {
+                com.fasterxml.jackson.databind.node.ObjectNode j = Answers.JSON.createObjectNode();
+                Map<String, String> given = new LinkedHashMap<>();
+                given.put("characteristic", characteristic);
+                given.put("dst", dst);
+                given.put("period", period);
+                given.put("slip", slip);
+                given.put("testClass", testClass);
+                given.put("start", (start == null ? now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS) : start).toString());
+                given.put("end", end == null ? null : end.toString());
+                given.forEach((k, v) -> {
+                    if (v != null) { // absent, not null: the service's defaults apply
+                        j.put(k, v);
+                    }
+                });
+                if (continuous) {
+                    j.put("continuous", true);
+                }
+                j.putPOJO("parameters", parameters);
+                return Answers.JSON.writeValueAsString(j);
+            }
+        }
+
+        @Command(name = "remove", description = "Removes the schedule NAME (its stored runs and results stay).")
+        static final class Remove implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Schedule schedule;
+            @Parameters(index = "0", paramLabel = "NAME", description = "the schedule's name") String name;
+
+            @Override
+            public Integer call() throws InterruptedException, IOException {
+                return schedule.send(HttpRequest.newBuilder(schedule.one(name)).DELETE(), name,
+                        body -> schedule.parent.out().println("removed"));
+            }
+        }
+
+        @Command(name = "runs", description = "The runs of the schedule NAME: when planned, started and ended, how each went.")
+        static final class Runs implements Callable<Integer> {
+            @CommandLine.ParentCommand
+            Schedule schedule;
+            @Parameters(index = "0", paramLabel = "NAME", description = "the schedule's name") String name;
+
+            @Override
+            public Integer call() throws InterruptedException, IOException {
+                NmwsCli cli = schedule.parent;
+                return schedule.send(HttpRequest.newBuilder(URI.create(schedule.one(name) + "/runs")).GET(), name, body -> {
+                    if (cli.format() == Format.JSON) {
+                        cli.out().println(body);
+                    } else {
+                        JsonTables.runs(Answers.JSON.readTree(body), cli.out());
+                    }
+                });
+            }
         }
     }
 
@@ -460,12 +649,15 @@ public final class NmwsCli {
             if (r == null) {
                 return 2;
             }
-            if (r.statusCode() == 200 && parent.format() != Format.JSON) {
+            if (r.statusCode() != 200) {
+                return parent.serviceError(r);
+            }
+            if (parent.format() != Format.JSON) {
                 JsonTables.costs(Answers.JSON.readTree(r.body()), parent.out());
             } else {
                 parent.out().println(r.body());
             }
-            return r.statusCode() == 200 ? 0 : 2;
+            return 0;
         }
     }
 
@@ -511,9 +703,12 @@ public final class NmwsCli {
             if (r == null) {
                 return 2;
             }
-            if (r.statusCode() != 200 || parent.format() == Format.JSON) {
-                (r.statusCode() == 200 ? parent.out() : parent.spec.commandLine().getErr()).println(r.body());
-                return r.statusCode() == 200 ? 0 : 2;
+            if (r.statusCode() != 200) {
+                return parent.serviceError(r);
+            }
+            if (parent.format() == Format.JSON) {
+                parent.out().println(r.body());
+                return 0;
             }
             JsonTables.diagnosis(Answers.JSON.readTree(r.body()), parent.out());
             return 0;
