@@ -50,16 +50,19 @@ class LabTcpAndHopsTruthTest {
             Nmwg clean = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP", cbr)));
             lab.dropEveryNth(10_000, "tcp");
             Nmwg lossy = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.achievable.TCP", cbr)));
-            // After slow start (the first second), an unimpaired run keeps to its schedule within the
-            // one-way delay; a lost segment holds every message behind it for at least a round trip.
-            double cleanMax = clean.figure("steadyMaxLatenessMs");
+            // Lateness is arrival - schedule: an unimpaired run's messages arrive a one-way delay
+            // (30 ms) after they are due; a lost segment holds every message behind it until its
+            // retransmission, a round trip (60 ms) later at the least. Compared with the clean run's
+            // median, not its maximum: a host hiccup on a busy 2-core machine made one clean message
+            // 66 ms late, and the old margin (25 ms over the clean maximum) failed on that alone.
+            double cleanMedian = clean.figure("medianLatenessMs");
             double lossyMax = lossy.figure("steadyMaxLatenessMs");
             assertEquals(5000, lossy.figure("messages"), 0.0, "every scheduled message arrived");
             assertTrue(lossy.figure("retransmits") > 0, "the drops cost retransmissions");
-            // A host hiccup on this 2-core machine can make a clean run late by up to ~20 ms; a
-            // lost segment holds every message behind it for a 60 ms round trip.
-            assertTrue(lossyMax > cleanMax + 25, "a loss holds messages back by a round trip: max lateness "
-                    + lossyMax + " ms after loss vs " + cleanMax + " ms unimpaired");
+            assertTrue(cleanMedian >= 29 && cleanMedian <= 40, "an unimpaired message arrives a one-way delay (30 ms) after "
+                    + "it is due: median lateness " + cleanMedian + " ms");
+            assertTrue(lossyMax >= cleanMedian + 55, "a loss holds messages back by a round trip (60 ms, 5 for the delay "
+                    + "line's timer): max lateness " + lossyMax + " ms after loss vs a median of " + cleanMedian + " ms unimpaired");
         }
     }
 
