@@ -19,6 +19,7 @@ import org.nmws.service.observation.PathSubject;
 import org.nmws.service.usecase.ErrorCodes;
 import org.nmws.service.usecase.Measure;
 import org.nmws.service.usecase.Schedules;
+import org.nmws.service.usecase.StoredResults;
 import org.nmws.service.usecase.TransferCosts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +58,7 @@ public class MessageHandler {
     public MessageHandler(SafeXml xml, MeasurementService measurements, Archive archive, NmwsProperties props,
                           DataForms forms, Measure measure, TransferCosts costs, DiagnosisService diagnoses) {
         this.advice = new AdviceTriggers(costs, diagnoses);
-        this.stored = new StoredAnswers(archive, measurements);
+        this.stored = new StoredAnswers(new StoredResults(archive), measurements);
         this.measure = measure;
         this.forms = forms;
         this.xml = xml;

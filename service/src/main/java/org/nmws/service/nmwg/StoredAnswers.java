@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesKeys;
@@ -18,6 +17,7 @@ import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.Params;
 import org.nmws.service.observation.PathSubject;
 import org.nmws.service.usecase.ErrorCodes;
+import org.nmws.service.usecase.StoredResults;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.w3c.dom.Element;
@@ -29,16 +29,15 @@ import org.w3c.dom.Element;
  */
 final class StoredAnswers {
     private static final Logger log = LoggerFactory.getLogger(StoredAnswers.class);
-    private static final int MAX_STORED_RESULTS = 1000;
-    /** Consolidation reads summaries only (no frames), so it may read many more. */
-    private static final int MAX_CONSOLIDATED = 100_000;
-    private static final int MAX_SERIES = 1000;
+    private static final int MAX_STORED_RESULTS = StoredResults.MAX_RESULTS;
+    private static final int MAX_CONSOLIDATED = StoredResults.MAX_CONSOLIDATED;
+    private static final int MAX_SERIES = StoredResults.MAX_SERIES;
 
-    private final Archive archive;
+    private final StoredResults stored;
     private final MeasurementService measurements;
 
-    StoredAnswers(Archive archive, MeasurementService measurements) {
-        this.archive = archive;
+    StoredAnswers(StoredResults stored, MeasurementService measurements) {
+        this.stored = stored;
         this.measurements = measurements;
     }
 
@@ -93,22 +92,11 @@ final class StoredAnswers {
         } catch (NumberFormatException e) {
             throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
         }
-        Observation o = archive.findById(id, raw).orElseThrow(() ->
+        Observation o = available(() -> stored.byId(id, raw)).orElseThrow(() ->
                 new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
         w.takeFrames(o);
         String et = r.eventType() != null ? r.eventType() : eventTypesOf(o.test()).get(0);
         w.observation(r.metadataId(), et, o, raw);
-    }
-
-    /** The observations with their frames, each charged to the answer's frame budget as it is read. */
-    private List<Observation> withFrames(NmwgWriter w, List<Observation> summaries) throws NmwgException {
-        List<Observation> full = new ArrayList<>(summaries.size());
-        for (Observation s : summaries) {
-            Observation o = archive.findById(s.id(), true).orElse(s); // purged meanwhile: its summary
-            w.takeFrames(o);
-            full.add(o);
-        }
-        return full;
     }
 
     /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
@@ -116,12 +104,10 @@ final class StoredAnswers {
                               String maKey, ObservationQuery q, Select select, boolean raw) throws NmwgException {
         List<Observation> found;
         try {
-            // Raw frames are read one observation at a time against the answer's budget, so a
-            // request for more than an answer may hold is refused before it is all in memory.
-            found = q.withFrames() ? withFrames(w, archive.find(q.summariesOnly())) : archive.find(q);
-        } catch (RuntimeException e) {
-            log.error("archive query failed", e);
-            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
+            // raw frames are charged to the answer's budget one observation at a time
+            found = stored.find(q, w::takeFrames);
+        } catch (StoredResults.Unavailable e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
         }
         if (found.isEmpty()) {
             w.noData(metadataId, eventType, subject, "No data in the archive for " + what
@@ -161,12 +147,7 @@ final class StoredAnswers {
                     params, MAX_SERIES);
         }
         List<Series> found;
-        try {
-            found = archive.series(query);
-        } catch (RuntimeException e) {
-            log.error("archive series query failed", e);
-            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
-        }
+        found = available(() -> stored.series(query));
         if (found.isEmpty()) {
             w.noData(r.metadataId(), r.eventType(), null, "No metadata in the archive matches"
                     + (query.test() == null ? "" : " " + r.characteristic().dottedName())
@@ -217,12 +198,7 @@ final class StoredAnswers {
         Map<String, String> params = new LinkedHashMap<>(r.parameters());
         params.remove("raw");
         List<Series> series;
-        try {
-            series = archive.series(new SeriesQuery(test, null, null, params, MAX_SERIES));
-        } catch (RuntimeException e) {
-            log.error("archive series query failed", e);
-            throw new NmwgException(ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage());
-        }
+        series = available(() -> stored.series(new SeriesQuery(test, null, null, params, MAX_SERIES)));
         Set<String> paths = new java.util.LinkedHashSet<>();
         boolean any = false;
         for (Series s : series) {
@@ -241,4 +217,13 @@ final class StoredAnswers {
         }
     }
 
+
+    /** A stored-results query; an archive that cannot answer is error.ma.query. */
+    private static <T> T available(java.util.function.Supplier<T> query) throws NmwgException {
+        try {
+            return query.get();
+        } catch (StoredResults.Unavailable e) {
+            throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
+        }
+    }
 }

@@ -21,6 +21,7 @@ import org.nmws.service.observation.Numbers;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.usecase.ErrorCodes;
 import org.nmws.service.usecase.Measure;
+import org.nmws.service.usecase.StoredResults;
 import org.w3c.dom.Document;
 import org.w3c.dom.Node;
 
@@ -31,17 +32,16 @@ import org.w3c.dom.Node;
  * store is decided here.
  */
 public class V1Service {
-    private static final int MAX_STORED = 1000;
 
     private final MeasurementService measurements;
     private final Measure measure;
-    private final Archive archive;
+    private final StoredResults stored;
     private final double retryDelaySeconds;
 
     public V1Service(MeasurementService measurements, Measure measure, Archive archive, NmwsProperties props) {
         this.measurements = measurements;
         this.measure = measure;
-        this.archive = archive;
+        this.stored = new StoredResults(archive);
         // A busy path is held by one test at most this long: the honest wait before retrying.
         this.retryDelaySeconds = props.limits().maxDuration().toSeconds();
     }
@@ -110,19 +110,16 @@ public class V1Service {
         List<Observation> found;
         try {
             // the test the request's parameters select (protocol=STAMP, packetSizes, perHop), as NMWG reads it
-            found = archive.find(new ObservationQuery(c.testFor(r.parameters()), r.subject().dst().host(),
-                    r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false, MAX_STORED));
+            found = stored.find(new ObservationQuery(c.testFor(r.parameters()), r.subject().dst().host(),
+                    r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false,
+                    StoredResults.MAX_RESULTS), o -> { });
         } catch (IllegalArgumentException e) {
             throw new V1Fault(V1Fault.Kind.Request, ErrorCodes.PARAMETER, e.getMessage(), 0);
-        } catch (RuntimeException e) {
-            throw new V1Fault(V1Fault.Kind.System, ErrorCodes.MA_QUERY, "the archive could not answer: " + e.getMessage(), 0);
-        }
-        Map<List<Object>, List<Observation>> series = new LinkedHashMap<>();
-        for (Observation o : found) {
-            series.computeIfAbsent(List.of(o.test(), o.subject(), o.parameters()), k -> new ArrayList<>()).add(o);
+        } catch (StoredResults.Unavailable e) {
+            throw new V1Fault(V1Fault.Kind.System, ErrorCodes.MA_QUERY, e.getMessage(), 0);
         }
         List<V1Outcome.Measurement> out = new ArrayList<>();
-        for (List<Observation> group : series.values()) {
+        for (List<Observation> group : StoredResults.bySeries(found)) {
             out.add(measurement(group.get(group.size() - 1), SeriesKeys.of(group)));
         }
         return out;
