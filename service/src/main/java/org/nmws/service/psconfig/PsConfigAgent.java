@@ -45,6 +45,7 @@ public final class PsConfigAgent implements SmartLifecycle {
     private volatile State state;
     private volatile boolean running;
     private List<Plan.NotRun> lastLogged = List.of();
+    private Set<String> lastKept = Set.of();
 
     /** What GET /api/psconfig shows: the last read, its outcome, and the share this point runs. */
     public record State(String source, Duration refresh, Instant lastRead, Instant lastApplied, String error,
@@ -106,8 +107,11 @@ public final class PsConfigAgent implements SmartLifecycle {
         }
         Plan applied = new Plan(made, notRun, plan.archives(), plan.notes());
         state = new State(source, refresh, now, now, null, read.sources(), applied, read.notes());
-        log.info("pSConfig template {} read: {} schedules of this point's share, {} removed, {} not run", source,
-                made.size(), removed, notRun.size());
+        if (removed > 0 || !keep.equals(lastKept) || !notRun.equals(lastLogged)) {
+            log.info("pSConfig template {} read: {} schedules of this point's share, {} removed, {} not run", source,
+                    made.size(), removed, notRun.size());
+        }
+        lastKept = keep;
         if (!notRun.equals(lastLogged)) {
             for (Plan.NotRun n : notRun) {
                 log.warn("pSConfig task {}{} not run: {}", n.task(), n.pair() == null ? "" : " (" + n.pair() + ")", n.reason());

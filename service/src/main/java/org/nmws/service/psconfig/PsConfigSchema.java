@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.dialect.Dialect;
+import com.networknt.schema.dialect.Dialects;
+import com.networknt.schema.keyword.NonValidationKeyword;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -28,7 +30,11 @@ final class PsConfigSchema {
                 throw new IllegalStateException("the pSConfig schema " + RESOURCE + " is not on the class path");
             }
             JsonNode node = new ObjectMapper().readTree(in);
-            schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4).getSchema(node);
+            // Draft 4, plus the two names the schema uses that are not keywords: its definitions'
+            // container and its messages (both say nothing to check; unknown, each is logged).
+            Dialect draft4 = Dialect.builder(Dialects.getDraft4()).keyword(new NonValidationKeyword("pSConfig"))
+                    .keyword(new NonValidationKeyword("x-invalid-message")).build();
+            schema = SchemaRegistry.withDefaultDialect(draft4).getSchema(node);
         } catch (IOException e) {
             throw new UncheckedIOException("the pSConfig schema " + RESOURCE + " cannot be read", e);
         }
