@@ -100,7 +100,7 @@ final class Planner {
         TaskSchedule schedule = TaskSchedule.of(type, spec.has("schedule") ? need(t, "schedules", spec.get("schedule").asText(), task)
                 : null, spec.has("schedule"));
         int scheduledBy = spec.path("scheduled-by").asInt(0);
-        for (List<Address> tuple : tuples(t, group, task)) {
+        for (List<Address> tuple : tuples(t, group, selfCache)) {
             String pair = String.join("->", tuple.stream().map(Address::name).toList());
             if (scheduledBy >= tuple.size()) {
                 notRun.add(new Plan.NotRun(task, pair, "scheduled-by " + scheduledBy + " is past the group's " + tuple.size()
@@ -114,7 +114,7 @@ final class Planner {
                 flip = true;
             }
             Address me = tuple.get(agent);
-            if (!selfCache.computeIfAbsent(me.address(), a -> isSelf.test(a) || isSelf.test(me.name()))) {
+            if (!isSelf(me, selfCache)) {
                 continue; // another point's share
             }
             try {
@@ -163,17 +163,19 @@ final class Planner {
     }
 
     /** The group's address tuples, less excludes and excludes-self. */
-    private List<List<Address>> tuples(JsonNode t, JsonNode group, String task) throws TestMapping.NotRunnable {
+    private List<List<Address>> tuples(JsonNode t, JsonNode group, Map<String, Boolean> selfCache)
+            throws TestMapping.NotRunnable {
         String type = group.path("type").asText();
         List<List<Address>> out = new ArrayList<>();
         String excludesSelf = group.path("excludes-self").asText("host");
         switch (type) {
             case "mesh" -> {
                 List<Address> all = addresses(t, group.path("addresses"), group);
-                for (Address a : all) {
-                    for (Address b : all) {
-                        if (a != b || excludesSelf.equals("disabled")) {
-                            out.add(List.of(a, b));
+                boolean[] mine = mine(all, selfCache);
+                for (int i = 0; i < all.size(); i++) {
+                    for (int j = 0; j < all.size(); j++) {
+                        if ((mine[i] || mine[j]) && (i != j || excludesSelf.equals("disabled"))) {
+                            out.add(List.of(all.get(i), all.get(j)));
                         }
                     }
                 }
@@ -182,8 +184,15 @@ final class Planner {
                 List<Address> as = addresses(t, group.path("a-addresses"), group);
                 List<Address> bs = addresses(t, group.path("b-addresses"), group);
                 boolean uni = group.path("unidirectional").asBoolean(false);
-                for (Address a : as) {
-                    for (Address b : bs) {
+                boolean[] aMine = mine(as, selfCache);
+                boolean[] bMine = mine(bs, selfCache);
+                for (int i = 0; i < as.size(); i++) {
+                    for (int j = 0; j < bs.size(); j++) {
+                        if (!aMine[i] && !bMine[j]) {
+                            continue; // neither end is this point: another point's share
+                        }
+                        Address a = as.get(i);
+                        Address b = bs.get(j);
                         out.add(List.of(a, b));
                         if (!uni) {
                             out.add(List.of(b, a));
@@ -216,6 +225,23 @@ final class Planner {
                     : p.get(0).address().equalsIgnoreCase(p.get(1).address());
         });
         return out;
+    }
+
+    /**
+     * Which addresses are this point's: a pair is made only when one of its ends is (the
+     * scheduling end is one of the two), so a point of a mesh of 600 addresses makes 1,200
+     * pairs per task rather than 360,000.
+     */
+    private boolean[] mine(List<Address> addresses, Map<String, Boolean> selfCache) {
+        boolean[] out = new boolean[addresses.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = isSelf(addresses.get(i), selfCache);
+        }
+        return out;
+    }
+
+    private boolean isSelf(Address a, Map<String, Boolean> selfCache) {
+        return selfCache.computeIfAbsent(a.name() + "\n" + a.address(), k -> isSelf.test(a.address()) || isSelf.test(a.name()));
     }
 
     private List<Address> addresses(JsonNode t, JsonNode selectors, JsonNode group) throws TestMapping.NotRunnable {

@@ -158,4 +158,39 @@ class TemplateReaderTest {
         assertEquals("93600", Durations.seconds(Durations.parse("repeat", "P1DT2H")));
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("repeat", "PT"));
     }
+
+    @Test
+    void aPointOfATemplateOf633AddressesRunsItsHandCountedShareQuickly() throws Exception {
+        StringBuilder addresses = new StringBuilder();
+        StringBuilder all = new StringBuilder();
+        StringBuilder a = new StringBuilder();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 633; i++) {
+            String name = "host-" + i;
+            addresses.append(i == 0 ? "" : ",").append('"').append(name).append("\":{\"address\":\"10.2.").append(i / 250).append('.')
+                    .append(i % 250 + 1).append("\"}");
+            String selector = "{\"name\":\"" + name + "\"}";
+            all.append(i == 0 ? "" : ",").append(selector);
+            (i < 300 ? a : b).append(i == 0 || i == 300 ? "" : ",").append(selector);
+        }
+        Path t = java.nio.file.Files.createTempFile("psconfig-633", ".json");
+        java.nio.file.Files.writeString(t, "{\"addresses\":{" + addresses + "},\"groups\":{"
+                + "\"everyone\":{\"type\":\"mesh\",\"addresses\":[" + all + "]},"
+                + "\"halves\":{\"type\":\"disjoint\",\"a-addresses\":[" + a + "],\"b-addresses\":[" + b + "]}},"
+                + "\"tests\":{\"rtt\":{\"type\":\"rtt\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\"}},"
+                + "\"trace\":{\"type\":\"trace\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\"}}},"
+                + "\"schedules\":{\"hourly\":{\"repeat\":\"PT1H\",\"slip\":\"PT30M\",\"sliprand\":true}},"
+                + "\"tasks\":{\"rtt-all\":{\"group\":\"everyone\",\"test\":\"rtt\",\"schedule\":\"hourly\"},"
+                + "\"trace-all\":{\"group\":\"everyone\",\"test\":\"trace\",\"schedule\":\"hourly\"},"
+                + "\"rtt-halves\":{\"group\":\"halves\",\"test\":\"rtt\",\"schedule\":\"hourly\"}}}");
+        long began = System.nanoTime();
+        Plan plan = new Planner(Set.of("10.2.0.18")::contains).plan(reader.read(t.toString()).template());
+        long ms = (System.nanoTime() - began) / 1_000_000;
+        // host-17 (10.2.0.18): to each of the 632 others in each mesh task; to the 333 of the b half.
+        assertEquals(632, plan.runs().stream().filter(p -> p.task().equals("rtt-all")).count());
+        assertEquals(632, plan.runs().stream().filter(p -> p.task().equals("trace-all")).count());
+        assertEquals(333, plan.runs().stream().filter(p -> p.task().equals("rtt-halves")).count());
+        assertEquals(List.of(), plan.notRun());
+        assertTrue(ms < 10_000, "read and planned in " + ms + " ms");
+    }
 }
