@@ -29,8 +29,17 @@ final class TemplateReader {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final PsConfigSchema schema = new PsConfigSchema();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-            .followRedirects(HttpClient.Redirect.NORMAL).build();
+    private final HttpClient http;
+
+    TemplateReader() {
+        // Redirects only to https: a template is never fetched in the clear.
+        this(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build());
+    }
+
+    /** With a client of its own (a test's, trusting its certificate). */
+    TemplateReader(HttpClient http) {
+        this.http = http;
+    }
 
     /** A template read and checked, with what its merging noted. */
     record Read(JsonNode template, List<String> sources, List<String> notes) {
