@@ -221,8 +221,8 @@ final class Planner {
         out.removeIf(p -> excluded.contains(List.of(p.get(0).name(), p.get(1).name())) || switch (excludesSelf) {
             case "address" -> p.get(0).address().equalsIgnoreCase(p.get(1).address());
             case "disabled" -> false;
-            default -> p.get(0).host() != null ? p.get(0).host().equals(p.get(1).host())
-                    : p.get(0).address().equalsIgnoreCase(p.get(1).address());
+            default -> p.get(0).host() != null && p.get(0).host().equalsIgnoreCase(p.get(1).host())
+                    || p.get(0).address().equalsIgnoreCase(p.get(1).address());
         });
         return out;
     }
