@@ -50,16 +50,21 @@ final class Planner {
         t.path("archives").fields().forEachRemaining(e -> archives.add(new Plan.Archive(e.getKey(),
                 e.getValue().path("archiver").asText(), KNOWN_ARCHIVERS.contains(e.getValue().path("archiver").asText()))));
         Map<String, Boolean> selfCache = new java.util.HashMap<>();
+        List<String> notes = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = t.path("tasks").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String task = e.getKey();
+            int before = runs.size() + notRun.size();
             try {
                 task(t, task, e.getValue(), selfCache, runs, notRun);
             } catch (TestMapping.NotRunnable why) {
                 notRun.add(new Plan.NotRun(task, null, why.getMessage()));
             }
+            if (runs.size() + notRun.size() == before) {
+                notes.add("task " + task + ": none of its pairs is scheduled by this point");
+            }
         }
-        return new Plan(runs, notRun, archives, List.of());
+        return new Plan(runs, notRun, archives, notes);
     }
 
     private void task(JsonNode t, String task, JsonNode spec, Map<String, Boolean> selfCache, List<Plan.Planned> runs,

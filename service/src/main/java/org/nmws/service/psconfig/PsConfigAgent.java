@@ -106,7 +106,9 @@ public final class PsConfigAgent implements SmartLifecycle {
             }
         }
         Plan applied = new Plan(made, notRun, plan.archives(), plan.notes());
-        state = new State(source, refresh, now, now, null, read.sources(), applied, read.notes());
+        List<String> notes = new ArrayList<>(read.notes());
+        notes.addAll(plan.notes());
+        state = new State(source, refresh, now, now, null, read.sources(), applied, List.copyOf(notes));
         if (removed > 0 || !keep.equals(lastKept) || !notRun.equals(lastLogged)) {
             log.info("pSConfig template {} read: {} schedules of this point's share, {} removed, {} not run", source,
                     made.size(), removed, notRun.size());

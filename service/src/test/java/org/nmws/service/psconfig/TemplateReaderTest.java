@@ -41,6 +41,12 @@ class TemplateReaderTest {
         assertEquals(Set.of("psconfig:rtt-mesh:alpha:bravo", "psconfig:latency-uni:alpha:bravo", "psconfig:latency-uni:alpha:charlie",
                 "psconfig:latencybg-both:alpha:bravo", "psconfig:throughput-both:alpha:bravo", "psconfig:trace-v6:alpha:charlie",
                 "psconfig:flip-echo:alpha:bravo", "psconfig:ping-out:alpha:10.9.9.9"), byName(plan).keySet());
+        assertEquals(List.of(), plan.notes(), "every task has a pair scheduled here");
+        assertEquals(List.of("task latency-uni: none of its pairs is scheduled by this point",
+                "task throughput-omit: none of its pairs is scheduled by this point",
+                "task trace-v6: none of its pairs is scheduled by this point",
+                "task jq-task: none of its pairs is scheduled by this point",
+                "task ping-out: none of its pairs is scheduled by this point"), planAs("share.json", "10.1.0.2").notes());
     }
 
     @Test
