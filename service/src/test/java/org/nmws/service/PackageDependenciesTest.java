@@ -34,7 +34,8 @@ class PackageDependenciesTest {
                 .layer("Transports").definedBy("..service.transport..", "..service.api..", "..service.xmlrpc..",
                         "..service.security..", "..service.metrics..", "..service.dashboard..", "..service.web..")
                 .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..")
-                .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..")
+                .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..",
+                        "..service.psconfig..")
                 .layer("Services").definedBy("..service.measure..", "..service.kind..", "..service.archive..",
                         "..service.mesh..")
                 .layer("Observation").definedBy("..service.observation..")

@@ -1,0 +1,39 @@
+package org.nmws.service.psconfig;
+
+import java.util.List;
+import org.nmws.service.schedule.ScheduleRequest;
+
+/**
+ * This point's share of a template: the schedules it runs (named psconfig:task:src:dst), what
+ * it does not run with why, and the template's archives.
+ */
+public record Plan(List<Planned> runs, List<NotRun> notRun, List<Archive> archives, List<String> notes) {
+    public static final String PREFIX = "psconfig:";
+
+    public Plan {
+        runs = List.copyOf(runs);
+        notRun = List.copyOf(notRun);
+        archives = List.copyOf(archives);
+        notes = List.copyOf(notes);
+    }
+
+    /**
+     * A schedule of a task's pair.
+     *
+     * @param notes what of the task's test or schedule the schedule holds otherwise than pScheduler would
+     */
+    public record Planned(String task, String name, String src, String dst, String test, ScheduleRequest request,
+                          List<String> notes) {
+    }
+
+    /** A task, or one pair of it (pair null: the whole task), this point does not run, and why. */
+    public record NotRun(String task, String pair, String reason) {
+    }
+
+    /**
+     * An archive the template defines. Parsed and listed only: results go to nmws's own archive;
+     * sending them to the template's archives is issue 23's item 3.
+     */
+    public record Archive(String name, String archiver, boolean known) {
+    }
+}

@@ -1,0 +1,202 @@
+package org.nmws.service.psconfig;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The template reader and planner on templates written for these tests (src/test/resources/psconfig). */
+class TemplateReaderTest {
+    private final TemplateReader reader = new TemplateReader();
+
+    private static String fixture(String name) throws URISyntaxException {
+        return Path.of(TemplateReaderTest.class.getResource("/psconfig/" + name).toURI()).toString();
+    }
+
+    private Plan planAs(String fixture, String... self) throws URISyntaxException {
+        Set<String> me = Set.of(self);
+        return new Planner(me::contains).plan(reader.read(fixture(fixture)).template());
+    }
+
+    private static Map<String, Plan.Planned> byName(Plan plan) {
+        return plan.runs().stream().collect(Collectors.toMap(Plan.Planned::name, p -> p));
+    }
+
+    private static String reasonOf(Plan plan, String task, String pair) {
+        return plan.notRun().stream().filter(n -> n.task().equals(task) && java.util.Objects.equals(n.pair(), pair))
+                .map(Plan.NotRun::reason).findFirst().orElse("(none for " + task + " " + pair + ": " + plan.notRun() + ")");
+    }
+
+    @Test
+    void aPointRunsOnlyThePairsItSchedulesLessExcludesAndItsOwnHost() throws Exception {
+        Plan plan = planAs("share.json", "10.1.0.1");
+        assertEquals(Set.of("psconfig:rtt-mesh:alpha:bravo", "psconfig:latency-uni:alpha:bravo", "psconfig:latency-uni:alpha:charlie",
+                "psconfig:latencybg-both:alpha:bravo", "psconfig:throughput-both:alpha:bravo", "psconfig:trace-v6:alpha:charlie",
+                "psconfig:flip-echo:alpha:bravo", "psconfig:ping-out:alpha:10.9.9.9"), byName(plan).keySet());
+        assertEquals(List.of(), plan.notes(), "every task has a pair scheduled here");
+        assertEquals(List.of("task latency-uni: none of its pairs is scheduled by this point",
+                "task throughput-omit: none of its pairs is scheduled by this point",
+                "task trace-v6: none of its pairs is scheduled by this point",
+                "task jq-task: none of its pairs is scheduled by this point",
+                "task ping-out: none of its pairs is scheduled by this point"), planAs("share.json", "10.1.0.2").notes());
+    }
+
+    @Test
+    void aDisjointGroupRunsBothWaysUnlessUnidirectionalAndANoAgentAddressIsScheduledByTheOtherEnd() throws Exception {
+        Plan plan = planAs("share.json", "10.1.0.2");
+        Map<String, Plan.Planned> runs = byName(plan);
+        assertTrue(runs.containsKey("psconfig:latencybg-both:bravo:alpha"), runs.keySet().toString());
+        assertTrue(runs.containsKey("psconfig:latencybg-both:bravo:echo"), runs.keySet().toString());
+        assertTrue(runs.keySet().stream().noneMatch(n -> n.startsWith("psconfig:latency-uni:")), "unidirectional a to b only");
+        assertEquals("the test is flipped (its source has no agent): nmws measures from this point only",
+                reasonOf(plan, "flip-echo", "echo->bravo"));
+        assertEquals("the test's source 10.1.0.5 is not this point: nmws measures from itself only",
+                reasonOf(plan, "latencybg-both", "echo->bravo"));
+        // bravo's mesh share: to alpha, alpha-2 and charlie (delta is disabled)
+        assertEquals(Set.of("psconfig:rtt-mesh:bravo:alpha", "psconfig:rtt-mesh:bravo:alpha-2", "psconfig:rtt-mesh:bravo:charlie"),
+                runs.keySet().stream().filter(n -> n.startsWith("psconfig:rtt-mesh:")).collect(Collectors.toSet()));
+    }
+
+    @Test
+    void testsMapToCharacteristicsWithTheirSpecFieldsAndVariables() throws Exception {
+        Map<String, Plan.Planned> runs = byName(planAs("share.json", "10.1.0.1"));
+        Plan.Planned rtt = runs.get("psconfig:rtt-mesh:alpha:bravo");
+        assertEquals("path.delay.roundTrip", rtt.request().characteristic());
+        assertEquals("10.1.0.2", rtt.request().dst());
+        assertEquals(Map.of("count", "10", "interval", "0.5", "packetSize", "100", "ttl", "32", "timeout", "2"),
+                rtt.request().parameters());
+        Plan.Planned latency = runs.get("psconfig:latency-uni:alpha:charlie");
+        assertEquals("path.delay.oneWay", latency.request().characteristic());
+        assertEquals(Map.of("count", "100", "interval", "0.1", "packetSize", "64"), latency.request().parameters());
+        Plan.Planned bg = runs.get("psconfig:latencybg-both:alpha:bravo");
+        assertEquals(Boolean.TRUE, bg.request().continuous());
+        assertEquals(Map.of("interval", "0.2"), bg.request().parameters());
+        Plan.Planned tcp = runs.get("psconfig:throughput-both:alpha:bravo");
+        assertEquals("path.bandwidth.achievable.TCP", tcp.request().characteristic());
+        assertEquals(Map.of("timeDuration", "20", "streams", "4"), tcp.request().parameters());
+        Plan.Planned trace = runs.get("psconfig:trace-v6:alpha:charlie");
+        assertEquals("path.hoplist", trace.request().characteristic());
+        assertEquals("fd00::3", trace.request().dst(), "the selector's label picks the address");
+        assertEquals(Map.of("maxTtl", "20", "waitTime", "2", "probesPerHop", "2"), trace.request().parameters());
+        assertEquals("10.9.9.9", runs.get("psconfig:ping-out:alpha:10.9.9.9").request().dst(), "a list group's address sends");
+    }
+
+    @Test
+    void anAddressesResponderPortFromItsMetaIsTheTestsPort() throws Exception {
+        Map<String, Plan.Planned> runs = byName(planAs("share.json", "10.1.0.2"));
+        assertEquals("8702", runs.get("psconfig:rtt-mesh:bravo:alpha").request().parameters().get("port"));
+        assertNull(runs.get("psconfig:rtt-mesh:bravo:charlie").request().parameters().get("port"));
+    }
+
+    @Test
+    void schedulesMapRepeatSlipStartUntilAndMaxRuns() throws Exception {
+        Map<String, Plan.Planned> runs = byName(planAs("share.json", "10.1.0.1"));
+        Plan.Planned rtt = runs.get("psconfig:rtt-mesh:alpha:bravo");
+        assertEquals("600", rtt.request().period());
+        assertEquals("300", rtt.request().slip());
+        Plan.Planned weekly = runs.get("psconfig:throughput-both:alpha:bravo");
+        assertEquals("604800", weekly.request().period());
+        assertEquals("86400", weekly.request().slip());
+        Plan.Planned bounded = runs.get("psconfig:latency-uni:alpha:bravo");
+        assertEquals("2030-01-01T00:00:00Z", bounded.request().start());
+        assertEquals("2030-01-02T00:00:00Z", bounded.request().end(), "24 runs an hour apart end before until");
+        assertTrue(bounded.notes().contains("max-runs 24 held as an end at 2030-01-02T00:00:00Z"), bounded.notes().toString());
+    }
+
+    @Test
+    void whatCannotRunIsListedWithWhy() throws Exception {
+        Plan plan = planAs("share.json", "10.1.0.1");
+        assertEquals("the task is disabled", reasonOf(plan, "off", null));
+        assertEquals("test type dns has no nmws kind (nmws measures rtt, latency, latencybg, throughput and trace)",
+                reasonOf(plan, "dns-task", null));
+        assertEquals("tools [\"mtr\"]: nmws's own trace test stands in for paris-traceroute, tracepath, traceroute only",
+                reasonOf(plan, "twamp-tool", null));
+        assertEquals("archive old-esmond has archiver esmond, which nmws does not know (it knows http, kafka, opensearch, rabbitmq)",
+                reasonOf(plan, "esmond-archived", null));
+        assertEquals("start PT1H: only absolute times (2026-01-01T00:00:00Z) can be held by nmws's schedules, not times "
+                + "relative to when the template is read", reasonOf(plan, "relative-start", null));
+        assertEquals("no repeat: pScheduler would run it once; nmws's schedules repeat", reasonOf(plan, "once", null));
+        assertTrue(reasonOf(plan, "throughput-omit", "alpha->bravo").startsWith("throughput spec field omit is not one nmws can honour"),
+                reasonOf(plan, "throughput-omit", "alpha->bravo"));
+        assertTrue(reasonOf(plan, "jq-task", "alpha->charlie").startsWith("template variable {% jq .addresses[0] %} is not supported"),
+                reasonOf(plan, "jq-task", "alpha->charlie"));
+        assertEquals(List.of(new Plan.Archive("central", "http", true), new Plan.Archive("old-esmond", "esmond", false)),
+                plan.archives());
+    }
+
+    @Test
+    void includesAddWhatTheIncludingTemplateDoesNotDefine() throws Exception {
+        TemplateReader.Read read = reader.read(fixture("main-with-include.json"));
+        assertEquals(2, read.sources().size(), read.sources().toString());
+        assertTrue(read.notes().get(0).startsWith("addresses alpha is defined by "), read.notes().toString());
+        Plan plan = new Planner(Set.of("10.1.0.1")::contains).plan(read.template());
+        assertEquals(List.of("psconfig:rtt-ab:alpha:bravo"), plan.runs().stream().map(Plan.Planned::name).toList());
+        assertEquals("60", plan.runs().get(0).request().period());
+    }
+
+    @Test
+    void aTemplateThatFailsTheSchemaIsRefusedWholeWithTheSchemasPath() throws Exception {
+        TemplateException e = assertThrows(TemplateException.class, () -> reader.read(fixture("bad-schedule.json")));
+        assertTrue(e.getMessage().contains("at /schedules/broken/repeat: does not match the regex pattern"), e.getMessage());
+        assertTrue(e.getMessage().contains("#/pSConfig/Duration/pattern"), e.getMessage());
+    }
+
+    @Test
+    void aTemplateWithoutTasksIsRefused() throws Exception {
+        Path t = java.nio.file.Files.createTempFile("psconfig", ".json");
+        java.nio.file.Files.writeString(t, "{\"addresses\":{},\"groups\":{},\"tests\":{}}");
+        TemplateException e = assertThrows(TemplateException.class, () -> reader.read(t.toString()));
+        assertTrue(e.getMessage().contains("tasks"), e.getMessage());
+    }
+
+    @Test
+    void isoDurationsWithWeeksAndFractionsAreSeconds() {
+        assertEquals("604800", Durations.seconds(Durations.parse("repeat", "P1W")));
+        assertEquals("0.25", Durations.seconds(Durations.parse("interval", "PT0.25S")));
+        assertEquals("93600", Durations.seconds(Durations.parse("repeat", "P1DT2H")));
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("repeat", "PT"));
+    }
+
+    @Test
+    void aPointOfATemplateOf633AddressesRunsItsHandCountedShareQuickly() throws Exception {
+        StringBuilder addresses = new StringBuilder();
+        StringBuilder all = new StringBuilder();
+        StringBuilder a = new StringBuilder();
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 633; i++) {
+            String name = "host-" + i;
+            addresses.append(i == 0 ? "" : ",").append('"').append(name).append("\":{\"address\":\"10.2.").append(i / 250).append('.')
+                    .append(i % 250 + 1).append("\"}");
+            String selector = "{\"name\":\"" + name + "\"}";
+            all.append(i == 0 ? "" : ",").append(selector);
+            (i < 300 ? a : b).append(i == 0 || i == 300 ? "" : ",").append(selector);
+        }
+        Path t = java.nio.file.Files.createTempFile("psconfig-633", ".json");
+        java.nio.file.Files.writeString(t, "{\"addresses\":{" + addresses + "},\"groups\":{"
+                + "\"everyone\":{\"type\":\"mesh\",\"addresses\":[" + all + "]},"
+                + "\"halves\":{\"type\":\"disjoint\",\"a-addresses\":[" + a + "],\"b-addresses\":[" + b + "]}},"
+                + "\"tests\":{\"rtt\":{\"type\":\"rtt\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\"}},"
+                + "\"trace\":{\"type\":\"trace\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\"}}},"
+                + "\"schedules\":{\"hourly\":{\"repeat\":\"PT1H\",\"slip\":\"PT30M\",\"sliprand\":true}},"
+                + "\"tasks\":{\"rtt-all\":{\"group\":\"everyone\",\"test\":\"rtt\",\"schedule\":\"hourly\"},"
+                + "\"trace-all\":{\"group\":\"everyone\",\"test\":\"trace\",\"schedule\":\"hourly\"},"
+                + "\"rtt-halves\":{\"group\":\"halves\",\"test\":\"rtt\",\"schedule\":\"hourly\"}}}");
+        long began = System.nanoTime();
+        Plan plan = new Planner(Set.of("10.2.0.18")::contains).plan(reader.read(t.toString()).template());
+        long ms = (System.nanoTime() - began) / 1_000_000;
+        // host-17 (10.2.0.18): to each of the 632 others in each mesh task; to the 333 of the b half.
+        assertEquals(632, plan.runs().stream().filter(p -> p.task().equals("rtt-all")).count());
+        assertEquals(632, plan.runs().stream().filter(p -> p.task().equals("trace-all")).count());
+        assertEquals(333, plan.runs().stream().filter(p -> p.task().equals("rtt-halves")).count());
+        assertEquals(List.of(), plan.notRun());
+        assertTrue(ms < 10_000, "read and planned in " + ms + " ms");
+    }
+}
