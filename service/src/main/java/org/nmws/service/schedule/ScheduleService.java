@@ -36,6 +36,10 @@ public final class ScheduleService {
      */
     public Schedule put(Caller caller, String name, ScheduleRequest request) throws MeasurementException {
         caller.requireMeasure();
+        if (!caller.internal() && name.startsWith("psconfig:")) {
+            throw new MeasurementException(MeasurementException.Kind.DENIED, "schedule names psconfig:... are the pSConfig"
+                    + " template's; name yours otherwise");
+        }
         Schedule wanted = request.toSchedule(name, self, measurements::testClassOf);
         if (!caller.internal() && !caller.admin() && !wanted.point().equals(self)) {
             throw new MeasurementException(MeasurementException.Kind.DENIED, "schedule " + name + " would run on point '"
