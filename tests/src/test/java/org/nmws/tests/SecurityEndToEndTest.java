@@ -327,16 +327,19 @@ class SecurityEndToEndTest {
     @Test
     void theCliSendsItsKeyOrAccount() {
         // The lab-only key may test only towards 10.99.0.0/16: its refusal shows the key was sent.
+        // A refusal by the service is the CLI's exit 1 with "error: ..." on stderr.
         java.io.StringWriter out = new java.io.StringWriter();
         picocli.CommandLine cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
         cli.setOut(new java.io.PrintWriter(out, true));
+        cli.setErr(new java.io.PrintWriter(out, true));
         int status = cli.execute("--url", plain.baseUrl, "--api-key", LAB_ONLY_KEY, "rtt", "127.0.0.1", "--count", "3");
-        assertEquals(2, status, out.toString());
+        assertEquals(1, status, out.toString());
         assertTrue(out.toString().contains("outside the networks"), out.toString());
         java.io.StringWriter out2 = new java.io.StringWriter();
         cli = new picocli.CommandLine(new org.nmws.client.cli.NmwsCli());
         cli.setOut(new java.io.PrintWriter(out2, true));
-        assertEquals(2, cli.execute("--url", plain.baseUrl, "--user", "alice:wrong", "tests", "--cancel", "x"), out2.toString());
+        cli.setErr(new java.io.PrintWriter(out2, true));
+        assertEquals(1, cli.execute("--url", plain.baseUrl, "--user", "alice:wrong", "tests", "--cancel", "x"), out2.toString());
         assertTrue(out2.toString().contains("needs the measure role"), out2.toString());
     }
 
