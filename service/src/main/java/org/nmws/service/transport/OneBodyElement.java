@@ -1,0 +1,130 @@
+package org.nmws.service.transport;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import javax.xml.namespace.QName;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.apache.cxf.binding.soap.SoapMessage;
+import org.apache.cxf.binding.soap.SoapVersion;
+import org.apache.cxf.binding.soap.interceptor.AbstractSoapInterceptor;
+import org.apache.cxf.interceptor.Fault;
+import org.apache.cxf.interceptor.StaxInInterceptor;
+import org.apache.cxf.phase.Phase;
+
+/**
+ * The SOAP body must hold exactly one element: the nmwg:message, GGF NM-WG v1
+ * networkMeasurementRequest or cost:costRequest that the Provider answers. CXF itself picks no
+ * operation for an empty body (a Server fault, "No binding operation info") and dereferences a
+ * missing message part for a second element (a NullPointerException), so the count is checked
+ * here, before CXF reads the envelope, and a wrong one is a Client (1.2: Sender) fault saying
+ * what the body held. The body is scanned as a stream (no DTD, no entities) and handed on
+ * unchanged; anything that is not a well-formed envelope of this endpoint's SOAP version is
+ * left for CXF to refuse in its own words (a parse error, VersionMismatch).
+ */
+final class OneBodyElement extends AbstractSoapInterceptor {
+    static final String WHAT = "it must hold exactly one element: an nmwg:message, a GGF NM-WG v1 networkMeasurementRequest"
+            + " or a cost:costRequest";
+    private static final XMLInputFactory STREAMING = streamingFactory();
+
+    /** The largest body read: the servlet filter has refused anything longer already. */
+    private final int maxBytes;
+
+    OneBodyElement(int maxBytes) {
+        super(Phase.POST_STREAM);
+        addBefore(StaxInInterceptor.class.getName());
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public void handleMessage(SoapMessage message) {
+        InputStream in = message.getContent(InputStream.class);
+        if (in == null || isGET(message)) {
+            return;
+        }
+        byte[] body;
+        try {
+            body = in.readNBytes(maxBytes + 1);
+        } catch (IOException e) {
+            throw new Fault(e); // the connection failed while reading: CXF words it as any read failure
+        }
+        message.setContent(InputStream.class, new ByteArrayInputStream(body));
+        String wrong = wrongCount(body, message.getVersion());
+        if (wrong != null) {
+            Fault f = new Fault(new IllegalArgumentException(wrong + ": " + WHAT));
+            f.setFaultCode(Fault.FAULT_CODE_CLIENT);
+            throw f;
+        }
+    }
+
+    /** What is wrong with the envelope's body (no Body, no element, a second element), or null if nothing this checks. */
+    static String wrongCount(byte[] envelope, SoapVersion version) {
+        XMLStreamReader r = null;
+        try {
+            r = STREAMING.createXMLStreamReader(new ByteArrayInputStream(envelope));
+            if (r.nextTag() != XMLStreamConstants.START_ELEMENT || !r.getName().equals(version.getEnvelope())) {
+                return null; // not this version's envelope: CXF answers it
+            }
+            while (r.nextTag() == XMLStreamConstants.START_ELEMENT && !r.getName().equals(version.getBody())) {
+                skipElement(r); // the Header (or anything else before the Body)
+            }
+            if (r.getEventType() != XMLStreamConstants.START_ELEMENT) {
+                return "the SOAP envelope has no Body";
+            }
+            QName first = null;
+            int depth = 0;
+            while (r.hasNext()) {
+                int event = r.next();
+                if (event == XMLStreamConstants.START_ELEMENT) {
+                    if (depth == 0) {
+                        if (first != null) {
+                            return "the SOAP body holds more than one element (" + first + ", then " + r.getName() + ")";
+                        }
+                        first = r.getName();
+                    }
+                    depth++;
+                } else if (event == XMLStreamConstants.END_ELEMENT) {
+                    if (depth == 0) {
+                        return first == null ? "the SOAP body holds no element" : null;
+                    }
+                    depth--;
+                }
+            }
+            return null;
+        } catch (XMLStreamException | RuntimeException notWellFormed) {
+            return null; // CXF's own reader refuses it with the parse error
+        } finally {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (XMLStreamException ignored) {
+                    // nothing was held but the byte array
+                }
+            }
+        }
+    }
+
+    private static void skipElement(XMLStreamReader r) throws XMLStreamException {
+        int depth = 1;
+        while (depth > 0) {
+            int event = r.next();
+            if (event == XMLStreamConstants.START_ELEMENT) {
+                depth++;
+            } else if (event == XMLStreamConstants.END_ELEMENT) {
+                depth--;
+            }
+        }
+    }
+
+    private static XMLInputFactory streamingFactory() {
+        XMLInputFactory f = XMLInputFactory.newDefaultFactory();
+        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+        f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+        f.setProperty(XMLInputFactory.IS_REPLACING_ENTITY_REFERENCES, false);
+        f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+        return f;
+    }
+}
