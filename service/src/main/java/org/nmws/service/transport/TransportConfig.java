@@ -70,6 +70,7 @@ class TransportConfig {
         endpoint.getInInterceptors().add(new UnknownSoapActionInterceptor(DECLARED_ACTIONS));
         endpoint.getInInterceptors().add(wsSecurity);
         endpoint.getInInterceptors().add(new OneBodyElement(props.xml().maxBytes()));
+        endpoint.getOutFaultInterceptors().add(new SenderFaultStatus());
         endpoint.publish(path);
         endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);
         return endpoint;
