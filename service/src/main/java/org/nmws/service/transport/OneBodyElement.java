@@ -8,6 +8,9 @@ import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
+import org.apache.cxf.binding.soap.Soap11;
+import org.apache.cxf.binding.soap.Soap12;
+import org.apache.cxf.binding.soap.SoapFault;
 import org.apache.cxf.binding.soap.SoapMessage;
 import org.apache.cxf.binding.soap.SoapVersion;
 import org.apache.cxf.binding.soap.interceptor.AbstractSoapInterceptor;
@@ -22,8 +25,9 @@ import org.apache.cxf.phase.Phase;
  * missing message part for a second element (a NullPointerException), so the count is checked
  * here, before CXF reads the envelope, and a wrong one is a Client (1.2: Sender) fault saying
  * what the body held. The body is scanned as a stream (no DTD, no entities) and handed on
- * unchanged; anything that is not a well-formed envelope of this endpoint's SOAP version is
- * left for CXF to refuse in its own words (a parse error, VersionMismatch).
+ * unchanged. A document whose root is no SOAP Envelope is a VersionMismatch fault, as SOAP 1.1 and
+ * 1.2 both say (CXF words it a Receiver fault in 1.2); a document that is not well-formed, or an
+ * envelope of the other SOAP version, is left for CXF to answer in its own words.
  */
 final class OneBodyElement extends AbstractSoapInterceptor {
     static final String WHAT = "it must hold exactly one element: an nmwg:message, a GGF NM-WG v1 networkMeasurementRequest"
@@ -52,11 +56,34 @@ final class OneBodyElement extends AbstractSoapInterceptor {
             throw new Fault(e); // the connection failed while reading: CXF words it as any read failure
         }
         message.setContent(InputStream.class, new ByteArrayInputStream(body));
+        String notAnEnvelope = notAnEnvelope(body);
+        if (notAnEnvelope != null) {
+            // CXF says VersionMismatch in SOAP 1.1 but Receiver (a failure of the service) in SOAP 1.2
+            throw new SoapFault(notAnEnvelope, message.getVersion().getVersionMismatch());
+        }
         String wrong = wrongCount(body, message.getVersion());
         if (wrong != null) {
             Fault f = new Fault(new IllegalArgumentException(wrong + ": " + WHAT));
             f.setFaultCode(Fault.FAULT_CODE_CLIENT);
             throw f;
+        }
+    }
+
+    /** Why the document is no SOAP envelope (its root is not a 1.1 or 1.2 Envelope), or null if it is one or is not well-formed. */
+    static String notAnEnvelope(byte[] document) {
+        XMLStreamReader r = null;
+        try {
+            r = STREAMING.createXMLStreamReader(new ByteArrayInputStream(document));
+            if (r.nextTag() != XMLStreamConstants.START_ELEMENT) {
+                return null;
+            }
+            QName root = r.getName();
+            return root.equals(Soap11.getInstance().getEnvelope()) || root.equals(Soap12.getInstance().getEnvelope()) ? null
+                    : "the root element " + root + " is not a SOAP 1.1 or 1.2 Envelope";
+        } catch (XMLStreamException | RuntimeException notWellFormed) {
+            return null; // CXF's own reader refuses it with the parse error
+        } finally {
+            close(r);
         }
     }
 
@@ -97,12 +124,16 @@ final class OneBodyElement extends AbstractSoapInterceptor {
         } catch (XMLStreamException | RuntimeException notWellFormed) {
             return null; // CXF's own reader refuses it with the parse error
         } finally {
-            if (r != null) {
-                try {
-                    r.close();
-                } catch (XMLStreamException ignored) {
-                    // nothing was held but the byte array
-                }
+            close(r);
+        }
+    }
+
+    private static void close(XMLStreamReader r) {
+        if (r != null) {
+            try {
+                r.close();
+            } catch (XMLStreamException ignored) {
+                // nothing was held but the byte array
             }
         }
     }
