@@ -16,6 +16,7 @@ import org.apache.cxf.binding.soap.SoapVersion;
 import org.apache.cxf.binding.soap.interceptor.AbstractSoapInterceptor;
 import org.apache.cxf.interceptor.Fault;
 import org.apache.cxf.interceptor.StaxInInterceptor;
+import org.apache.cxf.message.Message;
 import org.apache.cxf.phase.Phase;
 
 /**
@@ -56,12 +57,13 @@ final class OneBodyElement extends AbstractSoapInterceptor {
             throw new Fault(e); // the connection failed while reading: CXF words it as any read failure
         }
         message.setContent(InputStream.class, new ByteArrayInputStream(body));
-        String notAnEnvelope = notAnEnvelope(body);
+        String encoding = (String) message.get(Message.ENCODING); // the Content-Type's charset, as CXF reads the body
+        String notAnEnvelope = notAnEnvelope(body, encoding);
         if (notAnEnvelope != null) {
             // CXF says VersionMismatch in SOAP 1.1 but Receiver (a failure of the service) in SOAP 1.2
             throw new SoapFault(notAnEnvelope, message.getVersion().getVersionMismatch());
         }
-        String wrong = wrongCount(body, message.getVersion());
+        String wrong = wrongCount(body, encoding, message.getVersion());
         if (wrong != null) {
             Fault f = new Fault(new IllegalArgumentException(wrong + ": " + WHAT));
             f.setFaultCode(Fault.FAULT_CODE_CLIENT);
@@ -70,10 +72,10 @@ final class OneBodyElement extends AbstractSoapInterceptor {
     }
 
     /** Why the document is no SOAP envelope (its root is not a 1.1 or 1.2 Envelope), or null if it is one or is not well-formed. */
-    static String notAnEnvelope(byte[] document) {
+    static String notAnEnvelope(byte[] document, String encoding) {
         XMLStreamReader r = null;
         try {
-            r = STREAMING.createXMLStreamReader(new ByteArrayInputStream(document));
+            r = reader(document, encoding);
             if (r.nextTag() != XMLStreamConstants.START_ELEMENT) {
                 return null;
             }
@@ -88,10 +90,10 @@ final class OneBodyElement extends AbstractSoapInterceptor {
     }
 
     /** What is wrong with the envelope's body (no Body, no element, a second element), or null if nothing this checks. */
-    static String wrongCount(byte[] envelope, SoapVersion version) {
+    static String wrongCount(byte[] envelope, String encoding, SoapVersion version) {
         XMLStreamReader r = null;
         try {
-            r = STREAMING.createXMLStreamReader(new ByteArrayInputStream(envelope));
+            r = reader(envelope, encoding);
             if (r.nextTag() != XMLStreamConstants.START_ELEMENT || !r.getName().equals(version.getEnvelope())) {
                 return null; // not this version's envelope: CXF answers it
             }
@@ -126,6 +128,11 @@ final class OneBodyElement extends AbstractSoapInterceptor {
         } finally {
             close(r);
         }
+    }
+
+    private static XMLStreamReader reader(byte[] document, String encoding) throws XMLStreamException {
+        return encoding == null ? STREAMING.createXMLStreamReader(new ByteArrayInputStream(document))
+                : STREAMING.createXMLStreamReader(new ByteArrayInputStream(document), encoding);
     }
 
     private static void close(XMLStreamReader r) {
