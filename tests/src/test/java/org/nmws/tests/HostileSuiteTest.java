@@ -53,6 +53,7 @@ class HostileSuiteTest {
     /** Resident memory the service may reach under attack: its heap (-Xmx384m) plus the JVM's own. */
     private static final long MAX_RSS_KB = 900 * 1024;
     private static final String NMWG = "xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\"";
+    private static final String V1 = "http://www.ggf.org/namespaces/2004/10/gridNetworkMonitoring";
     private static final String SELECT = "xmlns:select=\"http://ggf.org/ns/nmwg/ops/select/2.0/\"";
     /** What must never come back: file contents, stack traces, the far end's banner. */
     private static final List<String> LEAKS = List.of("root:x:0", "\tat org.", "\tat java.", "NullPointerException", "SSH-2.0");
@@ -158,7 +159,7 @@ class HostileSuiteTest {
     }
 
     /** The suite's exact size: a case lost or added by accident changes it. */
-    private static final int CASES = 1139;
+    private static final int CASES = 1551;
 
     @TestFactory
     @Order(1)
@@ -382,6 +383,7 @@ class HostileSuiteTest {
                 out.addAll(everyNmwgTransport(name, m, nmwg("error.common.parameter", why)));
                 out.add(new Case(name, Transport.XMLRPC, utf8(networkMeasurementRequest("127.0.0.1", "path.delay.roundTrip",
                         param, v)), rpcFault(5, "Request: " + why)));
+                out.addAll(everyV1Transport(name, v1Request("127.0.0.1", "path.delay.roundTrip", param, v), nmwg("v1 Request", why)));
                 out.add(new Case(name, Transport.PUT_JSON, "/api/schedules/hostile-" + param, utf8("{\"characteristic\":"
                         + "\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\",\"parameters\":{\"" + param + "\":\""
                         + jsonEscape(v) + "\"}}"), json(400, why)));
@@ -401,6 +403,8 @@ class HostileSuiteTest {
             out.addAll(everyNmwgTransport(name, m, nmwg("error.common.parameter", why)));
             out.add(new Case(name, Transport.XMLRPC, utf8(networkMeasurementRequest("127.0.0.1", "path.bandwidth.achievable.UDP",
                     "bandwidthLimit", bw)), rpcFault(5, "Request: " + why)));
+            out.addAll(everyV1Transport(name, v1Request("127.0.0.1", "path.bandwidth.achievable.UDP", "bandwidthLimit", bw),
+                    nmwg("v1 Request", why)));
             out.add(new Case(name, Transport.PUT_JSON, "/api/schedules/hostile-bw", utf8("{\"characteristic\":"
                     + "\"path.bandwidth.achievable.UDP\",\"dst\":\"127.0.0.1\",\"period\":\"PT1H\",\"parameters\":{\"bandwidthLimit\":\""
                     + bw + "\"}}"), json(400, why)));
@@ -451,6 +455,7 @@ class HostileSuiteTest {
             out.addAll(everyNmwgTransport(name, m, nmwg("error.common.subject", why)));
             out.add(new Case(name, Transport.XMLRPC, utf8(networkMeasurementRequest(dst, "path.delay.roundTrip", null, null)),
                     rpcFault(5, why)));
+            out.addAll(everyV1Transport(name, v1Request(dst, "path.delay.roundTrip", null, null), nmwg("v1 Request", why)));
             out.add(new Case(name, Transport.PUT_JSON, "/api/schedules/hostile-dst", utf8("{\"characteristic\":\"path.delay.roundTrip\","
                     + "\"dst\":\"" + jsonEscape(dst) + "\",\"period\":\"PT1H\"}"), json(400, b[2] != null ? (String) b[2] : why)));
             out.add(new Case(name, Transport.GET, "/api/diagnosis?measure=true&dst=" + java.net.URLEncoder.encode(dst,
@@ -584,7 +589,8 @@ class HostileSuiteTest {
             {"/api/results?dst=127.0.0.1&limit=1000000000000", json(400, "{\"error\":\"limit is '1000000000000': must be 1..1000\"}")},
             {"/api/results?dst=127.0.0.1&limit=%D9%A1", json(400, "{\"error\":\"limit is '\u0661': must be 1..1000\"}")},
             {"/api/results?dst=" + "h".repeat(2000), json(400, "{\"error\":\"dst: endpoint 'hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh...' is longer than 253 characters\"}")},
-            {"/api/cost", json(400, "\"status\":400,\"error\":\"Bad Request\",\"path\":\"/api/cost\"}")},
+            {"/api/cost", json(400, "{\"error\":\"parameter dst is required\"}")},
+            {"/api/cost?dst=127.0.0.1", json(400, "{\"error\":\"parameter bytes is required\"}")},
             {"/api/cost?dst=127.0.0.1&bytes=abc", json(400, "{\"error\":\"'abc' is not a decimal number in ASCII digits\"}")},
             {"/api/cost?dst=127.0.0.1&bytes=1e9&maxAge=forever", json(400, "{\"error\":\"'forever' is not a valid ISO-8601 duration\"}")},
             {"/api/cost?dst=127.0.0.1&bytes=1e9&maxAge=P99999999999D", json(400, "{\"error\":\"maxAge must be positive and at most PT876000H, was PT2399999999976H\"}")},
@@ -685,6 +691,9 @@ class HostileSuiteTest {
 
     private static final java.util.regex.Pattern EVENT_TYPE = java.util.regex.Pattern.compile(
             "<(?:\\w+:)?eventType>\\s*((?:error|success)\\.[^<\\s]*)\\s*</");
+    /** A GGF NM-WG v1 report's fault: its kind (Request, Discovery, ...) and message. */
+    private static final java.util.regex.Pattern V1_FAULT = java.util.regex.Pattern.compile(
+            "<(?:\\w+:)?nmwgFault[^>]*\\skind=\"(\\w+)\"[^>]*>.*?<(?:\\w+:)?message[^>]*>([^<]*)<", java.util.regex.Pattern.DOTALL);
     private static final java.util.regex.Pattern DATUM = java.util.regex.Pattern.compile("<(?:\\w+:)?datum[^>]*>([^<]*)</");
 
     /** Reads an answer as its transport words it: a SOAP fault, an XML-RPC fault, an NMWG message (bare or wrapped), JSON. */
@@ -706,6 +715,10 @@ class HostileSuiteTest {
                 + "</name>\\s*<value>(?:<string>)?([^<]*)<", java.util.regex.Pattern.DOTALL).matcher(body);
         if (m.find()) {
             return new Answer(r.statusCode(), "xmlrpc " + m.group(1), unescape(m.group(2)), body);
+        }
+        m = V1_FAULT.matcher(body);
+        if (m.find()) {
+            return new Answer(r.statusCode(), "v1 " + m.group(1), unescape(m.group(2)), body);
         }
         String nmwg = body.contains("<methodResponse>") ? unescape(body) : body;
         m = EVENT_TYPE.matcher(nmwg);
@@ -790,6 +803,20 @@ class HostileSuiteTest {
                 + "<member><name>destination</name><value><struct><member><name>name</name><value><string>" + xmlEscape(dst)
                 + "</string></value></member></struct></value></member></struct></value></member></struct></value></member>" + params
                 + "</struct></value>");
+    }
+
+    /** A GGF NM-WG v1 networkMeasurementRequest for one test, with one methodology parameter unless param is null. */
+    private static String v1Request(String dst, String characteristic, String param, String value) {
+        return "<v1:networkMeasurementRequest xmlns:v1=\"" + V1 + "\"><v1:request><v1:characteristic>" + characteristic
+                + "</v1:characteristic><v1:subject><v1:path><v1:destination><v1:name>" + xmlEscape(dst) + "</v1:name></v1:destination>"
+                + "</v1:path></v1:subject>" + (param == null ? "" : "<v1:methodology><v1:parameterSet><v1:parameter name=\"" + param
+                + "\" value=\"" + xmlEscape(value) + "\"/></v1:parameterSet></v1:methodology>") + "</v1:request></v1:networkMeasurementRequest>";
+    }
+
+    /** One v1 request refused with one fault on every transport that carries v1 XML: /nmwg, SOAP 1.1 and 1.2. */
+    private static List<Case> everyV1Transport(String name, String request, Expect e) {
+        return List.of(new Case(name + " (v1)", Transport.HTTP, utf8(request), e), new Case(name + " (v1)", Transport.SOAP11,
+                utf8(soap11(request)), e), new Case(name + " (v1)", Transport.SOAP12, utf8(soap12(request)), e));
     }
 
     private static String jsonEscape(String s) {
