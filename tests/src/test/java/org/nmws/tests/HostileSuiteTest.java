@@ -340,8 +340,8 @@ class HostileSuiteTest {
         out.addAll(everyNmwgTransport("nmwg raw yes", msg("SetupDataRequest", rr.replace("</nmwg:metadata>",
                 "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">yes</nmwg:parameter></nmwg:parameters></nmwg:metadata>")
                 + data("m")), nmwg("error.common.parameter", "parameter raw is 'yes': expected true or false")));
-        // SOAP 1.1 clients send SOAPAction "", which the WSDL declares for the v1 operation: CXF then refuses a body
-        // element that is not v1's as an unknown message part, where the other transports reach the NMWG handler.
+        // At the SOAP 1.1 endpoint CXF refuses a body element no WSDL operation names as an unknown message part (unless
+        // the SOAPAction names NMWG's operation); at the 1.2 endpoint, as on the other transports, the NMWG handler does.
         String other = "<nmwg:message xmlns:nmwg=\"http://example.org/not\" type=\"EchoRequest\"/>";
         out.addAll(everyNmwgTransport("nmwg wrong namespace", other, nmwg("error.common.parse_error", "expected an nmwg:message in"
                 + " namespace http://ggf.org/ns/nmwg/base/2.0/, got {http://example.org/not}message")).stream()
@@ -564,7 +564,7 @@ class HostileSuiteTest {
         String bigHeader = "<x:h xmlns:x=\"urn:x\">" + "z".repeat(2 * 1024 * 1024) + "</x:h>";
         out.add(new Case("soap header 2 MB", Transport.SOAP11, utf8("<s:Envelope xmlns:s=\"" + Service.SOAP11 + "\"><s:Header>" + bigHeader
                 + "</s:Header><s:Body>" + echo + "</s:Body></s:Envelope>"), nmwg("success.echo", "The echo request has passed.")));
-        // SOAPAction "" (the v1 operation's) makes CXF refuse a foreign body element; without it the NMWG handler does.
+        // A body element no operation names: CXF's unknown message part in SOAP 1.1, the NMWG handler's parse error in 1.2.
         out.add(new Case("soap unknown body element", Transport.SOAP11, utf8(soap11("<x:teleport xmlns:x=\"urn:x\"/>")),
                 soapClient("Message part {urn:x}teleport was not recognized.")));
         out.add(new Case("soap unknown body element", Transport.SOAP12, utf8(soap12("<x:teleport xmlns:x=\"urn:x\"/>")),
