@@ -159,7 +159,7 @@ class HostileSuiteTest {
     }
 
     /** The suite's exact size: a case lost or added by accident changes it. */
-    private static final int CASES = 1551;
+    private static final int CASES = 1607;
 
     @TestFactory
     @Order(1)
@@ -175,6 +175,7 @@ class HostileSuiteTest {
         all.addAll(malformedNmwg());
         all.addAll(hostileParameters());
         all.addAll(hostileDestinations());
+        all.addAll(costRequests());
         all.addAll(xmlRpc());
         all.addAll(soapEnvelopes());
         all.addAll(jsonApi());
@@ -464,6 +465,54 @@ class HostileSuiteTest {
         return out;
     }
 
+    /**
+     * cost:costRequest (the WSDL's transferCost) over /nmwg (400 with a cost:costFault), SOAP 1.1 (a Client fault) and
+     * SOAP 1.2 (a Sender fault, 400), held to the published schema; and the same mistakes in GET /api/cost.
+     */
+    private static List<Case> costRequests() {
+        String schema = "not a cost:costRequest: ";
+        String dst = "<cost:dst>127.0.0.1</cost:dst>";
+        Object[][] bad = {
+            {"bytes abc", "bytes=\"abc\"", dst, schema + "'abc' is not a valid value for 'double'.", "bytes=abc",
+                "'abc' is not a decimal number in ASCII digits"},
+            {"bytes NaN", "bytes=\"NaN\"", dst, "bytes must be 1..1e18, was NaN", "bytes=NaN", "'NaN' is not a decimal number in ASCII digits"},
+            {"bytes -1", "bytes=\"-1\"", dst, "bytes must be 1..1e18, was -1.0", "bytes=-1", "bytes must be 1..1e18, was -1.0"},
+            {"bytes 1e309", "bytes=\"1e309\"", dst, "bytes must be 1..1e18, was Infinity", "bytes=1e309", "'1e309' is out of range"},
+            {"maxAge forever", "bytes=\"1e6\" maxAge=\"forever\"", dst, schema + "'forever' is not a valid value for 'duration'.",
+                "bytes=1e6&maxAge=forever", "'forever' is not a valid ISO-8601 duration"},
+            {"maxAge negative", "bytes=\"1e6\" maxAge=\"-PT1H\"", dst, "maxAge must be positive and at most PT876000H, was PT-1H",
+                "bytes=1e6&maxAge=-PT1H", "maxAge must be positive and at most PT876000H, was PT-1H"},
+            {"streams 2^32+1", "bytes=\"1e6\" streams=\"4294967297\"", dst, schema + "Value '4294967297' is not facet-valid with"
+                + " respect to maxInclusive '2147483647' for type 'int'.", "bytes=1e6&streams=4294967297", "'4294967297' is out of range"},
+            {"streams -5", "bytes=\"1e6\" streams=\"-5\"", dst, "streams must be 1..16, was -5", "bytes=1e6&streams=-5",
+                "streams must be 1..16, was -5"},
+            {"timeBudget NaN", "bytes=\"1e6\" timeBudget=\"NaN\"", dst, "timeBudget must be 0..600 s", "bytes=1e6&timeBudget=NaN",
+                "'NaN' is not a valid ISO-8601 duration"},
+            {"refresh maybe", "bytes=\"1e6\" refresh=\"maybe\"", dst, schema + "'maybe' is not a valid value for 'boolean'.",
+                "bytes=1e6&refresh=maybe", "Invalid boolean value [maybe]"},
+            {"protocol SCTP", "bytes=\"1e6\" protocol=\"SCTP\"", dst, "protocol must be TCP or UDP, was SCTP", "bytes=1e6&protocol=SCTP",
+                "protocol must be TCP or UDP, was SCTP"},
+            {"no bytes", "", dst, schema + "Attribute 'bytes' must appear on element 'cost:costRequest'.", null, null},
+            {"unknown attribute", "bytes=\"1e6\" extra=\"1\"", dst, schema + "Attribute 'extra' is not allowed to appear in element"
+                + " 'cost:costRequest'.", null, null},
+            {"no dst", "bytes=\"1e6\"", "", schema + "The content of element 'cost:costRequest' is not complete.", null, null},
+            {"101 dst", "bytes=\"1e6\"", dst.repeat(101), schema + "'\"http://nmws.org/ns/cost/1.0/\":dst' can occur a maximum"
+                + " of '100' times in the current sequence.", null, null}};
+        List<Case> out = new ArrayList<>();
+        for (Object[] b : bad) {
+            String name = "cost " + b[0];
+            String request = "<cost:costRequest xmlns:cost=\"http://nmws.org/ns/cost/1.0/\" " + b[1] + ">" + b[2] + "</cost:costRequest>";
+            String why = (String) b[3];
+            out.add(new Case(name, Transport.HTTP, utf8(request), new Expect(400, "costFault", why)));
+            out.add(new Case(name, Transport.SOAP11, utf8(soap11(request)), soapClient(why)));
+            out.add(new Case(name, Transport.SOAP12, utf8(soap12(request)), soapSender(why)));
+            if (b[4] != null) {
+                out.add(new Case(name, Transport.GET, "/api/cost?dst=127.0.0.1&" + b[4], null, json(400, (String) b[5])));
+            }
+        }
+        return out;
+    }
+
     private static List<Case> xmlRpc() {
         String nmr = "NetworkMeasurementRequest";
         List<Case> out = new ArrayList<>();
@@ -715,6 +764,10 @@ class HostileSuiteTest {
                 + "</name>\\s*<value>(?:<string>)?([^<]*)<", java.util.regex.Pattern.DOTALL).matcher(body);
         if (m.find()) {
             return new Answer(r.statusCode(), "xmlrpc " + m.group(1), unescape(m.group(2)), body);
+        }
+        m = java.util.regex.Pattern.compile("<(?:\\w+:)?costFault[^>]*>([^<]*)<").matcher(body);
+        if (m.find()) {
+            return new Answer(r.statusCode(), "costFault", unescape(m.group(1)), body);
         }
         m = V1_FAULT.matcher(body);
         if (m.find()) {
