@@ -6,6 +6,7 @@ import org.nmws.service.observation.Params;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.WebDataBinder;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.InitBinder;
@@ -45,5 +46,12 @@ class ClientErrors {
                 : "'" + Params.echo(value) + "' is not " + (e.getRequiredType() == null ? "acceptable" : "a "
                 + e.getRequiredType().getSimpleName());
         return Map.of("error", "parameter " + e.getName() + ": " + why);
+    }
+
+    /** A required query parameter left out (GET /api/cost without dst or bytes): which one. */
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    @ResponseStatus(HttpStatus.BAD_REQUEST)
+    Map<String, String> missing(MissingServletRequestParameterException e) {
+        return Map.of("error", "parameter " + e.getParameterName() + " is required");
     }
 }

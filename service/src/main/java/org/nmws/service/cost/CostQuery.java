@@ -31,6 +31,13 @@ public record CostQuery(String src, List<String> destinations, double bytes, Dur
         if (destinations.isEmpty() || destinations.size() > MAX_DESTINATIONS) {
             throw new IllegalArgumentException("give 1.." + MAX_DESTINATIONS + " destinations, got " + destinations.size());
         }
+        for (String dst : destinations) {
+            try {
+                org.nmws.service.observation.Endpoint.parse(dst, null); // as every other use of a destination reads it
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("dst: " + e.getMessage(), e);
+            }
+        }
         if (!(bytes >= 1 && bytes <= 1e18)) {
             throw new IllegalArgumentException("bytes must be 1..1e18, was " + bytes);
         }

@@ -25,6 +25,11 @@ import org.w3c.dom.Element;
 public final class CostXml {
     private static final ObjectFactory COST = new ObjectFactory();
     private static final JAXBContext CONTEXT = context();
+    /**
+     * The published schema, which requests are held to: JAXB alone reads streams="99999999999"
+     * as 1215752191 (an int wrapped around), refresh="maybe" as false and a missing bytes as 0.
+     */
+    private static final javax.xml.validation.Schema REQUEST_SCHEMA = requestSchema();
     private static final DatatypeFactory TIMES = times();
 
     private CostXml() {
@@ -126,9 +131,11 @@ public final class CostXml {
     public static CostQuery query(Element costRequest) {
         CostRequest r;
         try {
-            r = CONTEXT.createUnmarshaller().unmarshal(costRequest, CostRequest.class).getValue();
+            jakarta.xml.bind.Unmarshaller u = CONTEXT.createUnmarshaller();
+            u.setSchema(REQUEST_SCHEMA);
+            r = u.unmarshal(costRequest, CostRequest.class).getValue();
         } catch (JAXBException | RuntimeException e) {
-            throw new IllegalArgumentException("not a cost:costRequest: " + e.getMessage(), e);
+            throw new IllegalArgumentException("not a cost:costRequest: " + schemaError(e), e);
         }
         Duration maxAge = r.getMaxAge() == null ? Duration.ofHours(24)
                 : Duration.ofMillis(r.getMaxAge().getTimeInMillis(new java.util.Date(0)));
@@ -142,6 +149,29 @@ public final class CostXml {
     }
 
     /** The WSDL operation's answer: a cost:costResponse document. */
+    /** What the schema (or JAXB) found wrong, without the exception classes that carried it. */
+    private static String schemaError(Exception e) {
+        Throwable why = e instanceof JAXBException j && j.getLinkedException() != null ? j.getLinkedException() : e;
+        String m = why.getMessage() == null ? why.getClass().getSimpleName() : why.getMessage();
+        return m.replaceFirst("^cvc-[\\w.-]+: ", "");
+    }
+
+    private static javax.xml.validation.Schema requestSchema() {
+        try {
+            javax.xml.validation.SchemaFactory f = javax.xml.validation.SchemaFactory.newInstance(
+                    javax.xml.XMLConstants.W3C_XML_SCHEMA_NS_URI);
+            f.setProperty(javax.xml.XMLConstants.ACCESS_EXTERNAL_DTD, "");
+            f.setProperty(javax.xml.XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+            java.net.URL xsd = CostXml.class.getClassLoader().getResource("nmws/xsd/nmws-cost.xsd");
+            if (xsd == null) {
+                throw new IllegalStateException("nmws/xsd/nmws-cost.xsd is not on the class path");
+            }
+            return f.newSchema(xsd);
+        } catch (org.xml.sax.SAXException e) {
+            throw new IllegalStateException("cannot read the cost schema: " + e.getMessage(), e);
+        }
+    }
+
     public static Document response(List<TransferCost> ranked) {
         CostResponse resp = new CostResponse();
         for (int i = 0; i < ranked.size(); i++) {

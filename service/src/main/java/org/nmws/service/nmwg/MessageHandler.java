@@ -110,12 +110,6 @@ public class MessageHandler {
         }
     }
 
-    /** A SOAP body with no element in it. */
-    public Document handleEmptyBody() {
-        return errorMessage(null, "ErrorResponse",
-                new NmwgException(ErrorCodes.PARSE_ERROR, "the SOAP body carries no nmwg:message")).toDocument();
-    }
-
     NmwgWriter answer(RequestMessage msg, Caller caller) {
         String replyType = replyType(msg.type());
         try {

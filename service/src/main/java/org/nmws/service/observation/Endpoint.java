@@ -12,6 +12,11 @@ import java.util.regex.Pattern;
 public record Endpoint(String host, String type) {
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})(\\.\\d{1,3}){3}");
     private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\\.?");
+    /**
+     * A name whose last label is all digits is no host name (RFC 1123 2.1, RFC 3696 2): the system
+     * resolver reads 127.1, 0177.0.0.1 and 2130706433 as IPv4 addresses in the old inet_aton forms.
+     */
+    private static final Pattern NUMERIC_LAST_LABEL = Pattern.compile("(.*\\.)?[0-9]+\\.?");
 
     public Endpoint {
         if (host == null || host.isBlank()) {
@@ -37,14 +42,18 @@ public record Endpoint(String host, String type) {
         String actual;
         if (IPV4.matcher(h).matches()) {
             for (String octet : h.split("\\.")) {
-                if (Integer.parseInt(octet) > 255) {
-                    throw new IllegalArgumentException("'" + h + "' is not an IPv4 address");
+                if (Integer.parseInt(octet) > 255 || octet.length() > 1 && octet.charAt(0) == '0') {
+                    // a leading zero is octal to the system resolver (010.0.0.1 is 8.0.0.1) and decimal to Java
+                    throw new IllegalArgumentException("'" + h + "' is not an IPv4 address (four decimal numbers 0-255, no leading zeros)");
                 }
             }
             actual = "ipv4";
         } else if (h.indexOf(':') >= 0 && h.matches("[0-9A-Fa-f:.]+")) {
+            if (!isIpv6Literal(h)) {
+                throw new IllegalArgumentException("'" + h + "' is not an IPv6 address");
+            }
             actual = "ipv6";
-        } else if (HOSTNAME.matcher(h).matches()) {
+        } else if (HOSTNAME.matcher(h).matches() && !NUMERIC_LAST_LABEL.matcher(h).matches()) {
             actual = "hostname";
         } else {
             throw new IllegalArgumentException("'" + h + "' is neither an IP address nor a host name");
@@ -58,5 +67,15 @@ public record Endpoint(String host, String type) {
             }
         }
         return new Endpoint(h, actual);
+    }
+
+    /** Whether the text is an IPv6 literal; a text with a colon is never looked up in DNS. */
+    private static boolean isIpv6Literal(String h) {
+        try {
+            return h.charAt(0) != '.' && (java.net.InetAddress.getByName(h) instanceof java.net.Inet6Address
+                    || h.regionMatches(true, 0, "::ffff:", 0, 7)); // IPv4-mapped: Java hands back the IPv4 address
+        } catch (java.net.UnknownHostException notALiteral) {
+            return false;
+        }
     }
 }

@@ -100,10 +100,6 @@ public class Dialects {
         return V1Codec.isV1(root) ? v1.handle(root, caller) : nmwg.handle(root, caller);
     }
 
-    Document handleEmptyBody() {
-        return nmwg.handleEmptyBody();
-    }
-
     static byte[] toBytes(Document doc) {
         try {
             Transformer t = TRANSFORMERS.newTransformer();

@@ -40,8 +40,12 @@ public final class SoapEndpoints {
         public DOMSource invoke(DOMSource request) {
             Node n = request == null ? null : request.getNode();
             Element root = n instanceof Document d ? d.getDocumentElement() : n instanceof Element e ? e : null;
+            if (root == null) {
+                // OneBodyElement refuses a body without exactly one element before CXF reads it
+                throw new IllegalStateException("the SOAP body reached the endpoint without its element");
+            }
             try {
-                return new DOMSource(root == null ? handler.handleEmptyBody() : handler.handle(root, callers.current()));
+                return new DOMSource(handler.handle(root, callers.current()));
             } catch (Dialects.ClientError e) {
                 // the transferCost operation has no NMWG error result: a Client (1.2: Sender) fault says what is wrong
                 org.apache.cxf.interceptor.Fault f = new org.apache.cxf.interceptor.Fault(new IllegalArgumentException(e.getMessage()));

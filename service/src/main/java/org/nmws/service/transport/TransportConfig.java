@@ -69,7 +69,8 @@ class TransportConfig {
         }
         endpoint.getInInterceptors().add(new UnknownSoapActionInterceptor(DECLARED_ACTIONS));
         endpoint.getInInterceptors().add(wsSecurity);
-        endpoint.getOutFaultInterceptors().add(new InternalFaultText());
+        endpoint.getInInterceptors().add(new OneBodyElement(props.xml().maxBytes()));
+        endpoint.getOutFaultInterceptors().add(new SenderFaultStatus());
         endpoint.publish(path);
         endpoint.getServer().getEndpoint().getEndpointInfo().setAddress(absolute);
         return endpoint;

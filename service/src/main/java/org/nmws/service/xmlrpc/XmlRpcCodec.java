@@ -127,8 +127,11 @@ public final class XmlRpcCodec {
             throw new Fault(PARSE_ERROR, "request is not acceptable XML: " + m.replaceAll("\\s+", " "));
         } catch (com.ctc.wstx.exc.WstxLazyException e) {
             // Woodstox reports some malformed input (a multi-byte character cut short at the end,
-            // found by Jazzer) only when the text is read, unchecked: still the client's bad XML.
-            String m = e.getMessage() == null ? "" : e.getMessage();
+            // found by Jazzer) only when the text is read, unchecked: still the client's bad XML. Its
+            // own message starts with its class name ("[com.ctc.wstx.exc.WstxLazyException] "): the
+            // parse error it wraps says what is wrong without naming Java classes.
+            Throwable why = e.getCause() != null ? e.getCause() : e;
+            String m = why.getMessage() == null ? "" : why.getMessage().replaceFirst("^\\[[\\w.$]+\\]\\s*", "");
             throw new Fault(PARSE_ERROR, "request is not acceptable XML: " + m.replaceAll("\\s+", " "));
         } finally {
             if (r != null) {

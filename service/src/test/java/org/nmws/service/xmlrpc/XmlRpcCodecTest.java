@@ -106,6 +106,16 @@ class XmlRpcCodecTest {
         assertFault(XmlRpcCodec.PARSE_ERROR, "<methodCall><methodName>x</methodName></methodCall><extra/>");
     }
 
+    @Test
+    void aCdataSectionCutShortIsAParseErrorThatNamesNoJavaClass() {
+        // issue 21: Woodstox reports it unchecked, and its message began "[com.ctc.wstx.exc.WstxLazyException]"
+        XmlRpcCodec.Fault f = assertThrows(XmlRpcCodec.Fault.class, () -> codec.decode(bytes(
+                "<methodCall><methodName>system.methodHelp</methodName><params><param><value><string><![CDATA[x")));
+        assertEquals(XmlRpcCodec.PARSE_ERROR, f.code());
+        assertTrue(f.getMessage().startsWith("request is not acceptable XML: Unexpected EOF in CDATA section"), f.getMessage());
+        assertTrue(!f.getMessage().contains("Exception"), f.getMessage());
+    }
+
     private void assertFault(int code, String xml) {
         XmlRpcCodec.Fault f = assertThrows(XmlRpcCodec.Fault.class, () -> codec.decode(bytes(xml)), xml);
         assertEquals(code, f.code(), f.getMessage());
