@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import javax.sql.DataSource;
 import org.nmws.service.NmwsProperties;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceProperties;
@@ -61,23 +61,21 @@ class ArchiveConfig {
 
     /** Held results as metrics: what waits now, and what was held, written and refused since start. */
     @Bean
-    Object resultKeeperMetrics(ResultKeeper keeper, org.springframework.beans.factory.ObjectProvider<MeterRegistry> registries) {
-        MeterRegistry registry = registries.getIfAvailable();
-        if (registry != null) {
-            Gauge.builder("nmws.archive.held", keeper, ResultKeeper::held)
+    MeterBinder resultKeeperMetrics(ResultKeeper keeper) {
+        return registry -> {
+            Gauge.builder("nmws.archive.spool.results", keeper, ResultKeeper::held)
                     .description("results held on this point's disk, waiting for the archive").register(registry);
-            Gauge.builder("nmws.archive.held.bytes", keeper, ResultKeeper::heldBytes)
+            Gauge.builder("nmws.archive.spool.bytes", keeper, ResultKeeper::heldBytes)
                     .description("bytes of results held, waiting for the archive").register(registry);
-            FunctionCounter.builder("nmws.archive.held.total", keeper, ResultKeeper::heldTotal)
+            FunctionCounter.builder("nmws.archive.spool.held", keeper, ResultKeeper::heldTotal)
                     .description("results held since start because the archive could not keep them").register(registry);
-            FunctionCounter.builder("nmws.archive.held.written", keeper, ResultKeeper::written)
+            FunctionCounter.builder("nmws.archive.spool.written", keeper, ResultKeeper::written)
                     .description("held results written to the archive since start").register(registry);
-            FunctionCounter.builder("nmws.archive.held.refused", keeper, ResultKeeper::refused)
+            FunctionCounter.builder("nmws.archive.spool.refused", keeper, ResultKeeper::refused)
                     .description("results and tests refused since start: the archive down and the spool full").register(registry);
-            FunctionCounter.builder("nmws.archive.held.set.aside", keeper, ResultKeeper::setAside)
+            FunctionCounter.builder("nmws.archive.spool.set.aside", keeper, ResultKeeper::setAside)
                     .description("held results set aside under spool/failed (unreadable or refused for good)").register(registry);
-        }
-        return keeper;
+        };
     }
 
     /** Spring Boot hands JavaMigration beans to Flyway beside the SQL migrations. */
