@@ -49,13 +49,14 @@ class ArchiveConfig {
     }
 
     /**
-     * Keeps results exactly once, holding them in {data-dir}/spool while the archive cannot
+     * Keeps results exactly once, holding them in {data-dir}/spool (or nmws.archive.spool.dir) while the archive cannot
      * take them; drains what an earlier run held as soon as the context is up.
      */
     @Bean(initMethod = "start", destroyMethod = "close")
     ResultKeeper resultKeeper(Archive archive, ArchiveProperties props, NmwsProperties nmws) {
         ArchiveProperties.Spool spool = props.spool();
-        return ResultKeeper.spooling(archive, nmws.dataDir().toAbsolutePath().resolve("spool"), spool.maxEntries(),
+        Path dir = spool.dir() != null ? spool.dir().toAbsolutePath() : nmws.dataDir().toAbsolutePath().resolve("spool");
+        return ResultKeeper.spooling(archive, dir, spool.maxEntries(),
                 spool.maxBytes().toBytes(), spool.drainInterval());
     }
 

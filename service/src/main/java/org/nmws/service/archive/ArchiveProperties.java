@@ -24,9 +24,11 @@ public record ArchiveProperties(@DefaultValue Retention retention, @DefaultValue
      * @param maxEntries most results held; past it a result is refused and no test starts
      * @param maxBytes most bytes held; past it likewise
      * @param drainInterval pause between two attempts to write what is held
+     * @param dir where results are held; null: {data-dir}/spool. Another file system than
+     *     SQLite's keeps results when the archive's disk is full
      */
     public record Spool(@DefaultValue("10000") int maxEntries, @DefaultValue("256MB") DataSize maxBytes,
-                        @DefaultValue("PT2S") Duration drainInterval) {
+                        @DefaultValue("PT2S") Duration drainInterval, java.nio.file.Path dir) {
         public Spool {
             if (maxEntries < 1) {
                 throw new IllegalArgumentException("nmws.archive.spool.max-entries must be >= 1, was " + maxEntries);
