@@ -123,6 +123,56 @@ class ServiceKilledFaultTest {
         }
     }
 
+    @Test
+    void aPointKilledWhileAForwardedTestRunsThereGivesTheCallerAClearError() throws Exception {
+        Path jar = Path.of(System.getProperty("nmws.service.jar", "../service/target/nmws-service-0.1.0-SNAPSHOT-exec.jar"));
+        assertTrue(Files.isReadable(jar), "service jar missing: " + jar.toAbsolutePath() + " (mvn -pl service package)");
+        try (Responder responder = Responder.start("127.0.0.1")) {
+            int pa = Responder.freePort();
+            int pb = Responder.freePort();
+            Path mesh = Files.createTempFile("nmws-mesh-killed", ".json");
+            Files.writeString(mesh, "{\"points\":["
+                    + "{\"name\":\"point-a\",\"url\":\"http://127.0.0.1:" + pa + "\",\"address\":\"127.0.0.1\"},"
+                    + "{\"name\":\"point-b\",\"url\":\"http://127.0.0.1:" + pb + "\",\"address\":\"127.0.0.2\"}],"
+                    + "\"groups\":[]}");
+            Process b = start(jar, List.of("--server.port=" + pb, "--nmws.data-dir=" + Files.createTempDirectory("nmws-killed-b"),
+                    "--nmws.measurement-point=point-b", "--nmws.mesh.file=" + mesh), Files.createTempFile("point-b", ".log"), pb);
+            try (Service a = Service.start(Files.createTempDirectory("nmws-killed-a"), pa, "--nmws.measurement-point=point-a",
+                    "--nmws.mesh.file=" + mesh)) {
+                // 1000 frames at 10 ms from point-b: about 10 s, killed once under way.
+                String request = SoapEndToEndTest.measurementRequest("127.0.0.1", 1000, "<nmwg:parameter name=\"port\">"
+                        + responder.port + "</nmwg:parameter>").replace(">0.005<", ">0.01<").replace("<nmwgt:dst type=\"ipv4\"",
+                        "<nmwgt:src type=\"hostname\" value=\"point-b\"/><nmwgt:dst type=\"ipv4\"");
+                java.util.concurrent.CompletableFuture<String> answer = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return a.post("/nmwg", request, "application/xml", null).body();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                waitFor("the forwarded test under way at point-b", Duration.ofSeconds(30), () -> {
+                    try {
+                        String tests = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + pb + "/api/tests"))
+                                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                        return tests.contains("\"done\":") && !tests.contains("\"done\":0,");
+                    } catch (IOException | InterruptedException e) {
+                        return false;
+                    }
+                });
+                long killedAt = System.nanoTime();
+                kill9(b);
+                String body = answer.get(60, TimeUnit.SECONDS);
+                double seconds = (System.nanoTime() - killedAt) / 1e9;
+                Service.validatedMessage(body);
+                assertTrue(body.contains("error.mp.measurement") && body.contains("point-b"), body);
+                assertTrue(!body.contains("\tat "), "no stack trace: " + body);
+                System.out.printf("forwarded-killed figures: the caller told %.1f s after point-b was killed%n", seconds);
+            } finally {
+                b.destroyForcibly();
+            }
+        }
+    }
+
     private static long heldFiles(Path data) {
         try (var files = Files.list(data.resolve("spool"))) {
             return files.filter(p -> p.getFileName().toString().endsWith(".held")).count();
