@@ -153,10 +153,11 @@ public final class ScheduleStore {
      * ended with the point. Returns how many were interrupted.
      */
     public int interrupted(String point, Instant now) {
-        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, observation_id = (SELECT o.id FROM observation o "
+        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ?, observation_id = (SELECT o.id FROM observation o "
                         + "WHERE o.result_key = scheduled_run.result_key) WHERE status = ? AND result_key IN (SELECT result_key "
                         + "FROM observation WHERE result_key IS NOT NULL) AND schedule_id IN (SELECT id FROM schedule WHERE point = ?)",
-                ScheduledRun.DONE, now.toEpochMilli(), ScheduledRun.RUNNING, point);
+                ScheduledRun.DONE, now.toEpochMilli(), "its result was kept; the point stopped before it recorded the run",
+                ScheduledRun.RUNNING, point);
         return jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE status = ? AND schedule_id IN "
                         + "(SELECT id FROM schedule WHERE point = ?)", ScheduledRun.FAILED, now.toEpochMilli(),
                 "interrupted: the point stopped while the test ran", ScheduledRun.RUNNING, point);

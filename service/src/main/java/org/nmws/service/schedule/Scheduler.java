@@ -328,10 +328,16 @@ public final class Scheduler implements SmartLifecycle {
         }
     }
 
+    /** The records that waited, oldest first, until one still fails (it goes to the back: none blocks the others for good). */
     private void recordLate() {
-        for (Runnable write; (write = unrecorded.peek()) != null; ) {
-            write.run(); // throws while the store is still down: the tick fails and the next tries again
-            unrecorded.poll();
+        for (int n = unrecorded.size(); n > 0; n--) {
+            Runnable write = unrecorded.poll();
+            try {
+                write.run();
+            } catch (RuntimeException e) {
+                unrecorded.add(write); // the store is still down: the next tick tries again
+                return;
+            }
         }
     }
 
