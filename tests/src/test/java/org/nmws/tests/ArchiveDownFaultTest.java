@@ -70,6 +70,9 @@ class ArchiveDownFaultTest {
                 Thread.sleep(2_000);
             }
             long heldDuringOutage = keeper.held();
+            String during = service.get("/actuator/prometheus").body();
+            assertTrue(during.contains("nmws_archive_spool_results " + heldDuringOutage + ".0"), "held results as a metric: "
+                    + during.lines().filter(l -> l.startsWith("nmws_archive_spool")).toList());
             assertTrue(heldDuringOutage >= answered, heldDuringOutage + " held, " + answered + " answered on demand");
 
             long restartAt = System.nanoTime();
@@ -108,6 +111,12 @@ class ArchiveDownFaultTest {
             assertEquals(0, twice, "nothing kept twice");
             assertEquals(0, lost);
             assertEquals(List.of(), listSpool(data), "the spool is empty");
+            String metrics = service.get("/actuator/prometheus").body();
+            assertTrue(metrics.contains("nmws_archive_spool_results 0.0")
+                    && metrics.contains("nmws_archive_spool_held_total " + keeper.heldTotal() + ".0")
+                    && metrics.contains("nmws_archive_spool_written_total " + keeper.heldTotal() + ".0")
+                    && metrics.contains("nmws_archive_spool_refused_total 0.0"),
+                    metrics.lines().filter(l -> l.startsWith("nmws_archive_spool")).toList().toString());
         }
     }
 
