@@ -32,11 +32,15 @@ final class Responder implements AutoCloseable {
 
     /** A responder bound to one address, with further options (--stamp-port N, ...). */
     static Responder start(String bindAddress, List<String> options) throws IOException, InterruptedException {
+        return start(bindAddress, freePort(), options);
+    }
+
+    /** A responder on a given port: one started again where a killed one listened. */
+    static Responder start(String bindAddress, int port, List<String> options) throws IOException, InterruptedException {
         Path bin = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"));
         if (!Files.isExecutable(bin)) {
             throw new IllegalStateException("responder binary missing: " + bin.toAbsolutePath() + " (build native-probe first)");
         }
-        int port = freePort();
         Path log = Files.createTempFile("nmprobe-responder", ".log");
         List<String> cmd = new java.util.ArrayList<>(List.of(bin.toString(), "-p", Integer.toString(port), "-b", bindAddress));
         cmd.addAll(options);

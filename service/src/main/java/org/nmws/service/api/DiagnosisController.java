@@ -60,7 +60,7 @@ class DiagnosisController {
     static ResponseEntity<Map<String, String>> notMeasured(MeasurementException e) {
         HttpStatus status = switch (e.kind()) {
             case DENIED -> HttpStatus.FORBIDDEN;
-            case BUSY, RATE_LIMITED -> HttpStatus.SERVICE_UNAVAILABLE;
+            case BUSY, RATE_LIMITED, STORAGE -> HttpStatus.SERVICE_UNAVAILABLE;
             case PARAMETER, SUBJECT -> HttpStatus.BAD_REQUEST;
             default -> HttpStatus.BAD_GATEWAY;
         };

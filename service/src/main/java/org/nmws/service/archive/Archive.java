@@ -3,6 +3,7 @@ package org.nmws.service.archive;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.nmws.service.observation.Observation;
 
@@ -14,6 +15,17 @@ public interface Archive {
      * When this returns, the result is durable.
      */
     Observation save(Observation observation);
+
+    /**
+     * As {@link #save(Observation)}, exactly once per key: when an observation was kept under
+     * this key already, nothing is written and that one is returned (with its id). A result
+     * held while the archive was down is written under the key it was measured with, so a
+     * retry after a crash never keeps it twice.
+     */
+    Observation save(Observation observation, UUID key);
+
+    /** The id of the observation kept under a key, if one was. */
+    Optional<Long> idOf(UUID key);
 
     /** Observations matching the query, oldest first. */
     List<Observation> find(ObservationQuery query);

@@ -6,6 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import javax.sql.DataSource;
 import org.nmws.service.NmwsProperties;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceProperties;
@@ -43,6 +46,37 @@ class ArchiveConfig {
     @Bean
     Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json) {
         return new JdbcArchive(jdbc, new TransactionTemplate(txManager), json);
+    }
+
+    /**
+     * Keeps results exactly once, holding them in {data-dir}/spool (or nmws.archive.spool.dir) while the archive cannot
+     * take them; drains what an earlier run held as soon as the context is up.
+     */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    ResultKeeper resultKeeper(Archive archive, ArchiveProperties props, NmwsProperties nmws) {
+        ArchiveProperties.Spool spool = props.spool();
+        Path dir = spool.dir() != null ? spool.dir().toAbsolutePath() : nmws.dataDir().toAbsolutePath().resolve("spool");
+        return ResultKeeper.spooling(archive, dir, spool.maxEntries(),
+                spool.maxBytes().toBytes(), spool.drainInterval());
+    }
+
+    /** Held results as metrics: what waits now, and what was held, written and refused since start. */
+    @Bean
+    MeterBinder resultKeeperMetrics(ResultKeeper keeper) {
+        return registry -> {
+            Gauge.builder("nmws.archive.spool.results", keeper, ResultKeeper::held)
+                    .description("results held on this point's disk, waiting for the archive").register(registry);
+            Gauge.builder("nmws.archive.spool.bytes", keeper, ResultKeeper::heldBytes)
+                    .description("bytes of results held, waiting for the archive").register(registry);
+            FunctionCounter.builder("nmws.archive.spool.held", keeper, ResultKeeper::heldTotal)
+                    .description("results held since start because the archive could not keep them").register(registry);
+            FunctionCounter.builder("nmws.archive.spool.written", keeper, ResultKeeper::written)
+                    .description("held results written to the archive since start").register(registry);
+            FunctionCounter.builder("nmws.archive.spool.refused", keeper, ResultKeeper::refused)
+                    .description("results and tests refused since start: the archive down and the spool full").register(registry);
+            FunctionCounter.builder("nmws.archive.spool.set.aside", keeper, ResultKeeper::setAside)
+                    .description("held results set aside under spool/failed (unreadable or refused for good)").register(registry);
+        };
     }
 
     /** Spring Boot hands JavaMigration beans to Flyway beside the SQL migrations. */

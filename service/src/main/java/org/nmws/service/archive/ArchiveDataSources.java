@@ -30,6 +30,9 @@ public final class ArchiveDataSources {
             ds.setUsername(username);
             ds.setPassword(password);
             ds.setMaximumPoolSize(8);
+            // A database that is down is noticed in 5 s (Hikari waits 30 s by default): the
+            // result is then held on disk (ResultKeeper) and the client answered.
+            ds.setConnectionTimeout(5_000);
         }
         return ds;
     }

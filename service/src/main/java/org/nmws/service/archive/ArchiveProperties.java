@@ -1,6 +1,7 @@
 package org.nmws.service.archive;
 
 import java.time.Duration;
+import org.springframework.util.unit.DataSize;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -10,9 +11,36 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param retention how long each kind of data is kept, and how often that is enforced
  * @param importEnabled whether POST /archive/store may add observations (off: an open import
  *     lets anyone who reaches the port write results in this point's archive)
+ * @param spool where results wait while the archive cannot keep them
  */
 @ConfigurationProperties("nmws.archive")
-public record ArchiveProperties(@DefaultValue Retention retention, @DefaultValue("false") boolean importEnabled) {
+public record ArchiveProperties(@DefaultValue Retention retention, @DefaultValue("false") boolean importEnabled,
+                                @DefaultValue Spool spool) {
+
+    /**
+     * Results measured while the archive cannot keep them (its database down, its disk full)
+     * are held in {data-dir}/spool, one file each, and written when it returns.
+     *
+     * @param maxEntries most results held; past it a result is refused and no test starts
+     * @param maxBytes most bytes held; past it likewise
+     * @param drainInterval pause between two attempts to write what is held
+     * @param dir where results are held; null: {data-dir}/spool. Another file system than
+     *     SQLite's keeps results when the archive's disk is full
+     */
+    public record Spool(@DefaultValue("10000") int maxEntries, @DefaultValue("256MB") DataSize maxBytes,
+                        @DefaultValue("PT2S") Duration drainInterval, java.nio.file.Path dir) {
+        public Spool {
+            if (maxEntries < 1) {
+                throw new IllegalArgumentException("nmws.archive.spool.max-entries must be >= 1, was " + maxEntries);
+            }
+            if (maxBytes.toBytes() < 64 * 1024) {
+                throw new IllegalArgumentException("nmws.archive.spool.max-bytes must be >= 64KB, was " + maxBytes);
+            }
+            if (drainInterval.toMillis() < 100) {
+                throw new IllegalArgumentException("nmws.archive.spool.drain-interval must be >= 100ms, was " + drainInterval);
+            }
+        }
+    }
 
     /**
      * @param raw how long raw per-frame series are kept after their test started; 0 keeps them forever

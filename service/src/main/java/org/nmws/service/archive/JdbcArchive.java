@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Endpoint;
@@ -61,13 +62,24 @@ public class JdbcArchive implements Archive {
 
     @Override
     public Observation save(Observation o) {
+        return save(o, UUID.randomUUID());
+    }
+
+    /**
+     * Inserts under the result's key; when a row of that key exists already (a held result
+     * written before a crash kept its spool file) nothing is written and that row's id is
+     * returned.
+     */
+    @Override
+    public Observation save(Observation o, UUID key) {
         EnvironmentParts env = EnvironmentParts.of(o.environment());
         Long id = tx.execute(status -> {
-            Long newId = jdbc.queryForObject("""
+            List<Long> inserted = jdbc.queryForList("""
                     INSERT INTO observation (measurement_point, test, src_host, src_type, dst_host, dst_type,
                         src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment_id,
-                        environment, summary, raw_frames, samples)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""", Long.class,
+                        environment, summary, raw_frames, samples, result_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (result_key) DO NOTHING RETURNING id""", Long.class,
                     o.measurementPoint(), o.test().key(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
@@ -76,11 +88,21 @@ public class JdbcArchive implements Archive {
                     epochNanos(o.start()), epochNanos(o.end()),
                     write(o.parameters()), environments.idOf(env.description()), write(env.perTest()),
                     write(o.summary()), o.frames().size(),
-                    o.samples().isEmpty() ? null : write(o.samples()));
-            saveFrames(newId, o.frames());
-            return newId;
+                    o.samples().isEmpty() ? null : write(o.samples()), key.toString());
+            if (inserted.isEmpty()) {
+                // written before under this key: its frames went in the same transaction
+                return jdbc.queryForObject("SELECT id FROM observation WHERE result_key = ?", Long.class, key.toString());
+            }
+            saveFrames(inserted.get(0), o.frames());
+            return inserted.get(0);
         });
         return o.withId(id);
+    }
+
+    @Override
+    public Optional<Long> idOf(UUID key) {
+        return jdbc.queryForList("SELECT id FROM observation WHERE result_key = ?", Long.class, key.toString())
+                .stream().findFirst();
     }
 
     @Override

@@ -3,7 +3,6 @@ package org.nmws.service.measure;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.nmws.service.NmwsProperties;
-import org.nmws.service.archive.Archive;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -57,11 +56,11 @@ class MeasureConfig {
     }
 
     @Bean
-    MeasurementService measurementService(Archive archive, HostEnvironment host, NmwsProperties props,
+    MeasurementService measurementService(org.nmws.service.archive.ResultKeeper keeper, HostEnvironment host, NmwsProperties props,
                                           RunningTests running, TestAdmission admission, MeasurementKinds kinds,
                                           ScheduledExecutorService testWatchdog,
                                           org.springframework.beans.factory.ObjectProvider<TestListener> listeners) {
-        return new MeasurementService(archive, host, props, running, admission, kinds, testWatchdog,
-                listeners.orderedStream().toList());
+        return new MeasurementService(keeper, host, props, running, admission, kinds, testWatchdog,
+                listeners.orderedStream().toList(), Engine.NATIVE);
     }
 }

@@ -16,7 +16,9 @@ public class MeasurementException extends Exception {
         /** The probe engine is not loaded on this host. */
         UNAVAILABLE,
         /** The test ran and failed (responder unreachable, refused, I/O error). */
-        FAILED
+        FAILED,
+        /** The archive cannot keep results and none can be held (the spool is full or its disk refuses). */
+        STORAGE
     }
 
     private final Kind kind;

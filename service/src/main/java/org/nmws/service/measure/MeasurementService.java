@@ -6,6 +6,7 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
 import org.nmws.probe.ProbeException;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ResultKeeper;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
@@ -29,7 +31,7 @@ import org.nmws.service.observation.PathSubject;
 public class MeasurementService {
     public static final String TOOL = "nmprobe";
 
-    private final Archive archive;
+    private final ResultKeeper keeper;
     private final HostEnvironment host;
     private final NmwsProperties props;
     private final String measurementPoint;
@@ -56,14 +58,21 @@ public class MeasurementService {
         this(archive, host, props, running, admission, kinds, watchdog, listeners, Engine.NATIVE);
     }
 
-    /** As above, on a given engine (a fake one in unit tests). */
+    /** As above, on a given engine (a fake one in unit tests); a result the archive refuses fails its test. */
     public MeasurementService(Archive archive, HostEnvironment host, NmwsProperties props, RunningTests running,
+                              TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog,
+                              java.util.List<TestListener> listeners, Engine engine) {
+        this(ResultKeeper.direct(archive), host, props, running, admission, kinds, watchdog, listeners, engine);
+    }
+
+    /** As above, keeping results through a keeper that holds them while the archive is down. */
+    public MeasurementService(ResultKeeper keeper, HostEnvironment host, NmwsProperties props, RunningTests running,
                               TestAdmission admission, MeasurementKinds kinds, ScheduledExecutorService watchdog,
                               java.util.List<TestListener> listeners, Engine engine) {
         this.engine = engine;
         this.listeners = java.util.List.copyOf(listeners);
         this.admission = admission;
-        this.archive = archive;
+        this.keeper = keeper;
         this.running = running;
         this.host = host;
         this.props = props;
@@ -102,8 +111,13 @@ public class MeasurementService {
         return measurementPoint;
     }
 
-    /** A result as kept, and whether the client asked for per-frame data. */
-    public record Measured(Observation observation, boolean raw) {
+    /**
+     * A result as kept, and whether the client asked for per-frame data.
+     *
+     * @param held the archive could not keep it now: it is held on this point's disk (its id
+     *        is 0) and written under {@code key} when the archive returns
+     */
+    public record Measured(Observation observation, boolean raw, boolean held, UUID key) {
     }
 
     /**
@@ -131,8 +145,17 @@ public class MeasurementService {
      */
     public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
                             TestClass testClass, long waitMillis) throws MeasurementException {
+        return measure(caller, c, subject, nmwgParameters, testClass, waitMillis, UUID.randomUUID());
+    }
+
+    /**
+     * As above, the result kept under a key chosen beforehand (a scheduled run records it when
+     * it is claimed, so that its result is found by it after a crash).
+     */
+    public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
+                            TestClass testClass, long waitMillis, UUID key) throws MeasurementException {
         Admitted<?> a = admit(caller, c, subject, nmwgParameters);
-        return measure(a, c, subject, testClass, waitMillis);
+        return measure(a, c, subject, testClass, waitMillis, key);
     }
 
     /**
@@ -169,14 +192,26 @@ public class MeasurementService {
     }
 
     private <P> Measured measure(Admitted<P> admitted, Characteristic c, PathSubject subject, TestClass testClass,
-                                 long waitMillis) throws MeasurementException {
+                                 long waitMillis, UUID key) throws MeasurementException {
         MeasurementKind<P> kind = admitted.kind();
         P parameters = admitted.parameters();
+        try {
+            keeper.checkRoom(); // no test whose result nothing could keep
+        } catch (ResultKeeper.NotKept e) {
+            throw new MeasurementException(MeasurementException.Kind.STORAGE, e.getMessage());
+        }
         // Timed from here: a request refused before (bad parameters, no right to test) is no test.
         long t0 = System.nanoTime();
+        ResultKeeper.Kept result;
         Observation kept;
         try {
-            kept = archive.save(kind.run(parameters, subject, new Runner(admitted.caller(), c.dottedName(), testClass, waitMillis)));
+            Observation measured = kind.run(parameters, subject, new Runner(admitted.caller(), c.dottedName(), testClass, waitMillis));
+            try {
+                result = keeper.keep(measured, key);
+            } catch (ResultKeeper.NotKept e) {
+                throw new MeasurementException(MeasurementException.Kind.STORAGE, e.getMessage(), e);
+            }
+            kept = result.observation();
         } catch (MeasurementException e) {
             tell(c, kind.test(), subject, t0, e.kind(), null);
             throw e;
@@ -185,7 +220,7 @@ public class MeasurementService {
             throw e;
         }
         tell(c, kind.test(), subject, t0, null, kept);
-        return new Measured(kept, kind.raw(parameters));
+        return new Measured(kept, kind.raw(parameters), result.held(), key);
     }
 
     private void tell(Characteristic c, Characteristic.ProbeTest test, PathSubject subject, long t0,

@@ -204,6 +204,10 @@ public class MessageHandler {
         }
         if (outcome instanceof Measure.Ran ran) {
             w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw());
+            if (ran.held()) {
+                w.status(r.metadataId(), ErrorCodes.SUCCESS_MA_PENDING, "the archive could not keep this result now; it is"
+                        + " held at this measurement point and written to the archive, once, when the archive returns");
+            }
         } else if (outcome instanceof Measure.Forwarded f) {
             w.imported(r.metadataId(), f.message(), f.point());
         } else if (outcome instanceof Measure.Scheduled sc) {

@@ -2,6 +2,8 @@ package org.nmws.service.schedule;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
+import java.time.Instant;
+import org.nmws.service.archive.ResultKeeper;
 import org.nmws.service.measure.MeasurementService;
 import org.nmws.service.mesh.Mesh;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -13,9 +15,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @EnableConfigurationProperties(ScheduleProperties.class)
 class ScheduleConfig {
 
+    /** A run whose result was held is done with its observation when the held result is written. */
     @Bean
-    ScheduleStore scheduleStore(JdbcTemplate jdbc, ObjectMapper json) {
-        return new ScheduleStore(jdbc, json);
+    ScheduleStore scheduleStore(JdbcTemplate jdbc, ObjectMapper json, ResultKeeper keeper) {
+        ScheduleStore store = new ScheduleStore(jdbc, json);
+        keeper.addListener((key, observationId) -> store.kept(key, observationId, Instant.now()));
+        return store;
     }
 
     @Bean

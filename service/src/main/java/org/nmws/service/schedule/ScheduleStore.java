@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.nmws.service.measure.TestClass;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -108,8 +109,39 @@ public final class ScheduleStore {
 
     /** Takes a planned run for this caller; false when another took it first. */
     public boolean claim(long runId, Instant now) {
-        return jdbc.update("UPDATE scheduled_run SET status = ?, started_ms = ? WHERE id = ? AND status = ?",
-                ScheduledRun.RUNNING, now.toEpochMilli(), runId, ScheduledRun.PLANNED) == 1;
+        return claim(runId, now, null);
+    }
+
+    /**
+     * Takes a planned run for this caller, recording the key its result will be kept under
+     * (so that the run is found by its result after a crash); false when another took it first.
+     */
+    public boolean claim(long runId, Instant now, UUID resultKey) {
+        return jdbc.update("UPDATE scheduled_run SET status = ?, started_ms = ?, result_key = ? WHERE id = ? AND status = ?",
+                ScheduledRun.RUNNING, now.toEpochMilli(), resultKey == null ? null : resultKey.toString(), runId,
+                ScheduledRun.PLANNED) == 1;
+    }
+
+    /**
+     * A run whose result was held (the archive could not keep it then): done, its observation
+     * id left for {@link #kept} unless that came first.
+     */
+    public void finishHeld(long runId, Instant ended, String reason) {
+        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE id = ? AND observation_id IS NULL",
+                ScheduledRun.DONE, ended.toEpochMilli(), clip(reason), runId);
+    }
+
+    /**
+     * The result kept under a key reached the archive (written from the spool of held
+     * results): the run that measured it is done, with it, whatever was recorded before (a
+     * point killed meanwhile recorded it as interrupted at its restart). Told again for the
+     * same key after a crash, it changes nothing more.
+     */
+    public void kept(UUID resultKey, long observationId, Instant now) {
+        jdbc.update("UPDATE scheduled_run SET status = ?, observation_id = ?, ended_ms = COALESCE(ended_ms, ?), reason = ? "
+                        + "WHERE result_key = ? AND (observation_id IS NULL OR status <> ?)", ScheduledRun.DONE, observationId,
+                now.toEpochMilli(), "its result was held while the archive could not keep it, and written later",
+                resultKey.toString(), ScheduledRun.DONE);
     }
 
     public void finish(long runId, String status, Instant ended, String reason, Long observationId) {
@@ -123,8 +155,17 @@ public final class ScheduleStore {
                 ScheduledRun.NONSTARTER, clip(reason), runId, ScheduledRun.PLANNED) == 1;
     }
 
-    /** Runs a point had begun when it stopped: they ended with it. */
+    /**
+     * Runs a point had begun when it stopped: those whose result reached the archive (the
+     * point was killed after keeping it, before recording the run) are done with it; the others
+     * ended with the point. Returns how many were interrupted.
+     */
     public int interrupted(String point, Instant now) {
+        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ?, observation_id = (SELECT o.id FROM observation o "
+                        + "WHERE o.result_key = scheduled_run.result_key) WHERE status = ? AND result_key IN (SELECT result_key "
+                        + "FROM observation WHERE result_key IS NOT NULL) AND schedule_id IN (SELECT id FROM schedule WHERE point = ?)",
+                ScheduledRun.DONE, now.toEpochMilli(), "its result was kept; the point stopped before it recorded the run",
+                ScheduledRun.RUNNING, point);
         return jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE status = ? AND schedule_id IN "
                         + "(SELECT id FROM schedule WHERE point = ?)", ScheduledRun.FAILED, now.toEpochMilli(),
                 "interrupted: the point stopped while the test ran", ScheduledRun.RUNNING, point);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -171,6 +172,7 @@ public final class Scheduler implements SmartLifecycle {
 
     /** Plans ahead and starts what is due. Package-private for tests. */
     void tick(Instant now) {
+        recordLate();
         for (Schedule s : store.of(point)) {
             plan(s, now);
         }
@@ -261,7 +263,8 @@ public final class Scheduler implements SmartLifecycle {
             return;
         }
         try {
-            if (!store.claim(r.id(), now)) {
+            UUID key = UUID.randomUUID();
+            if (!store.claim(r.id(), now, key)) {
                 return; // taken by another thread or point
             }
             long waitMs = Math.max(0, Duration.between(clock.instant(), r.planned().plus(grace)).toMillis());
@@ -272,19 +275,27 @@ public final class Scheduler implements SmartLifecycle {
                 return;
             }
             try {
-                MeasurementService.Measured m = measureWithinGrace(c, s, r.planned().plus(grace), waitMs);
-                store.finish(r.id(), ScheduledRun.DONE, clock.instant(), null, m.observation().id());
+                MeasurementService.Measured m = measureWithinGrace(c, s, r.planned().plus(grace), waitMs, key);
+                Instant ended = clock.instant();
+                if (m.held()) {
+                    record(r, () -> store.finishHeld(r.id(), ended, "its result is held: the archive could not keep it "
+                            + "now; it is written, and this run points at it, when the archive returns"));
+                } else {
+                    record(r, () -> store.finish(r.id(), ScheduledRun.DONE, ended, null, m.observation().id()));
+                }
                 told(ScheduledRun.DONE, "");
             } catch (MeasurementException e) {
                 boolean noStart = e.kind() == MeasurementException.Kind.BUSY || e.kind() == MeasurementException.Kind.RATE_LIMITED;
-                store.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, clock.instant(),
-                        e.getMessage(), null);
+                Instant ended = clock.instant();
+                record(r, () -> store.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, ended,
+                        e.getMessage(), null));
                 told(noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED,
                         e.kind() == MeasurementException.Kind.BUSY ? "busy"
                                 : e.kind() == MeasurementException.Kind.RATE_LIMITED ? "rate" : "failed");
             } catch (RuntimeException e) {
                 log.warn("scheduled run {} of {} failed", r.slot(), s.name(), e);
-                store.finish(r.id(), ScheduledRun.FAILED, clock.instant(), "internal error: " + e, null);
+                Instant ended = clock.instant();
+                record(r, () -> store.finish(r.id(), ScheduledRun.FAILED, ended, "internal error: " + e, null));
                 told(ScheduledRun.FAILED, "internal");
             }
         } finally {
@@ -296,13 +307,13 @@ public final class Scheduler implements SmartLifecycle {
      * Runs the test; a busy far end (its responder serving another point's test) is tried again
      * until the slot's grace is spent, as points of a mesh meet at each other's responders.
      */
-    private MeasurementService.Measured measureWithinGrace(Characteristic c, Schedule s, Instant deadline, long waitMs)
-            throws MeasurementException {
+    private MeasurementService.Measured measureWithinGrace(Characteristic c, Schedule s, Instant deadline, long waitMs,
+                                                          UUID key) throws MeasurementException {
         while (true) {
             try {
                 // as its owner: the owner's role, networks, durations and rates hold for every run
                 return measurements.measure(owners.callerOf(s), c, new PathSubject(null, Endpoint.parse(s.dst(), null)), s.parameters(),
-                        s.testClass(), waitMs);
+                        s.testClass(), waitMs, key);
             } catch (MeasurementException e) {
                 Instant now = clock.instant();
                 if (e.kind() != MeasurementException.Kind.BUSY || !running || now.plusMillis(RETRY_MS).isAfter(deadline)) {
@@ -320,6 +331,35 @@ public final class Scheduler implements SmartLifecycle {
     }
 
     private static final long RETRY_MS = 250;
+
+    /**
+     * Records how a run ended; when the store cannot take it now (the archive's database is
+     * down), the record waits in memory and each tick tries it again, so a run that ran is not
+     * left RUNNING (and, at the next start, called interrupted) for want of a write.
+     */
+    private void record(ScheduledRun r, Runnable write) {
+        try {
+            write.run();
+        } catch (RuntimeException e) {
+            log.warn("scheduled run {} ended but cannot be recorded now ({}); retrying", r.id(), e.toString());
+            unrecorded.add(write);
+        }
+    }
+
+    /** The records that waited, oldest first, until one still fails (it goes to the back: none blocks the others for good). */
+    private void recordLate() {
+        for (int n = unrecorded.size(); n > 0; n--) {
+            Runnable write = unrecorded.poll();
+            try {
+                write.run();
+            } catch (RuntimeException e) {
+                unrecorded.add(write); // the store is still down: the next tick tries again
+                return;
+            }
+        }
+    }
+
+    private final java.util.Queue<Runnable> unrecorded = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private void told(String status, String cause) {
         try {

@@ -32,6 +32,11 @@ public final class ErrorCodes {
     public static final String INTERNAL = "error.common.internal";
 
     public static final String SUCCESS_ECHO = "success.echo";
+    /**
+     * Beside a new result: the archive could not keep it now; it is held on the measuring
+     * point's disk and written, exactly once, when the archive returns.
+     */
+    public static final String SUCCESS_MA_PENDING = "success.ma.pending";
     /** A MeasurementRequest with schedule.* parameters made (or replaced) a schedule. */
     public static final String SUCCESS_SCHEDULE = "success.schedule";
 
@@ -45,6 +50,7 @@ public final class ErrorCodes {
             case DENIED -> AUTHORIZATION;
             case RATE_LIMITED -> MP_RATE_LIMITED;
             case FAILED -> MP_MEASUREMENT;
+            case STORAGE -> MA_STORAGE;
         };
     }
 

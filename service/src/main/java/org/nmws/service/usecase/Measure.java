@@ -33,8 +33,11 @@ public final class Measure {
     public sealed interface Outcome permits Ran, Forwarded, Scheduled {
     }
 
-    /** Measured here and kept; raw: the client asked for per-frame data. */
-    public record Ran(Observation observation, boolean raw) implements Outcome {
+    /**
+     * Measured here and kept; raw: the client asked for per-frame data; held: the archive
+     * could not keep it now, it is held on this point's disk and written when it returns.
+     */
+    public record Ran(Observation observation, boolean raw, boolean held) implements Outcome {
     }
 
     /** Measured by another point of the mesh: its nmwg:message, as it answered. */
@@ -77,7 +80,7 @@ public final class Measure {
             }
         }
         MeasurementService.Measured m = measurements.measure(caller, c, subject, parameters);
-        return new Ran(m.observation(), m.raw());
+        return new Ran(m.observation(), m.raw(), m.held());
     }
 
     private static Map<String, String> testParameters(Map<String, String> parameters) {

@@ -148,7 +148,7 @@ public class V1Service {
             case FAILED -> V1Fault.Kind.Communication;
             case DENIED -> V1Fault.Kind.Authorisation;
             case PARAMETER, SUBJECT -> V1Fault.Kind.Request;
-            case UNAVAILABLE -> V1Fault.Kind.System;
+            case UNAVAILABLE, STORAGE -> V1Fault.Kind.System;
         };
         return new V1Fault(v1, ErrorCodes.of(kind), text, v1 == V1Fault.Kind.TryAgain ? retryDelaySeconds : 0);
     }

@@ -99,6 +99,23 @@ abstract class ArchiveContractTest {
         assertEquals(Optional.empty(), archive.findById(saved.id() + 1000, true));
     }
 
+    /** Issue 21: a held result written again after a crash (its spool file kept) must not be kept twice. */
+    @Test
+    void aSecondSaveUnderTheSameKeyKeepsNothingMoreAndReturnsTheFirst() {
+        java.util.UUID key = java.util.UUID.randomUUID();
+        Observation o = observation("mp-a", "10.0.0.1", "10.0.0.2", T0, Map.of("meanRtt", 0.5),
+                frames(FrameCodec.CHUNK_FRAMES + 3, JdbcArchive.epochNanos(T0)));
+        Observation first = archive.save(o, key);
+        Observation again = archive.save(o, key);
+        assertEquals(first.id(), again.id());
+        assertEquals(Optional.of(first.id()), archive.idOf(key));
+        assertEquals(1, archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.2", null, T0, T0, false, 10)).size());
+        assertEquals(o.withId(first.id()), archive.findById(first.id(), true).orElseThrow(), "frames once, not twice");
+        Observation other = archive.save(o);
+        assertTrue(other.id() != first.id(), "saves without a key are each kept");
+        assertEquals(Optional.empty(), archive.idOf(java.util.UUID.randomUUID()));
+    }
+
     @Test
     void anObservationWithoutSourceOrFramesReadsBackEqual() {
         Observation o = observation("mp-a", null, "10.0.0.2", T0, Map.of(), List.of());
