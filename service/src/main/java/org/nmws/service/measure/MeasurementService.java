@@ -362,6 +362,9 @@ public class MeasurementService {
         }
         if (!got) {
             slot.refund();
+            if (caller.budget() != null) {
+                caller.budget().giveBack();
+            }
             slot.close();
             throw new MeasurementException(MeasurementException.Kind.BUSY, "another test to " + dst
                     + " is running; retry in " + running.secondsUntilFree(dst, props.limits().maxDuration()) + " s");
@@ -387,6 +390,9 @@ public class MeasurementService {
             MeasurementException.Kind kind = kindOf(e.reason());
             if (kind != MeasurementException.Kind.FAILED) {
                 slot.refund(); // no test ran: busy, refused or unknown host
+                if (caller.budget() != null) {
+                    caller.budget().giveBack();
+                }
             }
             throw new MeasurementException(kind, e.getMessage(), e);
         } catch (IllegalArgumentException e) {
