@@ -162,7 +162,11 @@ final class ResultSpool {
         List<Path> out = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
             for (Path f : files) {
-                out.add(f);
+                // a result being written (".writing-...held") is not held yet: the glob's * matches
+                // the leading dot, and the drain must never take a file hold() has not renamed
+                if (!f.getFileName().toString().startsWith(TEMP_PREFIX)) {
+                    out.add(f);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the spool " + dir, e);

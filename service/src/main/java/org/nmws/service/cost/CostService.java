@@ -39,6 +39,8 @@ public class CostService {
     static final int SERIES = 100;
     /** A refresh test's length: long enough for TCP to leave slow start on a long path. */
     static final Duration REFRESH_TEST = Duration.ofSeconds(5);
+    /** The longest a refresh waits for a busy path or responder. */
+    private static final Duration MAX_BUSY_WAIT = Duration.ofSeconds(2);
     /** How soon a refresh that met a busy responder asks again. */
     private static final long BUSY_RETRY_MS = 250;
 
@@ -111,9 +113,12 @@ public class CostService {
                 p.put("port", Integer.toString(q.port()));
             }
             // A path or responder busy with another test (a schedule's, another point's) is waited
-            // for within this destination's share of the budget, less the test itself: a refresh
-            // the client asked for should not give up on a 50 ms round trip that holds the path.
-            Instant giveUp = clock.instant().plus(share.minus(test));
+            // for briefly, within this destination's share of the budget less the test itself: a
+            // refresh the client asked for should not give up on a 50 ms round trip holding the path.
+            Duration wait = share.minus(test);
+            // at most a couple of seconds: nothing is charged while a request waits, so a long
+            // wait would let refreshes hold request threads for minutes
+            Instant giveUp = clock.instant().plus(wait.compareTo(MAX_BUSY_WAIT) < 0 ? wait : MAX_BUSY_WAIT);
             PathSubject path = new PathSubject(null, Endpoint.parse(dst, null));
             Characteristic c = Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP;
             while (true) {

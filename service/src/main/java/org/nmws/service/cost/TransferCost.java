@@ -39,7 +39,7 @@ public record TransferCost(String src, String dst, long bytes, Double seconds, D
                 expectedErrorPercent, samples, ageSeconds, refreshed, note);
     }
 
-    TransferCost withRefresh(boolean ran, String why) {
+    public TransferCost withRefresh(boolean ran, String why) {
         return new TransferCost(src, dst, bytes, seconds, rateMbps, basis, measuredAt, rttMs, lossPercent, predictor,
                 expectedErrorPercent, samples, ageSeconds, ran, why);
     }

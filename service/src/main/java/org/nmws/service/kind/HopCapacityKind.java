@@ -36,7 +36,13 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
 
     @Override
     public HopCapacityParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return HopCapacityParameters.parse(nmwg, c.limits().maxCount());
+        HopCapacityParameters p = HopCapacityParameters.parse(nmwg, c.limits().maxCount());
+        // consent is asked of the responder at this service's port only (see HopListKind)
+        if (p.responderPort() != 0 && p.responderPort() != c.responderPort()) {
+            throw new IllegalArgumentException("parameter port is " + p.responderPort() + ": capacity hop by hop asks the"
+                    + " destination's consent of the responder at this service's port " + c.responderPort() + " only");
+        }
+        return new HopCapacityParameters(p.trains(), p.trainLength(), p.packetSize(), p.maxTtl(), c.responderPort());
     }
 
     @Override

@@ -36,7 +36,7 @@ final class HopListKind implements MeasurementKind<HopParameters> {
 
     @Override
     public HopParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return HopParameters.parse(nmwg, c.limits().maxDuration());
+        return consentAtTheServicesPort(HopParameters.parse(nmwg, c.limits().maxDuration()), c);
     }
 
     @Override
@@ -73,5 +73,17 @@ final class HopListKind implements MeasurementKind<HopParameters> {
     @Override
     public FarEnd farEnd() {
         return FarEnd.ROUTERS;
+    }
+
+    /**
+     * Consent is asked of the responder at this service's port only: a port of the client's
+     * choosing could name any service that echoes a line (port 7) and forge the host's consent.
+     */
+    private static HopParameters consentAtTheServicesPort(HopParameters p, Context c) {
+        if (p.responderPort() != 0 && p.responderPort() != c.responderPort()) {
+            throw new IllegalArgumentException("parameter port is " + p.responderPort() + ": a hop list asks the destination's"
+                    + " consent of the responder at this service's port " + c.responderPort() + " only");
+        }
+        return new HopParameters(p.maxTtl(), p.probesPerHop(), p.waitSeconds(), p.packetSize(), p.resolve(), c.responderPort());
     }
 }

@@ -173,6 +173,49 @@ public class MeasurementService {
     private record Admitted<P>(MeasurementKind<P> kind, P parameters, Caller caller) {
     }
 
+    /**
+     * Charges a test another point runs for this caller with this point's credentials, as a test
+     * here is charged: the message's budget, the client's rate, tests an hour and at once.
+     * Closed when the answer came; refunded too when no test ran there.
+     */
+    public Charge charge(Caller caller) throws MeasurementException {
+        if (caller.budget() != null) {
+            caller.budget().take();
+        }
+        try {
+            return new Charge(caller, admission.begin(caller));
+        } catch (MeasurementException e) {
+            if (caller.budget() != null) {
+                caller.budget().giveBack();
+            }
+            throw e;
+        }
+    }
+
+    /** A test charged to a caller and run elsewhere. */
+    public static final class Charge implements AutoCloseable {
+        private final Caller caller;
+        private final TestAdmission.Slot slot;
+
+        private Charge(Caller caller, TestAdmission.Slot slot) {
+            this.caller = caller;
+            this.slot = slot;
+        }
+
+        /** No test ran after all: the budget and the rates are given back. */
+        public void refund() {
+            slot.refund();
+            if (caller.budget() != null) {
+                caller.budget().giveBack();
+            }
+        }
+
+        @Override
+        public void close() {
+            slot.close();
+        }
+    }
+
     private Admitted<?> admit(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters)
             throws MeasurementException {
         // Who may test is settled before the request is looked at; the rate is charged only
@@ -300,7 +343,16 @@ public class MeasurementService {
             if (caller.budget() != null) {
                 caller.budget().take();
             }
-            try (TestAdmission.Slot slot = admission.begin(caller)) {
+            TestAdmission.Slot begun;
+            try {
+                begun = admission.begin(caller);
+            } catch (MeasurementException e) {
+                if (caller.budget() != null) {
+                    caller.budget().giveBack();
+                }
+                throw e;
+            }
+            try (TestAdmission.Slot slot = begun) {
                 RunningTests.Entry entry = running.start(what, target, caller.owner(), testClass);
                 try {
                     return call.run(entry);
@@ -350,7 +402,15 @@ public class MeasurementService {
         if (caller.budget() != null) {
             caller.budget().take(); // the message's share of tests, before its client's rates
         }
-        TestAdmission.Slot slot = admission.begin(caller);
+        TestAdmission.Slot slot;
+        try {
+            slot = admission.begin(caller);
+        } catch (MeasurementException e) {
+            if (caller.budget() != null) {
+                caller.budget().giveBack(); // refused on rate: no test started
+            }
+            throw e;
+        }
         // A busy path is answered at once with when to retry: waiting for it held a server
         // thread per request for up to the longest test, and 220 such requests starved the service.
         boolean got;
@@ -397,6 +457,9 @@ public class MeasurementService {
             throw new MeasurementException(kind, e.getMessage(), e);
         } catch (IllegalArgumentException e) {
             slot.refund();
+            if (caller.budget() != null) {
+                caller.budget().giveBack();
+            }
             throw new MeasurementException(MeasurementException.Kind.PARAMETER, e.getMessage(), e);
         } finally {
             slot.close();

@@ -72,11 +72,15 @@ public final class Measure {
                 throw new MeasurementException(MeasurementException.Kind.SUBJECT, "a forwarded request names another "
                         + "point as its source; it is not forwarded again");
             }
-            try {
-                return new Forwarded(remote.get().name(), forwarder.forward(remote.get(), "MeasurementRequest", eventType,
-                        subject.dst(), parameters));
-            } catch (Forwarder.ForwardException e) {
-                throw new MeasurementException(MeasurementException.Kind.FAILED, e.getMessage(), e);
+            // charged here as a test here would be: the point runs it on this point's credentials
+            try (MeasurementService.Charge charge = measurements.charge(caller)) {
+                try {
+                    return new Forwarded(remote.get().name(), forwarder.forward(remote.get(), "MeasurementRequest", eventType,
+                            subject.dst(), parameters));
+                } catch (Forwarder.ForwardException e) {
+                    charge.refund();
+                    throw new MeasurementException(MeasurementException.Kind.FAILED, e.getMessage(), e);
+                }
             }
         }
         MeasurementService.Measured m = measurements.measure(caller, c, subject, parameters);

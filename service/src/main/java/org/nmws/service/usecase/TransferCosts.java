@@ -12,6 +12,9 @@ import org.nmws.service.cost.CostXml;
 import org.nmws.service.cost.TransferCost;
 import org.nmws.service.measure.Caller;
 import org.nmws.service.measure.MeasurementException;
+import org.nmws.service.measure.MeasurementService;
+import org.nmws.service.observation.Characteristic;
+import org.nmws.service.observation.PathSubject;
 import org.nmws.service.mesh.Forwarder;
 import org.nmws.service.mesh.Mesh;
 import org.nmws.service.observation.Endpoint;
@@ -28,10 +31,12 @@ import org.w3c.dom.Element;
 public final class TransferCosts {
     private final CostService costs;
     private final Forwarder forwarder;
+    private final MeasurementService measurements;
 
-    public TransferCosts(CostService costs, Forwarder forwarder) {
+    public TransferCosts(CostService costs, Forwarder forwarder, MeasurementService measurements) {
         this.costs = costs;
         this.forwarder = forwarder;
+        this.measurements = measurements;
     }
 
     public List<TransferCost> rank(Caller caller, CostQuery q) throws MeasurementException {
@@ -44,7 +49,7 @@ public final class TransferCosts {
         }
         Optional<Mesh.Point> remote = q.src() == null ? Optional.empty() : forwarder.remote(q.src());
         if (remote.isPresent() && caller.forwardedBy() == null) {
-            return forwarded(remote.get(), q);
+            return forwarded(caller, remote.get(), q);
         }
         return costs.rank(caller, q);
     }
@@ -53,7 +58,7 @@ public final class TransferCosts {
      * Costs from another point of the mesh: each destination asked of that point (it answers
      * from its own archive, refreshing there if asked), ranked here.
      */
-    private List<TransferCost> forwarded(Mesh.Point point, CostQuery q) {
+    private List<TransferCost> forwarded(Caller caller, Mesh.Point point, CostQuery q) {
         Map<String, String> params = parameters(q);
         List<TransferCost> out = new ArrayList<>();
         // the client's budget holds for the whole answer: each destination asked gets its share of
@@ -69,9 +74,27 @@ public final class TransferCosts {
                 continue;
             }
             params.put("timeBudget", Params.plain(Math.max(1, left / 1e9 / (dsts.size() - i))));
+            // A refresh there runs a test on this point's credentials: the caller must be allowed
+            // it here (networks, limits) and is charged for it; else the point is asked for its
+            // stored answer only.
+            String refusal = null;
+            MeasurementService.Charge charge = null;
+            if (q.refresh()) {
+                try {
+                    measurements.check(caller, Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP,
+                            new PathSubject(null, Endpoint.parse(dst, null)), refreshTest(q));
+                    charge = measurements.charge(caller);
+                } catch (MeasurementException | IllegalArgumentException e) {
+                    refusal = "not refreshed: " + e.getMessage();
+                }
+            }
+            Map<String, String> asked = new LinkedHashMap<>(params);
+            if (refusal != null) {
+                asked.remove("refresh");
+            }
             TransferCost c;
             try {
-                Element answer = forwarder.forward(point, "SetupDataRequest", Namespaces.COST, Endpoint.parse(dst, null), params);
+                Element answer = forwarder.forward(point, "SetupDataRequest", Namespaces.COST, Endpoint.parse(dst, null), asked);
                 org.w3c.dom.NodeList datums = answer.getElementsByTagNameNS(Namespaces.COST, "datum");
                 c = datums.getLength() > 0 ? CostXml.fromDatum((Element) datums.item(0), point.name())
                         : TransferCost.unknown(point.name(), dst, (long) q.bytes(),
@@ -81,10 +104,30 @@ public final class TransferCosts {
             } catch (Forwarder.ForwardException e) {
                 c = TransferCost.unknown(point.name(), dst, (long) q.bytes(), e.getMessage());
             }
+            if (charge != null) {
+                if (!c.refreshed()) {
+                    charge.refund(); // no test ran there
+                }
+                charge.close();
+            }
+            if (refusal != null) {
+                c = c.withRefresh(false, refusal);
+            }
             out.add(c);
         }
         out.sort(Comparator.comparing(TransferCost::seconds, Comparator.nullsLast(Comparator.naturalOrder())));
         return out;
+    }
+
+    /** The TCP test a refresh runs, as the caller's limits are checked against it. */
+    private static Map<String, String> refreshTest(CostQuery q) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("timeDuration", "5");
+        p.put("streams", Integer.toString(q.streams()));
+        if (q.port() != null) {
+            p.put("port", Integer.toString(q.port()));
+        }
+        return p;
     }
 
     /** The query as the NMWG cost parameters another point reads (no src: that point measures from itself). */

@@ -16,7 +16,7 @@ class UseCaseConfig {
     }
 
     @Bean
-    TransferCosts transferCosts(CostService costs, Forwarder forwarder) {
-        return new TransferCosts(costs, forwarder);
+    TransferCosts transferCosts(CostService costs, Forwarder forwarder, MeasurementService measurements) {
+        return new TransferCosts(costs, forwarder, measurements);
     }
 }

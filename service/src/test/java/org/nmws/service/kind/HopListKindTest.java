@@ -120,4 +120,14 @@ class HopListKindTest {
         assertTrue(e.getMessage().endsWith("exceeds this service's limit of 120 s"), e.getMessage());
         assertTrue(engine.specs.isEmpty());
     }
+
+    /** Consent is asked at the service's responder port only: a client's port could name an echo service (review finding). */
+    @Test
+    void aPortOtherThanTheServicesResponderPortIsRefused() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> kind.parse(Map.of("port", "7"), Characteristic.PATH_HOPLIST, RoundTripKindTest.CONTEXT));
+        assertTrue(e.getMessage().contains("port 8700 only"), e.getMessage());
+        assertEquals(8700, kind.parse(Map.of("port", "8700"), Characteristic.PATH_HOPLIST, RoundTripKindTest.CONTEXT)
+                .responderPort());
+    }
 }

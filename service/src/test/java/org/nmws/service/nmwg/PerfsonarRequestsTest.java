@@ -280,7 +280,7 @@ class PerfsonarRequestsTest {
         MessageHandler advice = new MessageHandler(xml, ms, archive, props, new DataForms(Kinds.measurementKinds()),
                 new org.nmws.service.usecase.Measure(ms, none, org.nmws.service.usecase.Schedules.NONE),
                 new org.nmws.service.usecase.TransferCosts(new org.nmws.service.cost.CostService(archive,
-                        java.time.Clock.systemUTC(), ms), none),
+                        java.time.Clock.systemUTC(), ms), none, ms),
                 new org.nmws.service.cost.DiagnosisService(archive, java.time.Clock.systemUTC(), ms));
         for (String et : List.of(Namespaces.COST, Namespaces.DIAGNOSIS)) {
             String xmlText = "<nmwg:message " + NS + " type=\"SetupDataRequest\" id=\"m1\">"
