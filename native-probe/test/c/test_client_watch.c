@@ -97,7 +97,11 @@ static void killed_mid_test(const char *name, run_fn fn, double freeze, double a
     fprintf(stderr, "  %s: killed %.3f s in, failed %.3f s later: rc %d, %s\n", name, k.at - t0, noticed, rc, err);
     CHECK_EQ_INT(rc, -ECONNRESET);
     CHECK(noticed >= 0 && noticed < 2.0);
-    CHECK(strstr(err, "went away") != NULL && strstr(err, "127.0.0.1:") != NULL);
+    /* Killed, the responder's host closes the control and the data connections at once: a TCP
+     * test sending may hear the data connection's reset first. Either says the far end is gone
+     * and names it; which comes first is the kernel's race (CI met both). */
+    CHECK((strstr(err, "went away") != NULL || strstr(err, "reset by peer") != NULL)
+          && strstr(err, "127.0.0.1:") != NULL);
     nmp_test_proc_stop(&p, 0);
 }
 
