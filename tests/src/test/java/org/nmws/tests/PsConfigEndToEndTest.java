@@ -79,7 +79,7 @@ class PsConfigEndToEndTest {
                 state = JSON.readTree(s.get("/api/psconfig").body());
                 assertNotNull(state.get("error").textValue(), state.toString());
                 assertTrue(state.get("error").asText().contains("at /schedules/often/repeat"), state.get("error").asText());
-                assertTrue(state.get("error").asText().contains("#/pSConfig/Duration/pattern"), state.get("error").asText());
+                assertTrue(state.get("error").asText().contains("#/definitions/Duration/pattern"), state.get("error").asText());
                 assertEquals(200, s.get("/api/schedules/psconfig:rtt-mesh:p1:p2/runs").statusCode());
             }
         }

@@ -5,22 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.dialect.Dialect;
 import com.networknt.schema.dialect.Dialects;
-import com.networknt.schema.keyword.NonValidationKeyword;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * perfSONAR's pSConfig JSON schema (draft 4), as the resource psconfig/psconfig-schema.json:
- * copied unchanged from perfsonar/psconfig (doc/psconfig-schema.json at commit 3ba99274),
- * Apache License 2.0, which allows it; see psconfig/NOTICE. A template is checked whole
- * against it before any of it is used.
+ * nmws's own JSON schema (draft 4) of the parts of a pSConfig template it reads, the resource
+ * psconfig/template-schema.json: the shapes of addresses, groups, tests, schedules, archives and
+ * tasks and the form of names and durations. A template is checked whole against it before any
+ * of it is used; what nmws cannot run is the planner's to list, not the schema's to refuse.
  */
 final class PsConfigSchema {
-    private static final String RESOURCE = "/psconfig/psconfig-schema.json";
+    private static final String RESOURCE = "/psconfig/template-schema.json";
 
     private final Schema schema;
 
@@ -30,11 +28,7 @@ final class PsConfigSchema {
                 throw new IllegalStateException("the pSConfig schema " + RESOURCE + " is not on the class path");
             }
             JsonNode node = new ObjectMapper().readTree(in);
-            // Draft 4, plus the two names the schema uses that are not keywords: its definitions'
-            // container and its messages (both say nothing to check; unknown, each is logged).
-            Dialect draft4 = Dialect.builder(Dialects.getDraft4()).keyword(new NonValidationKeyword("pSConfig"))
-                    .keyword(new NonValidationKeyword("x-invalid-message")).build();
-            schema = SchemaRegistry.withDefaultDialect(draft4).getSchema(node);
+            schema = SchemaRegistry.withDefaultDialect(Dialects.getDraft4()).getSchema(node);
         } catch (IOException e) {
             throw new UncheckedIOException("the pSConfig schema " + RESOURCE + " cannot be read", e);
         }

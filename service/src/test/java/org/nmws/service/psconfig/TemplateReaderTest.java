@@ -146,7 +146,7 @@ class TemplateReaderTest {
     void aTemplateThatFailsTheSchemaIsRefusedWholeWithTheSchemasPath() throws Exception {
         TemplateException e = assertThrows(TemplateException.class, () -> reader.read(fixture("bad-schedule.json")));
         assertTrue(e.getMessage().contains("at /schedules/broken/repeat: does not match the regex pattern"), e.getMessage());
-        assertTrue(e.getMessage().contains("#/pSConfig/Duration/pattern"), e.getMessage());
+        assertTrue(e.getMessage().contains("#/definitions/Duration/pattern"), e.getMessage());
     }
 
     @Test
