@@ -29,7 +29,7 @@ public final class NmwgData {
         for (Map.Entry<String, Double> e : o.summary().entrySet()) {
             org.nmws.schema.figure.Figure fig = new org.nmws.schema.figure.Figure();
             fig.setName(e.getKey());
-            fig.setValue(significant(e.getValue()));
+            fig.setValue(Numbers.significant(e.getValue()));
             String label = units.apply(e.getKey()).label();
             if (label != null) {
                 fig.setUnits(label);
@@ -38,11 +38,6 @@ public final class NmwgData {
             fig.setTimeValue(time);
             add(fig);
         }
-    }
-
-    /** Nine significant digits for measured values; see {@link Numbers#significant}. */
-    public static double significant(double v) {
-        return Numbers.significant(v);
     }
 
     /** A value as PingER datums write it: whole numbers without a point, else up to six decimals. */

@@ -1,5 +1,6 @@
 package org.nmws.service.nmwg;
 
+import org.nmws.service.observation.Numbers;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Locale;
@@ -111,7 +112,7 @@ public final class NmwgForms {
         total.setTimeValue(NmwgData.unixTime(o.start()));
         Double mbps = o.summary().get("throughputMbps");
         if (mbps != null) {
-            total.setThroughput(NmwgData.significant(mbps * 1e6));
+            total.setThroughput(Numbers.significant(mbps * 1e6));
         }
         out.add(total);
         if (raw) {
@@ -128,7 +129,7 @@ public final class NmwgForms {
                 d.setTimeValue(NmwgData.unixTime(e.getKey()));
                 double from = (e.getKey() - first) / 1e9;
                 d.setInterval(String.format(Locale.ROOT, "%.3f-%.3f", from, from + e.getValue()[1] / 1e9));
-                d.setThroughput(NmwgData.significant(e.getValue()[0] * 8e9 / e.getValue()[1]));
+                d.setThroughput(Numbers.significant(e.getValue()[0] * 8e9 / e.getValue()[1]));
                 out.add(d);
             }
             tcpInfo(out, o);
@@ -184,14 +185,14 @@ public final class NmwgForms {
         summary.setLoss(count(f, "lost"));
         summary.setDuplicates(count(f, "duplicates"));
         if (f.containsKey("minDelayMs") && f.containsKey("maxDelayMs")) {
-            summary.setMinDelay(NmwgData.significant(f.get("minDelayMs") / 1e3));
-            summary.setMaxDelay(NmwgData.significant(f.get("maxDelayMs") / 1e3));
+            summary.setMinDelay(Numbers.significant(f.get("minDelayMs") / 1e3));
+            summary.setMaxDelay(Numbers.significant(f.get("maxDelayMs") / 1e3));
         }
         // owamp's maxError is the delays' error from both clocks; older observations knew only the sender's
         Double uncertainty = f.get("oneWayUncertaintyMs");
         Environment.Clock clock = o.environment().src() == null ? null : o.environment().src().clock();
         if (uncertainty != null) {
-            summary.setMaxError(NmwgData.significant(uncertainty / 1e3));
+            summary.setMaxError(Numbers.significant(uncertainty / 1e3));
         } else if (clock != null && clock.maxErrorUs() != null) {
             summary.setMaxError(clock.maxErrorUs() / 1e6);
         }
@@ -200,10 +201,10 @@ public final class NmwgForms {
         iperf.setTimeType("unix");
         iperf.setTimeValue(NmwgData.unixTime(o.start()));
         if (f.containsKey("receiverUserMbps")) {
-            iperf.setThroughput(NmwgData.significant(f.get("receiverUserMbps") * 1e6));
+            iperf.setThroughput(Numbers.significant(f.get("receiverUserMbps") * 1e6));
         }
         if (f.containsKey("meanAbsIpdvMs")) {
-            iperf.setJitter(NmwgData.significant(f.get("meanAbsIpdvMs")));
+            iperf.setJitter(Numbers.significant(f.get("meanAbsIpdvMs")));
         }
         iperf.setLost(count(f, "lost"));
         iperf.setSent(count(f, "sent"));
@@ -220,7 +221,7 @@ public final class NmwgForms {
                 }
                 d.setNumBytes(Math.toIntExact(fr.bytes()));
                 if (uncertainty != null) {
-                    d.setTimeError(NmwgData.significant(uncertainty / 1e3));
+                    d.setTimeError(Numbers.significant(uncertainty / 1e3));
                 }
                 out.add(d);
             }
@@ -283,7 +284,7 @@ public final class NmwgForms {
             org.nmws.schema.nmwg.Datum d = new org.nmws.schema.nmwg.Datum();
             d.setTimeType("unix");
             d.setTimeValue(NmwgData.unixTime(f.sendEpochNanos()));
-            d.setValue(NmwgData.significant(f.bytes() * 1e9 / f.valueNanos()));
+            d.setValue(Numbers.significant(f.bytes() * 1e9 / f.valueNanos()));
             d.setValueUnits("Bps");
             d.getOtherAttributes().put(DIRECTION, f.ttl() == 0 ? "out" : "in");
             out.add(d);

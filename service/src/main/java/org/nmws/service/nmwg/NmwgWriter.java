@@ -198,13 +198,9 @@ public final class NmwgWriter {
      * one data holding every result's datums, each stamped with its time.
      */
     public void stored(String metadataIdRef, String eventType, java.util.List<Observation> found, boolean raw) {
-        Map<java.util.List<Object>, java.util.List<Observation>> series = new java.util.LinkedHashMap<>();
-        for (Observation o : found) {
-            series.computeIfAbsent(java.util.List.of(o.test(), o.subject(), o.parameters()), k -> new java.util.ArrayList<>()).add(o);
-        }
-        for (java.util.List<Observation> group : series.values()) {
+        for (java.util.List<Observation> group : org.nmws.service.usecase.StoredResults.bySeries(found)) {
             Observation latest = group.get(group.size() - 1);
-            String maKey = seriesKey(group);
+            String maKey = SeriesKeys.of(group);
             Data data = data(resultMetadata(metadataIdRef, eventType, latest, maKey).getId());
             for (Observation o : group) {
                 datums(data, o, raw);
@@ -215,11 +211,6 @@ public final class NmwgWriter {
     /** An observation's datums in the form its clients read: its kind's. */
     private void datums(Data data, Observation o, boolean raw) {
         forms.write(new NmwgData(data), o, raw);
-    }
-
-    /** The maKey of a series of observations (same test, path and parameters), oldest first. */
-    public static String seriesKey(java.util.List<Observation> group) {
-        return SeriesKeys.of(group);
     }
 
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */
