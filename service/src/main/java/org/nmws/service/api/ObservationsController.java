@@ -8,10 +8,12 @@ import java.util.Map;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.PageKey;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesQuery;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.usecase.StoredResults;
 import org.nmws.service.observation.Times;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -65,19 +67,27 @@ class ObservationsController {
                                      @RequestParam(required = false) String src,
                                      @RequestParam(required = false) String from,
                                      @RequestParam(required = false) String to,
-                                     @RequestParam(defaultValue = "100") int limit) {
+                                     @RequestParam(defaultValue = "100") int limit,
+                                     @RequestParam(required = false) String before) {
         Characteristic.ProbeTest t = Characteristic.ProbeTest.ofKey(test);
         within("limit", limit, 1, ResultsController.MAX_LIMIT);
         Instant f = from == null || from.isBlank() ? null : Times.parse("from", from);
         Instant e = to == null || to.isBlank() ? null : Times.parse("to", to);
+        PageKey key = before == null || before.isBlank() ? null : PageKey.decode(before);
+        StoredResults.Found page = new StoredResults(archive).find(
+                new ObservationQuery(t, dst, blankToNull(src), f, e, false, limit, null, null, key), o -> { });
         List<Map<String, Object>> results = new ArrayList<>();
-        for (Observation o : archive.find(new ObservationQuery(t, dst, blankToNull(src), f, e, false, limit))) {
+        for (Observation o : page.results()) {
             results.add(summary(o));
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("test", t.key());
         body.put("dst", dst);
         body.put("count", results.size());
+        body.put("cut", page.cut());
+        if (page.cut()) {
+            body.put("before", page.next().encode()); // ask again with before=this for the older page
+        }
         body.put("results", results);
         return body;
     }

@@ -10,9 +10,11 @@ import java.util.Optional;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.PageKey;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Observation;
+import org.nmws.service.usecase.StoredResults;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -39,7 +41,8 @@ class ResultsController {
     ResponseEntity<Map<String, Object>> results(@RequestParam Optional<String> dst, @RequestParam Optional<String> src,
                                                 @RequestParam Optional<String> characteristic,
                                                 @RequestParam Optional<String> from, @RequestParam Optional<String> to,
-                                                @RequestParam Optional<String> limit, @RequestParam Optional<String> raw) {
+                                                @RequestParam Optional<String> limit, @RequestParam Optional<String> raw,
+                                                @RequestParam(name = "before") Optional<String> beforeKey) {
         try {
             String d = dst.filter(s -> !s.isBlank()).orElseThrow(() -> new BadRequest("parameter dst is required"));
             String cname = characteristic.filter(s -> !s.isBlank()).orElse("path.delay.roundTrip");
@@ -58,8 +61,11 @@ class ResultsController {
                 case "false", "0" -> false;
                 default -> throw new BadRequest("raw must be true or false");
             }).orElse(false);
-            List<Observation> found = archive.find(new ObservationQuery(c.test(), dstEndpoint.host(),
-                    srcEndpoint == null ? null : srcEndpoint.host(), f, t, false, n));
+            PageKey before = beforeKey.filter(s -> !s.isBlank()).map(ResultsController::pageKey).orElse(null);
+            StoredResults.Found page = new StoredResults(archive).find(new ObservationQuery(c.test(), dstEndpoint.host(),
+                    srcEndpoint == null ? null : srcEndpoint.host(), f, t, false, n, null, null, before), o -> { });
+            List<Observation> found = page.results();
+            PageKey next = page.next();
             if (frames) {
                 found = withFrames(found);
             }
@@ -71,6 +77,10 @@ class ResultsController {
             body.put("characteristic", c.dottedName());
             body.put("dst", dstEndpoint.host());
             body.put("count", results.size());
+            body.put("cut", next != null);
+            if (next != null) {
+                body.put("before", next.encode()); // ask again with before=this for the older page
+            }
             body.put("results", results);
             return ResponseEntity.ok(body);
         } catch (BadRequest e) {
@@ -118,6 +128,14 @@ class ResultsController {
             full.add(o);
         }
         return full;
+    }
+
+    private static PageKey pageKey(String s) {
+        try {
+            return PageKey.decode(s);
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        }
     }
 
     private int limit(String s) {

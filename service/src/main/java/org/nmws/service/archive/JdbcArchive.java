@@ -131,6 +131,12 @@ public class JdbcArchive implements Archive {
             sql.append(" AND start_ns <= ?");
             args.add(epochNanos(q.to()));
         }
+        if (q.before() != null) {
+            sql.append(" AND (start_ns < ? OR (start_ns = ? AND o.id < ?))");
+            args.add(q.before().startNanos());
+            args.add(q.before().startNanos());
+            args.add(q.before().id());
+        }
         if (q.parameters() != null) {
             // Parameters are stored as JSON text written in the test's stable order, so one
             // series is one exact text (see series()).

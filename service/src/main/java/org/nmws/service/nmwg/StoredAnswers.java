@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.PageKey;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesKeys;
 import org.nmws.service.archive.SeriesQuery;
@@ -56,7 +57,7 @@ final class StoredAnswers {
         if (fromHost != null) { // everything measured from a host, to anywhere
             ObservationQuery q = new ObservationQuery(test, null, fromHost.host(), select.from(), select.to(),
                     raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
-            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), null, null, q, select, raw);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), null, null, q, select, raw, r.parameters());
             return;
         }
         if (SubjectReader.emptyPair(r.subject())) {
@@ -67,7 +68,7 @@ final class StoredAnswers {
         ObservationQuery q = new ObservationQuery(test, subject.dst().host(),
                 subject.src() == null ? null : subject.src().host(), select.from(), select.to(),
                 raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
-        answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw);
+        answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), subject, null, q, select, raw, r.parameters());
     }
 
     /** A key from an earlier answer: a series key (from MetadataKeyRequest) or one observation's id. */
@@ -83,7 +84,7 @@ final class StoredAnswers {
                     raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS,
                     k.parameters());
             String et = r.eventType() != null ? r.eventType() : eventTypesOf(k.test()).get(0);
-            answerStored(w, r.metadataId(), et, "the series of maKey " + r.key(), k.subject(), r.key(), q, select, raw);
+            answerStored(w, r.metadataId(), et, "the series of maKey " + r.key(), k.subject(), r.key(), q, select, raw, r.parameters());
             return;
         }
         long id;
@@ -101,11 +102,14 @@ final class StoredAnswers {
 
     /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
     private void answerStored(NmwgWriter w, String metadataId, String eventType, String what, PathSubject subject,
-                              String maKey, ObservationQuery q, Select select, boolean raw) throws NmwgException {
+                              String maKey, ObservationQuery q, Select select, boolean raw, Map<String, String> parameters)
+            throws NmwgException {
         List<Observation> found;
+        StoredResults.Found page;
         try {
             // raw frames are charged to the answer's budget one observation at a time
-            found = stored.find(q, w::takeFrames);
+            page = stored.find(q.before(pageKey(parameters)), w::takeFrames);
+            found = page.results();
         } catch (StoredResults.Unavailable e) {
             throw new NmwgException(ErrorCodes.MA_QUERY, e.getMessage());
         }
@@ -120,9 +124,33 @@ final class StoredAnswers {
             w.consolidated(metadataId, eventType, subject, maKey, select,
                     Consolidation.buckets(found, select.function(), select.resolutionSeconds()),
                     measurements.kind(found.get(0).test())::unit);
-            return;
+        } else {
+            w.stored(metadataId, eventType, found, raw);
         }
-        w.stored(metadataId, eventType, found, raw);
+        if (page.cut()) {
+            // never cut silently: say how much, and how to ask for the rest
+            w.status(metadataId, PARTIAL, "The answer for " + what + " is cut to the newest " + found.size()
+                    + " results" + (select.consolidates() ? " consolidated" : "") + " (from " + found.get(0).start()
+                    + "); older ones remain: ask again with the parameter " + PAGE_PARAMETER + "="
+                    + page.next().encode() + " for the page before them, or with a shorter time range.");
+        }
+    }
+
+    /** The eventType of the pair that says an answer is cut and how to ask for the rest. */
+    static final String PARTIAL = "success.ma.partial";
+    /** The request parameter that asks for the page before a cut answer's oldest result. */
+    static final String PAGE_PARAMETER = "resultsBefore";
+
+    private static PageKey pageKey(Map<String, String> parameters) throws NmwgException {
+        String key = parameters.get(PAGE_PARAMETER);
+        if (key == null) {
+            return null;
+        }
+        try {
+            return PageKey.decode(key);
+        } catch (IllegalArgumentException e) {
+            throw new NmwgException(ErrorCodes.PARAMETER, e.getMessage());
+        }
     }
 
     /**
@@ -141,7 +169,8 @@ final class StoredAnswers {
                     : r.characteristic() != null && r.characteristic().test() == Characteristic.ProbeTest.UTILIZATION
                     ? interfaceEnds(r.subject()) : SubjectReader.ends(r.subject());
             Map<String, String> params = new LinkedHashMap<>(r.parameters());
-            params.remove("raw"); // a reply option, not a property of stored data
+            params.remove("raw"); // reply options, not properties of stored data
+            params.remove(PAGE_PARAMETER);
             query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
                     ends.src() == null ? null : ends.src().host(), ends.dst() == null ? null : ends.dst().host(),
                     params, MAX_SERIES);
@@ -197,6 +226,7 @@ final class StoredAnswers {
             throws NmwgException {
         Map<String, String> params = new LinkedHashMap<>(r.parameters());
         params.remove("raw");
+        params.remove(PAGE_PARAMETER);
         List<Series> series;
         series = available(() -> stored.series(new SeriesQuery(test, null, null, params, MAX_SERIES)));
         Set<String> paths = new java.util.LinkedHashSet<>();
@@ -209,7 +239,7 @@ final class StoredAnswers {
             any = true;
             ObservationQuery q = new ObservationQuery(test, s.subject().dst().host(), src, select.from(), select.to(),
                     raw && !select.consolidates(), select.consolidates() ? MAX_CONSOLIDATED : MAX_STORED_RESULTS);
-            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), s.subject(), null, q, select, raw);
+            answerStored(w, r.metadataId(), r.eventType(), r.characteristic().dottedName(), s.subject(), null, q, select, raw, r.parameters());
         }
         if (!any) {
             w.noData(r.metadataId(), r.eventType(), null, "No data in the archive for " + r.characteristic().dottedName()

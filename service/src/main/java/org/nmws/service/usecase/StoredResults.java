@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.nmws.service.archive.Archive;
 import org.nmws.service.archive.ObservationQuery;
+import org.nmws.service.archive.PageKey;
 import org.nmws.service.archive.Series;
 import org.nmws.service.archive.SeriesQuery;
 import org.nmws.service.observation.Observation;
@@ -49,14 +50,31 @@ public final class StoredResults {
     }
 
     /**
-     * The observations a query finds, oldest first. With frames, each is read whole one at a
+     * What a query found, oldest first, and where the rest starts when the query's limit cut it
+     * (null when the answer is whole): no answer is ever cut without saying so.
+     */
+    public record Found(List<Observation> results, PageKey next) {
+        public boolean cut() {
+            return next != null;
+        }
+    }
+
+    /**
+     * The observations a query finds, oldest first: the newest {@code q.limit()}, and the key
+     * of the page before them when there are more. With frames, each is read whole one at a
      * time and charged to the budget before the next is read, so a request for more than an
      * answer may hold is refused before it is all in memory.
      */
-    public <E extends Exception> List<Observation> find(ObservationQuery q, FrameBudget<E> budget) throws E {
-        List<Observation> summaries = guarded(() -> archive.find(q.withFrames() ? q.summariesOnly() : q));
+    public <E extends Exception> Found find(ObservationQuery q, FrameBudget<E> budget) throws E {
+        // one more than the limit tells a whole answer from a cut one without a count query
+        List<Observation> summaries = guarded(() -> archive.find((q.withFrames() ? q.summariesOnly() : q).oneMore()));
+        PageKey next = null;
+        if (summaries.size() > q.limit()) {
+            summaries = summaries.subList(summaries.size() - q.limit(), summaries.size()); // newest first: drop the oldest
+            next = PageKey.of(summaries.get(0));
+        }
         if (!q.withFrames()) {
-            return summaries;
+            return new Found(summaries, next);
         }
         List<Observation> full = new ArrayList<>(summaries.size());
         for (Observation s : summaries) {
@@ -64,7 +82,7 @@ public final class StoredResults {
             budget.take(o);
             full.add(o);
         }
-        return full;
+        return new Found(full, next);
     }
 
     /** One observation by the key an earlier answer gave it. */

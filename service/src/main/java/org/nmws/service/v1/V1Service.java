@@ -112,7 +112,7 @@ public class V1Service {
             // the test the request's parameters select (protocol=STAMP, packetSizes, perHop), as NMWG reads it
             found = stored.find(new ObservationQuery(c.testFor(r.parameters()), r.subject().dst().host(),
                     r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false,
-                    StoredResults.MAX_RESULTS), o -> { });
+                    StoredResults.MAX_RESULTS), o -> { }).results();
         } catch (IllegalArgumentException e) {
             throw new V1Fault(V1Fault.Kind.Request, ErrorCodes.PARAMETER, e.getMessage(), 0);
         } catch (StoredResults.Unavailable e) {

@@ -136,6 +136,33 @@ abstract class ArchiveContractTest {
         assertEquals(List.of(3.0, 4.0), newest.stream().map(o -> o.summary().get("meanRtt")).toList());
     }
 
+    /** Issue 25: pages of a cut answer cover every observation exactly once, also when starts coincide. */
+    @Test
+    void pagesFromTheKeyOfACutAnswerCoverEveryObservationOnceEvenWithEqualStartTimes() {
+        for (int i = 0; i < 7; i++) {
+            archive.save(simple("mp-a", "10.0.0.2", T0.plusSeconds(i / 2), i)); // pairs share a start time
+        }
+        org.nmws.service.usecase.StoredResults stored = new org.nmws.service.usecase.StoredResults(archive);
+        ObservationQuery q = new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.2", null, null, null, false, 3);
+        List<Double> seen = new ArrayList<>();
+        List<Boolean> cuts = new ArrayList<>();
+        PageKey key = null;
+        do {
+            org.nmws.service.usecase.StoredResults.Found page = stored.find(q.before(key), o -> { });
+            List<Double> values = page.results().stream().map(o -> o.summary().get("meanRtt")).toList();
+            seen.addAll(0, values);
+            cuts.add(page.cut());
+            key = page.next();
+            if (key != null) {
+                assertEquals(key, PageKey.decode(key.encode()), "a key survives its text form");
+            }
+        } while (key != null);
+        assertEquals(List.of(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0), seen, "every observation once, in order");
+        assertEquals(List.of(true, true, false), cuts, "cut until the last page, which says it is whole");
+        assertThrows(IllegalArgumentException.class, () -> PageKey.decode("1-2-3"));
+        assertThrows(IllegalArgumentException.class, () -> PageKey.decode("99999999999999999999-1"));
+    }
+
     @Test
     void findMatchesSourceAndDestinationByNameOrAddress() {
         Observation named = observation("mp-a", "10.0.0.1", "host-b.example.org", T0, Map.of("meanRtt", 1.0), List.of());

@@ -219,6 +219,43 @@ class MetadataKeyAndSelectTest {
         assertEquals(List.of("4"), figures(r, "minRtt"));
     }
 
+    /** Issue 25: a stored answer cut at its limit says so, and the key it gives fetches the rest, each once. */
+    @Test
+    void aStoredAnswerCutAtItsLimitSaysSoAndItsKeyFetchesThePageBefore() {
+        int total = org.nmws.service.usecase.StoredResults.MAX_RESULTS + 205;
+        for (int i = 0; i < total; i++) {
+            archive.save(obs(T0.plusSeconds(i), "10.9.0.3", "5", i + 1));
+        }
+        Responses first = post(setupData("10.9.0.3", "5", ""));
+        List<String> newest = figures(first, "minRtt");
+        assertEquals(org.nmws.service.usecase.StoredResults.MAX_RESULTS, newest.size());
+        assertEquals(Integer.toString(206), newest.get(0), "the newest results, oldest of them first");
+        assertTrue(first.eventTypes().contains(StoredAnswers.PARTIAL), "a cut answer says so: " + first.eventTypes());
+        String notice = String.join(" ", first.resultDatums());
+        java.util.regex.Matcher key = java.util.regex.Pattern.compile(StoredAnswers.PAGE_PARAMETER + "=(\\S+?)( |$)")
+                .matcher(notice);
+        assertTrue(key.find(), "the notice names the page key: " + notice);
+
+        Responses rest = post(message("SetupDataRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.3\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\">"
+                + "<nmwg:parameter name=\"" + StoredAnswers.PAGE_PARAMETER + "\" value=\"" + key.group(1) + "\"/>"
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        List<String> older = figures(rest, "minRtt");
+        assertEquals(205, older.size(), "exactly the results before the first page");
+        assertEquals("1", older.get(0));
+        assertEquals("205", older.get(older.size() - 1));
+        assertTrue(!rest.eventTypes().contains(StoredAnswers.PARTIAL), "the last page is whole");
+
+        Responses bad = post(message("SetupDataRequest", "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair>"
+                + "<nmwgt:dst value=\"10.9.0.3\"/></nmwgt:endPointPair></nmwg:subject>"
+                + "<nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\">"
+                + "<nmwg:parameter name=\"" + StoredAnswers.PAGE_PARAMETER + "\" value=\"yesterday\"/>"
+                + "</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"));
+        assertTrue(bad.eventTypes().contains(ErrorCodes.PARAMETER), "a key it never gave is the client's error: "
+                + bad.eventTypes());
+    }
+
     private MessageHandler handler(int maxAnswerFrames) {
         NmwsProperties props = new NmwsProperties(dir, "test-point", 8700, new NmwsProperties.Xml(65536, 32),
                 new NmwsProperties.Limits(1000, Duration.ofSeconds(30), 8, 4, List.of(), 0, maxAnswerFrames, 0));
