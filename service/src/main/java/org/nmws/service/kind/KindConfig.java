@@ -1,6 +1,8 @@
 package org.nmws.service.kind;
 
+import java.nio.file.Path;
 import org.nmws.service.measure.MeasurementKinds;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -8,8 +10,9 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class KindConfig {
 
+    /** nmws.key-file: the keys (owampd's pfs format) this point uses in OWAMP's and TWAMP's authenticated modes. */
     @Bean
-    MeasurementKinds measurementKinds() {
-        return Kinds.measurementKinds();
+    MeasurementKinds measurementKinds(@Value("${nmws.key-file:}") String keyFile) {
+        return Kinds.measurementKinds(keyFile.isBlank() ? null : Path.of(keyFile));
     }
 }

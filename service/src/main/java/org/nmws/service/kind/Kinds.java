@@ -11,7 +11,8 @@ import org.nmws.service.measure.MeasurementKinds;
  * default form unless the dialect's table has a rule for it.
  */
 public final class Kinds {
-    private static final List<MeasurementKind<?>> ALL = List.of(
+    private static List<MeasurementKind<?>> all(java.nio.file.Path keyFile) {
+        return List.of(
             new RoundTripKind(),
             new LatencyScanKind(),
             new UdpStreamKind(),
@@ -21,13 +22,25 @@ public final class Kinds {
             new HopCapacityKind(),
             new AvailableBandwidthKind(),
             new UtilizationKind(),
-            new StampKind());
+            new StampKind(),
+            new OwampKind(keyFile),
+            new TwampKind(keyFile));
+    }
 
     private Kinds() {
     }
 
+    /** Every kind, with no key file: OWAMP and TWAMP in open mode only. */
     public static MeasurementKinds measurementKinds() {
-        return new MeasurementKinds(ALL);
+        return measurementKinds(null);
+    }
+
+    /**
+     * Every kind; keyFile (owampd's pfs format, or null) holds the keys this point uses as a
+     * client in OWAMP's and TWAMP's authenticated and encrypted modes.
+     */
+    public static MeasurementKinds measurementKinds(java.nio.file.Path keyFile) {
+        return new MeasurementKinds(all(keyFile));
     }
 
 }

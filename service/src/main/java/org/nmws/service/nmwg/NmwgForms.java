@@ -27,6 +27,8 @@ public final class NmwgForms {
     static {
         RULES.put(ProbeTest.ROUND_TRIP, NmwgForms::pinger);
         RULES.put(ProbeTest.STAMP, NmwgForms::stamp);
+        RULES.put(ProbeTest.TWAMP, NmwgForms::stamp);
+        RULES.put(ProbeTest.OWAMP, NmwgForms::owamp);
         RULES.put(ProbeTest.TCP_STREAM, NmwgForms::iperfTcp);
         RULES.put(ProbeTest.UDP_STREAM, NmwgForms::owampAndIperf);
         RULES.put(ProbeTest.HOP_LIST, NmwgForms::traceroute);
@@ -176,6 +178,36 @@ public final class NmwgForms {
      */
     static void owampAndIperf(NmwgData out, Observation o, boolean raw, Units units) {
         Map<String, Double> f = o.summary();
+        owampSummary(out, o);
+        org.nmws.schema.iperf.Datum iperf = new org.nmws.schema.iperf.Datum();
+        iperf.setTimeType("unix");
+        iperf.setTimeValue(NmwgData.unixTime(o.start()));
+        if (f.containsKey("receiverUserMbps")) {
+            iperf.setThroughput(Numbers.significant(f.get("receiverUserMbps") * 1e6));
+        }
+        if (f.containsKey("meanAbsIpdvMs")) {
+            iperf.setJitter(Numbers.significant(f.get("meanAbsIpdvMs")));
+        }
+        iperf.setLost(count(f, "lost"));
+        iperf.setSent(count(f, "sent"));
+        out.add(iperf);
+        out.figures(o, units::unit);
+        if (raw) {
+            owdDatums(out, o);
+        }
+    }
+
+    /** An OWAMP session's results as owamp's own MA writes them: the summary datum, figures, owd datums. */
+    static void owamp(NmwgData out, Observation o, boolean raw, Units units) {
+        owampSummary(out, o);
+        out.figures(o, units::unit);
+        if (raw) {
+            owdDatums(out, o);
+        }
+    }
+
+    private static void owampSummary(NmwgData out, Observation o) {
+        Map<String, Double> f = o.summary();
         org.nmws.schema.owamp.summary.Datum summary = new org.nmws.schema.owamp.summary.Datum();
         summary.setTimeType("unix");
         summary.setStartTime(NmwgData.unixTime(o.start()));
@@ -197,34 +229,23 @@ public final class NmwgForms {
             summary.setMaxError(clock.maxErrorUs() / 1e6);
         }
         out.add(summary);
-        org.nmws.schema.iperf.Datum iperf = new org.nmws.schema.iperf.Datum();
-        iperf.setTimeType("unix");
-        iperf.setTimeValue(NmwgData.unixTime(o.start()));
-        if (f.containsKey("receiverUserMbps")) {
-            iperf.setThroughput(Numbers.significant(f.get("receiverUserMbps") * 1e6));
-        }
-        if (f.containsKey("meanAbsIpdvMs")) {
-            iperf.setJitter(Numbers.significant(f.get("meanAbsIpdvMs")));
-        }
-        iperf.setLost(count(f, "lost"));
-        iperf.setSent(count(f, "sent"));
-        out.add(iperf);
-        out.figures(o, units::unit);
-        if (raw) {
-            for (Observation.Frame fr : o.frames()) {
-                org.nmws.schema.owamp.owd.Datum d = new org.nmws.schema.owamp.owd.Datum();
-                d.setSequenceNumber(fr.seq());
-                d.setTimeType("unix");
-                d.setSendTime(NmwgData.unixTime(fr.sendEpochNanos()));
-                if (!fr.lost()) {
-                    d.setReceiveTime(NmwgData.unixTime(fr.sendEpochNanos() + fr.valueNanos()));
-                }
-                d.setNumBytes(Math.toIntExact(fr.bytes()));
-                if (uncertainty != null) {
-                    d.setTimeError(Numbers.significant(uncertainty / 1e3));
-                }
-                out.add(d);
+    }
+
+    private static void owdDatums(NmwgData out, Observation o) {
+        Double uncertainty = o.summary().get("oneWayUncertaintyMs");
+        for (Observation.Frame fr : o.frames()) {
+            org.nmws.schema.owamp.owd.Datum d = new org.nmws.schema.owamp.owd.Datum();
+            d.setSequenceNumber(fr.seq());
+            d.setTimeType("unix");
+            d.setSendTime(NmwgData.unixTime(fr.sendEpochNanos()));
+            if (!fr.lost()) {
+                d.setReceiveTime(NmwgData.unixTime(fr.sendEpochNanos() + fr.valueNanos()));
             }
+            d.setNumBytes(Math.toIntExact(fr.bytes()));
+            if (uncertainty != null) {
+                d.setTimeError(Numbers.significant(uncertainty / 1e3));
+            }
+            out.add(d);
         }
     }
 

@@ -72,7 +72,9 @@ public enum Characteristic {
         CAPACITY("CAPACITY"),
         HOP_CAPACITY("HOP_CAPACITY"),
         AVAILABLE("AVAILABLE"),
-        STAMP("STAMP");
+        STAMP("STAMP"),
+        OWAMP("OWAMP"),
+        TWAMP("TWAMP");
 
         private static final Map<String, ProbeTest> BY_KEY = new java.util.HashMap<>();
 
@@ -129,7 +131,8 @@ public enum Characteristic {
      * round trip over a list of frame sizes (parameter packetSizes) is a latency scan, and
      * achievable bandwidth named by a bwctl/iperf eventType with protocol=UDP is a UDP stream,
      * and capacity with perHop=true is measured hop by hop (Trace-Rate's way), and delay or
-     * loss with protocol=STAMP (or TWAMP) is measured to a standard reflector.
+     * loss with protocol=STAMP (or TWAMP-Light) is measured to a standard reflector, with
+     * protocol=OWAMP to an OWAMP server (one way) and with protocol=TWAMP to a TWAMP server.
      */
     public ProbeTest testFor(java.util.Map<String, String> parameters) {
         if (test == ProbeTest.ROUND_TRIP && parameters.containsKey("packetSizes")) {
@@ -142,8 +145,15 @@ public enum Characteristic {
             return ProbeTest.HOP_CAPACITY;
         }
         String protocol = parameters.getOrDefault("protocol", "").trim();
-        if (("STAMP".equalsIgnoreCase(protocol) || "TWAMP".equalsIgnoreCase(protocol)) && answeredBy(ProbeTest.STAMP).contains(this)) {
+        if (("STAMP".equalsIgnoreCase(protocol) || "TWAMP-Light".equalsIgnoreCase(protocol))
+                && answeredBy(ProbeTest.STAMP).contains(this)) {
             return ProbeTest.STAMP;
+        }
+        if ("TWAMP".equalsIgnoreCase(protocol) && answeredBy(ProbeTest.TWAMP).contains(this)) {
+            return ProbeTest.TWAMP;
+        }
+        if ("OWAMP".equalsIgnoreCase(protocol) && answeredBy(ProbeTest.OWAMP).contains(this)) {
+            return ProbeTest.OWAMP;
         }
         return test;
     }
@@ -155,7 +165,10 @@ public enum Characteristic {
 
     /** The characteristics a test answers (a latency scan is a round trip over sizes). */
     public static java.util.List<Characteristic> answeredBy(ProbeTest t) {
-        if (t == ProbeTest.STAMP) { // round trip and both one-way directions
+        if (t == ProbeTest.OWAMP) { // one way only: the receiver's records fetched back
+            return List.of(PATH_DELAY_ONEWAY, PATH_DELAY_JITTER_ONEWAY, PATH_LOSS_ONEWAY, PATH_REORDERING_ONEWAY);
+        }
+        if (t == ProbeTest.STAMP || t == ProbeTest.TWAMP) { // round trip and both one-way directions
             return List.of(PATH_DELAY_ROUNDTRIP, PATH_DELAY_JITTER_ROUNDTRIP, PATH_LOSS_ROUNDTRIP, PATH_DELAY_ONEWAY,
                     PATH_DELAY_JITTER_ONEWAY, PATH_LOSS_ONEWAY);
         }

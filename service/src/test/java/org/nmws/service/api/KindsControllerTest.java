@@ -19,7 +19,7 @@ class KindsControllerTest {
 
     @Test
     void everyKindIsListedWithTheClassOfEachCharacteristic() {
-        assertEquals(10, kinds.size());
+        assertEquals(12, kinds.size());
         // only reads counters: background (a dotted-name rule made it exclusive, as path.bandwidth.*)
         assertEquals(Map.of("path.bandwidth.utilization", "background"), kind("UTILIZATION").get("characteristics"));
         @SuppressWarnings("unchecked")
@@ -31,6 +31,8 @@ class KindsControllerTest {
         assertEquals("exclusive", stream.get("path.bandwidth.achievable.UDP"));
         assertEquals("stamp_reflector", kind("STAMP").get("farEnd"));
         assertEquals("none", kind("UTILIZATION").get("farEnd"));
+        assertEquals("owamp_twamp_server", kind("OWAMP").get("farEnd"));
+        assertEquals("owamp_twamp_server", kind("TWAMP").get("farEnd"));
     }
 
     @Test

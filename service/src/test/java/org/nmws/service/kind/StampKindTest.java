@@ -51,7 +51,7 @@ class StampKindTest {
         FakeEngine engine = new FakeEngine().answer(StampSpec.class, StampKindTest::answer);
         measure(engine, Map.of("count", "5", "packetSize", "100", "interval", "0.02", "timeout", "0.5", "port", "4862",
                 "ssid", "7", "timestamp", "PTP", "ttl", "64"));
-        measure(engine, Map.of("protocol", "TWAMP"));
+        measure(engine, Map.of("protocol", "TWAMP-Light"));
         assertEquals(new StampSpec("192.0.2.7", 4862, 5, 100, 20_000_000L, 500_000_000L, 7, true, 64, 1_000_000_000L),
                 engine.specs.get(0));
         // the standard port, 10 unpadded packets 100 ms apart, SSID 1, NTP timestamps
