@@ -78,11 +78,15 @@ final class Planner {
         if (!TestMapping.TOOLS.containsKey(type)) {
             TestMapping.map(type, JsonNodeFactory.instance.objectNode(), 0); // throws: why this type is not run
         }
+        String tool = null; // the first tool nmws runs, in the task's order of preference (pScheduler's)
         if (spec.has("tools")) {
             Set<String> ours = TestMapping.TOOLS.getOrDefault(type, Set.of());
             boolean any = false;
-            for (JsonNode tool : spec.get("tools")) {
-                any |= ours.contains(tool.asText());
+            for (JsonNode t2 : spec.get("tools")) {
+                if (!any && ours.contains(t2.asText())) {
+                    tool = t2.asText();
+                }
+                any |= ours.contains(t2.asText());
             }
             if (!any) {
                 throw new TestMapping.NotRunnable("tools " + spec.get("tools") + ": nmws's own " + type + " test stands in for "
@@ -123,7 +127,7 @@ final class Planner {
                 continue; // another point's share
             }
             try {
-                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule));
+                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule, tool));
             } catch (TestMapping.NotRunnable why) {
                 notRun.add(new Plan.NotRun(task, pair, why.getMessage()));
             }
@@ -131,7 +135,7 @@ final class Planner {
     }
 
     private Plan.Planned planned(String task, String type, JsonNode testSpec, List<Address> tuple, Address me, boolean flip,
-                                 TaskSchedule schedule) throws TestMapping.NotRunnable {
+                                 TaskSchedule schedule, String tool) throws TestMapping.NotRunnable {
         JsonNode spec = fill(testSpec, tuple, me, flip);
         if (spec.path("flip").asBoolean(false)) {
             throw new TestMapping.NotRunnable("the test is flipped (its source has no agent): nmws measures from this point only");
@@ -145,7 +149,7 @@ final class Planner {
         }
         String dest = spec.get("dest").asText();
         Address far = tuple.stream().filter(a -> a.address().equalsIgnoreCase(dest)).findFirst().orElse(null);
-        TestMapping.Mapped m = TestMapping.map(type, spec, far == null ? 0 : far.responderPort());
+        TestMapping.Mapped m = TestMapping.map(type, spec, far == null ? 0 : far.responderPort(), tool);
         int ipVersion = spec.path("ip-version").asInt(0);
         if (ipVersion == 4 && dest.contains(":") || ipVersion == 6 && dest.matches("[0-9.]+")) {
             throw new TestMapping.NotRunnable("ip-version " + ipVersion + " but dest " + dest + " is of the other family");

@@ -43,11 +43,21 @@ final class TestMapping {
     private TestMapping() {
     }
 
+    /** The pScheduler tools nmws runs as themselves, by their protocol: the far end is then any perfSONAR host. */
+    static final Map<String, String> STANDARD_TOOLS = Map.of("owping", "OWAMP", "powstream", "OWAMP", "twping", "TWAMP");
+
+    static Mapped map(String type, JsonNode spec, int port) throws NotRunnable {
+        return map(type, spec, port, null);
+    }
+
     /**
      * @param port the destination's responder port (from its address's _meta "nmws-responder-port"), 0 for the default
+     * @param tool the task's preferred tool among those nmws stands in for, or null: owping, powstream and twping
+     *     run OWAMP or TWAMP to the far end's owampd or twampd, as pScheduler would; the others run nmws's own test
      * @throws NotRunnable for a test type nmws has no kind for, or a spec field it cannot honour
      */
-    static Mapped map(String type, JsonNode spec, int port) throws NotRunnable {
+    static Mapped map(String type, JsonNode spec, int port, String tool) throws NotRunnable {
+        String standard = tool == null ? null : STANDARD_TOOLS.get(tool);
         Map<String, String> p = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         Map<String, String> names;
@@ -59,6 +69,16 @@ final class TestMapping {
                 characteristic = "path.delay.roundTrip";
                 names = Map.of("count", "count", "interval", "interval", "length", "packetSize", "ttl", "ttl",
                         "timeout", "timeout");
+                if ("TWAMP".equals(standard)) {
+                    names = Map.of("count", "count", "interval", "interval", "ttl", "ttl", "timeout", "timeout");
+                    p.put("protocol", "TWAMP");
+                    usesPort = false;
+                    notes.add("round trips by TWAMP (twping's protocol) to the far end's twampd");
+                    if (spec.has("protocol") && !text(spec, "protocol", "udp").equals("udp")) {
+                        throw new NotRunnable("rtt protocol " + text(spec, "protocol", "") + ": twping measures over UDP");
+                    }
+                    break;
+                }
                 String protocol = text(spec, "protocol", "icmp");
                 if (!protocol.equals("icmp") && !protocol.equals("udp")) {
                     throw new NotRunnable("rtt protocol " + protocol + ": nmws measures round trips over UDP to its responder");
@@ -70,6 +90,14 @@ final class TestMapping {
                 names = Map.of("packet-count", "count", "packet-interval", "interval", "packet-padding", "packetSize",
                         "packet-timeout", "timeout");
                 continuous = type.equals("latencybg");
+                if (standard != null) {
+                    names = Map.of("packet-count", "count", "packet-interval", "interval", "packet-padding", "packetPadding",
+                            "packet-timeout", "timeout");
+                    p.put("protocol", standard);
+                    usesPort = false;
+                    notes.add("one-way latency by " + standard + " (" + tool + "'s protocol) to the far end's "
+                            + (standard.equals("OWAMP") ? "owampd" : "twampd"));
+                }
                 if (continuous) {
                     notes.add("continuous one-way latency kept a minute at a time (powstream's sessions)");
                 }
@@ -117,7 +145,7 @@ final class TestMapping {
                 throw new NotRunnable(type + " spec field " + field + " is not one nmws can honour (it reads "
                         + String.join(", ", new java.util.TreeSet<>(names.keySet())) + ")");
             }
-            p.put(nmwg, value(type, field, f.getValue()));
+            p.put(nmwg, value(type, field, nmwg, f.getValue()));
         }
         if (continuous && p.containsKey("count")) {
             notes.add("packet-count " + p.remove("count") + " not used: a session is a minute of packet-interval");
@@ -129,9 +157,9 @@ final class TestMapping {
     }
 
     /** A spec value in NMWG's terms: durations as seconds, owamp's padding as the whole UDP payload, sizes as numbers. */
-    private static String value(String type, String field, JsonNode v) throws NotRunnable {
+    private static String value(String type, String field, String nmwg, JsonNode v) throws NotRunnable {
         try {
-            if (field.equals("packet-padding")) {
+            if (field.equals("packet-padding") && nmwg.equals("packetSize")) {
                 return Integer.toString(v.asInt() + 14); // owamp's unauthenticated test packet is 14 bytes before padding
             }
             boolean iso = type.equals("rtt") && (field.equals("interval") || field.equals("timeout"))

@@ -111,6 +111,28 @@ class TemplateReaderTest {
         assertTrue(bounded.notes().contains("max-runs 24 held as an end at 2030-01-02T00:00:00Z"), bounded.notes().toString());
     }
 
+    /** Issue 22: a task preferring owping, powstream or twping runs OWAMP or TWAMP to the far end's own server. */
+    @Test
+    void owampAndTwampToolsRunTheirProtocolsToAnyPerfsonarHost() throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        TestMapping.Mapped latency = TestMapping.map("latency", json.readTree(
+                "{\"source\":\"10.1.0.1\",\"dest\":\"10.1.0.2\",\"packet-count\":600,\"packet-interval\":0.1,"
+                        + "\"packet-padding\":20}"), 8700, "owping");
+        assertEquals("path.delay.oneWay", latency.characteristic());
+        assertEquals(Map.of("protocol", "OWAMP", "count", "600", "interval", "0.1", "packetPadding", "20"),
+                latency.parameters(), "owamp's padding as itself, and no nmws responder port");
+        TestMapping.Mapped bg = TestMapping.map("latencybg", json.readTree("{\"dest\":\"10.1.0.2\"}"), 0, "powstream");
+        assertTrue(bg.continuous());
+        assertEquals("OWAMP", bg.parameters().get("protocol"));
+        TestMapping.Mapped rtt = TestMapping.map("rtt", json.readTree("{\"dest\":\"10.1.0.2\",\"count\":10}"), 0, "twping");
+        assertEquals(Map.of("protocol", "TWAMP", "count", "10"), rtt.parameters());
+        // without one of those tools first, nmws's own test (to its responder) stands in
+        assertEquals(Map.of("count", "10", "port", "8700"),
+                TestMapping.map("rtt", json.readTree("{\"dest\":\"10.1.0.2\",\"count\":10}"), 8700, "ping").parameters());
+        assertEquals("114", TestMapping.map("latency", json.readTree("{\"dest\":\"x\",\"packet-padding\":100}"), 0, null)
+                .parameters().get("packetSize"));
+    }
+
     @Test
     void whatCannotRunIsListedWithWhy() throws Exception {
         Plan plan = planAs("share.json", "10.1.0.1");
