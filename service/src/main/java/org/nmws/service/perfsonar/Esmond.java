@@ -188,7 +188,7 @@ public final class Esmond {
             }
             List<Observation> newest = stored.find(new ObservationQuery(s.test(), s.subject().dst().host(),
                     s.subject().src() == null ? null : s.subject().src().host(), range[0], range[1], false, 1,
-                    s.parameters(), s.measurementPoint()), o -> { });
+                    s.parameters(), s.measurementPoint()), o -> { }).results();
             if (newest.isEmpty()) {
                 continue;
             }
@@ -212,12 +212,15 @@ public final class Esmond {
     /** The documents of a measurement's results in the range, oldest first, one page of them. */
     private List<ObjectNode> documents(Measurement m, Instant from, Instant to, boolean frames, int offset, int limit) {
         List<Observation> all = new ArrayList<>();
+        boolean cut = false;
         for (Series s : m.series()) {
-            all.addAll(stored.find(new ObservationQuery(s.test(), s.subject().dst().host(),
+            StoredResults.Found found = stored.find(new ObservationQuery(s.test(), s.subject().dst().host(),
                     s.subject().src() == null ? null : s.subject().src().host(), from, to, false,
-                    StoredResults.MAX_CONSOLIDATED, s.parameters(), s.measurementPoint()), o -> { }));
+                    StoredResults.MAX_CONSOLIDATED, s.parameters(), s.measurementPoint()), o -> { });
+            all.addAll(found.results());
+            cut |= found.cut();
         }
-        if (all.size() >= StoredResults.MAX_CONSOLIDATED) {
+        if (cut || all.size() > StoredResults.MAX_CONSOLIDATED) {
             throw new Refused(400, "the time range holds more than " + StoredResults.MAX_CONSOLIDATED
                     + " results: ask for a shorter one (time-start, time-end, time-range)");
         }

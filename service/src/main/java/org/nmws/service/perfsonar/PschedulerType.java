@@ -33,8 +33,8 @@ public enum PschedulerType {
     /** The form a stored result takes by default: its own test's type, if it has one. */
     public static Optional<PschedulerType> of(ProbeTest test) {
         return switch (test) {
-            case UDP_STREAM -> Optional.of(LATENCY);
-            case ROUND_TRIP, STAMP -> Optional.of(RTT);
+            case UDP_STREAM, OWAMP -> Optional.of(LATENCY);
+            case ROUND_TRIP, STAMP, TWAMP -> Optional.of(RTT);
             case TCP_STREAM -> Optional.of(THROUGHPUT);
             case HOP_LIST -> Optional.of(TRACE);
             default -> Optional.empty();

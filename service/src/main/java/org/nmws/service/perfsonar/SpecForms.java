@@ -37,6 +37,7 @@ final class SpecForms {
                 if (p.containsKey("timeout")) {
                     s.put("packet-timeout", (long) Math.ceil(decimal(p.get("timeout"))));
                 }
+                integer(s, "packet-padding", p.get("packetPadding")); // an OWAMP session's, as owping's
             }
             case RTT -> {
                 integer(s, "count", p.get("count"));

@@ -148,6 +148,30 @@ class PschedulerFormsTest {
         assertEquals(2, r.get("histogram-latency").size());
     }
 
+    /** Issue 22: an OWAMP session is a latency result (owping's own), a TWAMP session an rtt result. */
+    @Test
+    void owampIsALatencyResultAndTwampAnRttResult() {
+        Observation s = stream();
+        Map<String, String> p = new LinkedHashMap<>(s.parameters());
+        p.remove("packetSize");
+        p.put("packetPadding", "20");
+        p.put("protocol", "OWAMP");
+        Observation owamp = new Observation(11, s.measurementPoint(), ProbeTest.OWAMP, s.subject(), s.srcAddress(),
+                s.dstAddress(), s.tool(), s.toolVersion(), p, s.environment(), s.start(), s.end(), s.summary(), s.frames());
+        assertEquals(PschedulerType.LATENCY, PschedulerType.required(owamp));
+        ObjectNode r = PschedulerResults.result(owamp);
+        valid(PschedulerType.LATENCY, r);
+        assertEquals(98, r.get("packets-received").asInt());
+        assertEquals(49, r.get("histogram-latency").get("10.2").asInt());
+        assertEquals(20, PschedulerResults.archiveBody(owamp).at("/result/test/spec/packet-padding").asInt());
+        Observation rr = roundTrip();
+        Observation twamp = new Observation(12, rr.measurementPoint(), ProbeTest.TWAMP, rr.subject(), rr.srcAddress(),
+                rr.dstAddress(), rr.tool(), rr.toolVersion(), rr.parameters(), rr.environment(), rr.start(), rr.end(),
+                rr.summary(), rr.frames());
+        assertEquals(PschedulerType.RTT, PschedulerType.required(twamp));
+        valid(PschedulerType.RTT, PschedulerResults.result(twamp));
+    }
+
     @Test
     void theSameStreamAsThroughputIsAUdpIperfResult() {
         ObjectNode r = PschedulerResults.result(stream(), PschedulerType.THROUGHPUT);
