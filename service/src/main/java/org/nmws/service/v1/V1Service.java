@@ -110,9 +110,11 @@ public class V1Service {
         List<Observation> found;
         try {
             // the test the request's parameters select (protocol=STAMP, packetSizes, perHop), as NMWG reads it
-            found = stored.find(new ObservationQuery(c.testFor(r.parameters()), r.subject().dst().host(),
-                    r.subject().src() == null ? null : r.subject().src().host(), r.from(), r.to(), false,
-                    StoredResults.MAX_RESULTS), o -> { }).results();
+            Characteristic.ProbeTest test = c.testFor(r.parameters());
+            String src = r.subject().src() == null ? null : r.subject().src().host();
+            StoredResults.Found page = stored.find(new ObservationQuery(test, r.subject().dst().host(), src, r.from(),
+                    r.to(), false, StoredResults.MAX_RESULTS), o -> { });
+            found = page.cut() ? latestOfEachSeries(test, src, r) : page.results();
         } catch (IllegalArgumentException e) {
             throw new V1Fault(V1Fault.Kind.Request, ErrorCodes.PARAMETER, e.getMessage(), 0);
         } catch (StoredResults.Unavailable e) {
@@ -123,6 +125,23 @@ public class V1Service {
             out.add(measurement(group.get(group.size() - 1), SeriesKeys.of(group)));
         }
         return out;
+    }
+
+    /**
+     * v1 answers a series by its latest result: when the newest results alone do not cover every
+     * series (an answer cut at its limit), each series is asked for its own latest instead, so
+     * an older series is never left out unsaid.
+     */
+    private List<Observation> latestOfEachSeries(Characteristic.ProbeTest test, String src, V1Request r) {
+        List<Observation> latest = new ArrayList<>();
+        for (org.nmws.service.archive.Series s : stored.series(new org.nmws.service.archive.SeriesQuery(test, src,
+                r.subject().dst().host(), Map.of(), StoredResults.MAX_SERIES))) {
+            latest.addAll(stored.find(new ObservationQuery(test, s.subject().dst().host(),
+                    s.subject().src() == null ? null : s.subject().src().host(), r.from(), r.to(), false, 1,
+                    s.parameters(), s.measurementPoint()), o -> { }).results());
+        }
+        latest.sort(java.util.Comparator.comparing(Observation::start));
+        return latest;
     }
 
     /** An observation as v1 reports it: its figures (with the units its kind declares) and environment. */
