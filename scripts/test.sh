@@ -20,6 +20,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="$pkgs linuxptp"
   # the dashboard test (tests/.../DashboardEndToEndTest) drives a real browser: Debian's chromium and its chromedriver
   pkgs="$pkgs chromium chromium-driver"
+  # tshark: Wireshark's TWAMP-Control / TWAMP-Test / OWAMP-Test dissectors read nmws's OWAMP and
+  # TWAMP packets in the ctest owamp_twamp_packets_decoded_by_wireshark (fails without it)
+  pkgs="$pkgs tshark"
+  # tshark's package asks whether non-root users may capture: answer it before apt does
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then
