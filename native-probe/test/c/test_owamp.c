@@ -9,7 +9,10 @@
  *    client that never speaks, sessions beyond each limit: each refused with the
  *    RFC's Accept value, and the daemon holds nothing afterwards (its sessions
  *    and connections back to zero, its descriptors back to what they were).
- * usage: test_owamp PATH-TO-nmprobe-owampd */
+ *  - the libFuzzer seed corpus of fuzz_owctl is real input: each seed is accepted
+ *    by the parser it is for (test_owamp --write-seeds DIR writes them).
+ * usage: test_owamp PATH-TO-nmprobe-owampd SEED-DIR
+ *        test_owamp --write-seeds SEED-DIR */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sys/stat.h>
@@ -21,6 +24,7 @@
 #include "nmp_net.h"
 #include "nmp_owclient.h"
 #include "nmp_owctl.h"
+#include "nmp_owctl_fuzz.h"
 #include "nmp_test.h"
 #include "nmp_test_proc.h"
 #include "nmprobe.h"
@@ -253,6 +257,113 @@ TEST(pfs_key_file_lines) {
     /* an odd number of hex digits, even on another key id's line: the whole file is checked */
     CHECK_EQ_INT(nmp_ow_pfs_lookup(u, strlen(u), "alice", key, sizeof(key), err, sizeof(err)), -EINVAL);
     CHECK(strstr(err, "line 2") != NULL);
+}
+
+/* ---- the fuzz_owctl seed corpus ---- */
+
+/* Writes selector + message to dir/name. */
+static int put_seed(const char *dir, const char *name, int sel, const uint8_t *m, size_t n) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) return -1;
+    uint8_t s = (uint8_t)sel;
+    int ok = fwrite(&s, 1, 1, f) == 1 && fwrite(m, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Every message the codec reads, as the client and the server send them. */
+static int write_seeds(const char *dir) {
+    uint8_t m[256];
+    int rc = 0;
+    nmp_ow_greeting g = {.modes = 15, .count = 1024};
+    memset(g.challenge, 7, 16), memset(g.salt, 9, 16);
+    nmp_ow_greeting_encode(m, &g);
+    rc |= put_seed(dir, "greeting", SEL_GREETING, m, NMP_OW_GREETING_LEN);
+    nmp_ow_setup s = {.mode = NMP_OW_MODE_AUTH};
+    nmp_ow_keys k;
+    memset(&k, 3, sizeof(k));
+    memcpy(s.keyid, "alice", 5);
+    nmp_ow_token_make(secret_alice, 16, &g, &k, s.token);
+    nmp_ow_setup_encode(m, &s);
+    rc |= put_seed(dir, "setup_authenticated", SEL_SETUP, m, NMP_OW_SETUP_LEN);
+    nmp_ow_server_start ss = {.accept = 0, .start_time = nmp_ow_ts_from_wall(nmp_wall_now())};
+    nmp_ow_server_start_encode(m, &ss);
+    rc |= put_seed(dir, "server_start", SEL_SERVER_START, m, NMP_OW_SERVER_START_LEN);
+    nmp_ow_request r = {.cmd = 1, .ipvn = 4, .conf_receiver = 1, .nslots = 1, .npackets = 100, .sender_port = 40000,
+                        .padding = 20, .timeout = nmp_ow_dur_from_ns(2000000000ull)};
+    memcpy(r.sender_addr, (uint8_t[]){127, 0, 0, 1}, 4), memcpy(r.receiver_addr, (uint8_t[]){127, 0, 0, 1}, 4);
+    nmp_ow_request_encode(m, &r);
+    nmp_ow_slot sl = {.type = 1, .param = nmp_ow_dur_from_ns(10000000)};
+    nmp_ow_slot_encode(m + 112, &sl);
+    memset(m + 128, 0, 16);
+    rc |= put_seed(dir, "request_session", SEL_REQUEST, m, 144);
+    rc |= put_seed(dir, "slot", SEL_SLOT, m + 112, 16);
+    r = (nmp_ow_request){.cmd = 5, .ipvn = 6, .sender_port = 40001, .receiver_port = 862,
+                         .timeout = nmp_ow_dur_from_ns(2000000000ull)};
+    memset(r.sender_addr + 15, 1, 1), memset(r.receiver_addr + 15, 1, 1);
+    nmp_ow_request_encode(m, &r);
+    rc |= put_seed(dir, "request_tw_session_v6", SEL_REQUEST, m, 112);
+    nmp_ow_accept a = {.accept = 0, .port = 42100};
+    memset(a.sid, 0x11, 16);
+    nmp_ow_accept_encode(m, &a);
+    rc |= put_seed(dir, "accept_session", SEL_ACCEPT, m, NMP_OW_ACCEPT_LEN);
+    nmp_ow_start_ack_encode(m, 0);
+    rc |= put_seed(dir, "start_ack", SEL_START_ACK, m, NMP_OW_START_LEN);
+    uint32_t skips[4] = {3, 4, 9, 9};
+    memset(m, 0, sizeof(m));
+    nmp_ow_stop_header_encode(m, 0, 1);
+    long dl = nmp_ow_stop_session_encode(m + 16, 200, a.sid, 100, skips, 2);
+    rc |= put_seed(dir, "stop_sessions", SEL_STOP, m, 16 + (size_t)dl + 16);
+    nmp_ow_fetch f = {.begin = 0, .end = 0xFFFFFFFFu};
+    memcpy(f.sid, a.sid, 16);
+    nmp_ow_fetch_encode(m, &f);
+    rc |= put_seed(dir, "fetch_session", SEL_FETCH, m, NMP_OW_FETCH_LEN);
+    nmp_ow_fetch_ack fa = {.accept = 0, .finished = 1, .next_seqno = 100, .nskips = 2, .nrecords = 98};
+    nmp_ow_fetch_ack_encode(m, &fa);
+    rc |= put_seed(dir, "fetch_ack", SEL_FETCH_ACK, m, NMP_OW_FETCH_ACK_LEN);
+    nmp_ow_record rec = {.seq = 5, .send_error = nmp_ow_local_error(), .recv_error = nmp_ow_local_error(),
+                         .send_ts = ss.start_time, .recv_ts = ss.start_time + 4295, .ttl = 255};
+    nmp_ow_record_encode(m, &rec);
+    rc |= put_seed(dir, "record", SEL_RECORD, m, NMP_OW_RECORD_LEN);
+    nmp_ow_test_pkt t = {.seq = 5, .ts = ss.start_time, .error = rec.send_error};
+    memset(m, 0, sizeof(m));
+    nmp_ow_test_encode(m, 14 + 20, &t, NMP_OW_MODE_OPEN, NULL);
+    rc |= put_seed(dir, "test_packet", SEL_TEST, m, 34);
+    nmp_ow_refl_pkt rp = {.seq = 5, .ts = ss.start_time + 9000, .rx_ts = ss.start_time + 8000, .sender_seq = 5,
+                          .sender_ts = ss.start_time, .sender_ttl = 255};
+    nmp_ow_refl_encode(m, 41, &rp, NMP_OW_MODE_OPEN, NULL);
+    rc |= put_seed(dir, "reflector_packet", SEL_REFL, m, 41);
+    const char *pfs = "# owampd pfs\nalice 0123456789abcdef0123456789abcdef\nbob deadbeef\n";
+    rc |= put_seed(dir, "pfs", SEL_PFS, (const uint8_t *)pfs, strlen(pfs));
+    return rc;
+}
+
+static const char *seed_dir;
+
+TEST(every_fuzz_owctl_seed_is_accepted_by_its_parser) {
+    DIR *d = opendir(seed_dir);
+    CHECK(d != NULL);
+    if (d == NULL) return;
+    int n = 0, sels = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[512];
+        uint8_t buf[4096];
+        snprintf(path, sizeof(path), "%s/%s", seed_dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        size_t len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+        if (f) fclose(f);
+        int rc = nmp_owctl_fuzz_one(buf, len);
+        if (rc != 0) fprintf(stderr, "  seed %s: rejected (%d)\n", e->d_name, rc);
+        CHECK(len > 1 && rc == 0);
+        sels |= len ? 1 << (buf[0] % SEL_N) : 0;
+        n++;
+    }
+    closedir(d);
+    CHECK_EQ_INT(sels, (1 << SEL_N) - 1); /* a seed for every parser */
+    fprintf(stderr, "  %d seeds\n", n);
 }
 
 /* ---- the daemon ---- */
@@ -588,11 +699,13 @@ TEST(sessions_beyond_each_limit_are_refused_with_accept_4_or_5) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_owamp PATH-TO-nmprobe-owampd\n");
+    if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]) == 0 ? 0 : 1;
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_owamp PATH-TO-nmprobe-owampd SEED-DIR | --write-seeds SEED-DIR\n");
         return 2;
     }
     daemon_bin = argv[1];
+    seed_dir = argv[2];
     signal(SIGPIPE, SIG_IGN);
     int kfd = mkstemp(keyfile);
     const char *kt = "# owampd pfs: key id and hex key\nalice 0123456789abcdef0123456789abcdef\n";
@@ -606,6 +719,7 @@ int main(int argc, char **argv) {
     RUN(control_stream_is_cbc_chained_and_hmac_checked);
     RUN(test_packets_in_each_mode);
     RUN(pfs_key_file_lines);
+    RUN(every_fuzz_owctl_seed_is_accepted_by_its_parser);
     const char *extra[] = {"--servwait", "1", "--max-per-client", "2", "--max-sessions", "3", "--max-per-key", "1",
                            "--max-pps", "2000", "--max-duration", "30", "--max-packets", "100000", NULL};
     if (start_daemon(extra) < 0) {
