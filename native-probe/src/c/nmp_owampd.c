@@ -921,8 +921,11 @@ int nmp_owampd_run(nmp_owampd *d, char *err, size_t errlen) {
             return -e;
         }
         size_t i = 0;
-        for (int t = 0; t < 2; t++)
-            if (d->lfd[t] >= 0 && r > 0 && (pf[i++].revents & POLLIN)) on_accept(d, t);
+        for (int t = 0; t < 2; t++) {
+            if (d->lfd[t] < 0) continue;
+            if (r > 0 && (pf[i].revents & POLLIN)) on_accept(d, t);
+            i++;
+        }
         /* connections: walk the same order as built; new ones (accepted above) are at the head and skipped */
         for (; i < n && r > 0; i++) {
             if (who[i] == NULL) continue;
