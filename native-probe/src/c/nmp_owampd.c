@@ -631,28 +631,20 @@ static void on_setup(nmp_owampd *d, owconn *c) {
 }
 
 static void on_readable(nmp_owampd *d, owconn *c) {
+    int eof = 0;
     for (;;) {
-        if (c->inlen == sizeof(c->in)) {
-            logf_(d, 1, "%s: control message larger than %d octets: closing", c->peer_str, IN_CAP);
-            c->state = ST_CLOSING;
-            return;
-        }
+        if (c->inlen == sizeof(c->in)) break; /* full: what it holds is looked at first */
         ssize_t n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (n <= 0) {
-            c->state = ST_CLOSING;
-            if (c->inlen) logf_(d, 1, "%s: connection ended inside a message (%zu octets held)", c->peer_str, c->inlen);
-            return;
+            eof = 1; /* what arrived before the end is still answered (a Stop-Sessions, then close) */
+            break;
         }
         c->inlen += (size_t)n;
     }
     c->idle_at = nmp_mono_now() + (uint64_t)d->cfg.servwait_ms * 1000000ull;
-    if (c->state == ST_SETUP) {
-        if (c->inlen < NMP_OW_SETUP_LEN) return;
-        on_setup(d, c);
-        if (c->state != ST_REQUEST) return;
-    }
+    if (c->state == ST_SETUP && c->inlen >= NMP_OW_SETUP_LEN) on_setup(d, c);
     while (c->state == ST_REQUEST) {
         size_t whole = (c->inlen - c->plain) / 16 * 16;
         if (whole && nmp_ow_decrypt(&c->c, c->in + c->plain, whole) < 0) {
@@ -668,10 +660,16 @@ static void on_readable(nmp_owampd *d, owconn *c) {
             c->state = ST_CLOSING;
             return;
         }
-        if (L == 0 || (size_t)L > c->plain) return;
+        if (L == 0 || (size_t)L > c->plain) break;
         on_message(d, c, c->in, (size_t)L);
         memmove(c->in, c->in + L, c->inlen - (size_t)L);
         c->inlen -= (size_t)L, c->plain -= (size_t)L;
+    }
+    if (eof) {
+        if (c->inlen && c->state != ST_CLOSING)
+            logf_(d, 1, "%s: connection ended inside a message (%zu octets held)", c->peer_str, c->inlen);
+        c->state = ST_CLOSING;
+        c->outoff = c->outlen; /* nobody reads the rest */
     }
 }
 
@@ -923,8 +921,11 @@ int nmp_owampd_run(nmp_owampd *d, char *err, size_t errlen) {
             return -e;
         }
         size_t i = 0;
-        for (int t = 0; t < 2; t++)
-            if (d->lfd[t] >= 0 && r > 0 && (pf[i++].revents & POLLIN)) on_accept(d, t);
+        for (int t = 0; t < 2; t++) {
+            if (d->lfd[t] < 0) continue;
+            if (r > 0 && (pf[i].revents & POLLIN)) on_accept(d, t);
+            i++;
+        }
         /* connections: walk the same order as built; new ones (accepted above) are at the head and skipped */
         for (; i < n && r > 0; i++) {
             if (who[i] == NULL) continue;

@@ -45,6 +45,8 @@ int nmp_owc_recv(nmp_owc *o, uint8_t *buf, size_t len, char *err, size_t errlen)
         ssize_t n = recv(o->fd, buf + got, len - got, 0);
         if (n > 0) {
             got += (size_t)n;
+            /* the wait is for silence, not for the whole message: a long Fetch keeps arriving */
+            deadline = nmp_mono_now() + (uint64_t)o->io_ms * 1000000ull;
             continue;
         }
         if (n == 0) {
@@ -60,7 +62,7 @@ int nmp_owc_recv(nmp_owc *o, uint8_t *buf, size_t len, char *err, size_t errlen)
         }
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= deadline) {
-            nmp_seterr(err, errlen, "control connection to %s: no answer in %u ms (%zu of %zu octets)", o->peer_str,
+            nmp_seterr(err, errlen, "control connection to %s: silent for %u ms (%zu of %zu octets)", o->peer_str,
                        o->io_ms, got, len);
             return -ETIMEDOUT;
         }

@@ -716,6 +716,7 @@ long nmp_ow_pfs_lookup(const char *text, size_t len, const char *key_id, uint8_t
                        size_t errlen) {
     size_t idlen = strlen(key_id), pos = 0;
     int lineno = 0;
+    long found = -ENOENT;
     if (idlen == 0 || idlen > NMP_OW_KEYID_LEN) {
         nmp_seterr(err, errlen, "key id of %zu octets (1..%d)", idlen, NMP_OW_KEYID_LEN);
         return -EINVAL;
@@ -741,17 +742,18 @@ long nmp_ow_pfs_lookup(const char *text, size_t len, const char *key_id, uint8_t
                                     "2048; a key id of at most %d octets)", lineno, NMP_OW_KEYID_LEN);
             return -EINVAL;
         }
-        if (idl != idlen || memcmp(line + id0, key_id, idlen) != 0) continue;
+        /* every line is checked, so a typo anywhere in the file is found at once */
+        if (found >= 0 || idl != idlen || memcmp(line + id0, key_id, idlen) != 0) continue;
         if (hl / 2 > cap) {
             nmp_seterr(err, errlen, "key file line %d: key of %zu octets is longer than %zu", lineno, hl / 2, cap);
             return -EINVAL;
         }
         for (size_t k = 0; k < hl / 2; k++)
             key[k] = (uint8_t)(hexval((unsigned char)line[h0 + 2 * k]) << 4 | hexval((unsigned char)line[h0 + 2 * k + 1]));
-        return (long)(hl / 2);
+        found = (long)(hl / 2);
     }
-    nmp_seterr(err, errlen, "no key for key id \"%s\"", key_id);
-    return -ENOENT;
+    if (found == -ENOENT) nmp_seterr(err, errlen, "no key for key id \"%s\"", key_id);
+    return found;
 }
 
 long nmp_ow_pfs_load(const char *path, const char *key_id, uint8_t *key, size_t cap, char *err, size_t errlen) {
