@@ -21,6 +21,9 @@ public final class ScheduleService {
     private final String self;
     private final int maxPerOwner;
 
+    /** Serialises the check of who may change a name with the change (this point's clients). */
+    private final Object changes = new Object();
+
     public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner) {
         this.store = store;
         this.measurements = measurements;
@@ -45,28 +48,34 @@ public final class ScheduleService {
             throw new MeasurementException(MeasurementException.Kind.DENIED, "schedule " + name + " would run on point '"
                     + wanted.point() + "'; a client's schedule runs on the point that takes it (" + self + "): ask that point");
         }
-        Optional<Schedule> existing = store.byName(name);
-        if (existing.isPresent()) {
-            mayChange(caller, existing.get());
-        } else if (!caller.internal() && maxPerOwner > 0 && store.ownedBy(caller.owner()) >= maxPerOwner) {
-            throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, caller.owner() + " already has "
-                    + maxPerOwner + " schedules (nmws.scheduler.max-per-owner); delete one first");
-        }
         Characteristic c = Characteristic.lookup(wanted.characteristic()).orElseThrow();
         // The test as the client may ask for it now: its networks, durations and rates.
         measurements.check(caller, c, new PathSubject(null, Endpoint.parse(wanted.dst(), null)), wanted.parameters());
-        return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+        // Who may change a name is decided and written in one step: two clients creating the same
+        // name at once would otherwise both find it free, and the second would take the first's.
+        synchronized (changes) {
+            Optional<Schedule> existing = store.byName(name);
+            if (existing.isPresent()) {
+                mayChange(caller, existing.get());
+            } else if (!caller.internal() && maxPerOwner > 0 && store.ownedBy(caller.owner()) >= maxPerOwner) {
+                throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, caller.owner() + " already has "
+                        + maxPerOwner + " schedules (nmws.scheduler.max-per-owner); delete one first");
+            }
+            return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+        }
     }
 
     /** Deletes a schedule of the caller's (or any, for an admin); false when there is none of that name. */
     public boolean delete(Caller caller, String name) throws MeasurementException {
         caller.requireMeasure();
-        Optional<Schedule> existing = store.byName(name);
-        if (existing.isEmpty()) {
-            return false;
+        synchronized (changes) {
+            Optional<Schedule> existing = store.byName(name);
+            if (existing.isEmpty()) {
+                return false;
+            }
+            mayChange(caller, existing.get());
+            return store.delete(name);
         }
-        mayChange(caller, existing.get());
-        return store.delete(name);
     }
 
     private static void mayChange(Caller caller, Schedule s) throws MeasurementException {
