@@ -78,6 +78,7 @@ struct nmp_responder {
     pending_conn pend[MAX_PENDING]; /* connections before their request */
     nmp_rsession s;                 /* the active session, if any */
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
+    int stamp_auth;                  /* the reflector answers authenticated STAMP only */
     int keyed;                      /* nonzero: sessions must authenticate with key */
     nmp_auth_key key;               /* the shared key (--key-file) */
     nmp_auth_ends names[AUTH_NAMES]; /* other addresses clients dial us at (--auth-address), client unset */
@@ -214,9 +215,12 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
         /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
         nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
                                       .port = cfg->stamp_port, .stateful = cfg->stamp_stateful,
-                                      .max_pps = cfg->stamp_max_pps, .source_pps = cfg->stamp_source_pps};
+                                      .max_pps = cfg->stamp_max_pps, .source_pps = cfg->stamp_source_pps,
+                                      .key_file = cfg->stamp_key_file};
         if ((rc = nmp_stamp_reflector_open(&sc, &r->stamp, err, errlen)) < 0) goto error;
     }
+    r->stamp_auth = cfg->stamp_key_file != NULL;
+    r->cfg.stamp_key_file = NULL; /* read once; the path is the caller's */
     freeaddrinfo(ai);
     *out = r;
     return 0;
@@ -787,8 +791,9 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
          r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
          r->cfg.idle_timeout_ms, r->keyed ? ", authenticated sessions only" : "");
     if (r->stamp)
-        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s, %u to one source)",
+        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s%s, at most %u reflections/s, %u to one source)",
              nmp_stamp_reflector_port(r->stamp), r->cfg.stamp_stateful ? "stateful" : "stateless",
+             r->stamp_auth ? ", authenticated packets only" : "",
              r->cfg.stamp_max_pps, r->cfg.stamp_source_pps ? r->cfg.stamp_source_pps : r->cfg.stamp_max_pps / 4);
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
@@ -824,10 +829,10 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         nmp_stamp_reflector_counters c;
         nmp_stamp_reflector_counts(r->stamp, &c);
         rlog(r, 1, "STAMP reflector: %llu reflected; refused %llu from itself, %llu from reflector/echo ports, "
-             "%llu reflections; %llu over their source's budget, %llu dropped",
+             "%llu reflections; %llu over their source's budget, %llu failed authentication, %llu dropped",
              (unsigned long long)c.reflected, (unsigned long long)c.refused_self, (unsigned long long)c.refused_port,
              (unsigned long long)c.refused_reflection, (unsigned long long)c.over_source,
-             (unsigned long long)c.dropped);
+             (unsigned long long)c.auth_failed, (unsigned long long)c.dropped);
     }
     rlog(r, 1, "stopped");
     return 0;
