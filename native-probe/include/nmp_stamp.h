@@ -170,7 +170,7 @@ typedef struct nmp_stamp_result {
  * one listens), saying whether the silence may be a reflector that wants the
  * other mode. In authenticated mode an answer in the unauthenticated layout
  * fails it with -EPROTO ("the reflector answered in unauthenticated mode"),
- * and answers whose HMAC fails with -EACCES. Then sends the rest paced
+ * and answers whose HMAC fails with -EPERM. Then sends the rest paced
  * interval_ns apart. Returns 0, -ECANCELED (result kept) or -errno with err
  * set; the result is freed with nmp_stamp_result_free in every case. */
 int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_result *res, char *err,

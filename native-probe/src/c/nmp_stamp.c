@@ -492,7 +492,7 @@ static int no_agreement(const stamp_run *t, char *err, size_t errlen) {
         nmp_seterr(err, errlen,
                    "stamp %s port %d: the reflector's answers failed HMAC verification with key %s: it signs with "
                    "another key, or they were changed on the way; nothing more was sent", s->host, s->port, s->key_id);
-        return -EACCES;
+        return -EPERM;
     }
     if (t->refused) {
         nmp_seterr(err, errlen, "stamp %s port %d: no reflector listens there (ICMP port unreachable); nothing more "

@@ -32,7 +32,7 @@ class StampKindTest {
      */
     static StampResult answer(StampSpec s) {
         return new StampResult(4, 4, 3, 1, 0, 0, 25.0, 0.9, 1.0, 1.0333, 1.2, 1.2, 0.4, 0.5, 0.6, Double.NaN,
-                Double.NaN, Double.NaN, 0.1, 0.5, 0.6, true, false, 1, T0, T0 + 100 * MS, "192.0.2.1", "192.0.2.7",
+                Double.NaN, Double.NaN, 0.1, 0.5, 0.6, true, false, 1, 0, T0, T0 + 100 * MS, "192.0.2.1", "192.0.2.7",
                 new StampResult.Frames(new long[] {T0, T0 + 20 * MS, T0 + 40 * MS, T0 + 60 * MS},
                         new long[] {1_000_000, -1, 1_200_000, 900_000}, new long[] {400_000, -1, 600_000, 500_000},
                         new long[] {-1, -1, -1, -1}, new int[] {64, -1, 64, 64}, new int[] {62, -1, 62, 61}),
