@@ -123,8 +123,6 @@ class ProbeStampTest {
       assertTrue(auth.getMessage().contains("the reflector answered in unauthenticated mode"),
           auth.getMessage());
       assertEquals(0, keyed.stop());
-      assertTrue(keyed.log().contains("200 reflected") && keyed.log().contains(
-          "3 failed authentication"), keyed.log());
     } finally {
       Probe.useStampKeys(null);
       Files.delete(keys);
