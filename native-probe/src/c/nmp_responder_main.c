@@ -136,6 +136,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "nmprobe-responder: unexpected argument %s\n", argv[optind]);
         return 2;
     }
+    if (cfg.stamp_key_file != NULL && cfg.stamp_port < 0) {
+        fprintf(stderr, "nmprobe-responder: --stamp-key-file keys the STAMP reflector: give --stamp-port too\n");
+        return 2;
+    }
     if (nmp_responder_open(&cfg, &the_responder, err, sizeof(err)) < 0) {
         fprintf(stderr, "nmprobe-responder: %s\n", err);
         return 1;
