@@ -1,0 +1,176 @@
+/* test_responder_late.c -- a sender that falls behind its schedule on a
+ * busy host (issue 25): the responder's deadline follows its frames, so a
+ * stream whose sender was stopped twice (SIGSTOP, as a loaded host
+ * preempts it, each stop shorter than the idle timeout, together longer
+ * than the session's slack) completes with every frame; a sender that
+ * really stops is still ended as idle, and the responder is free again;
+ * one late past the bound is ended as it was before.
+ * The sender is the nmprobe CLI (its path is the argument), the responder
+ * runs on a thread here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nmp_test.h"
+#include "nmp_test_responder.h"
+
+static const char *cli;
+
+static void sleep_s(double s) {
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+/* Starts cli with args, stdout and stderr to out (a file). Returns its pid or -1. */
+static pid_t start(const char *out, const char *const *args) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) _exit(127);
+    dup2(fd, 1), dup2(fd, 2);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)cli;
+    for (; args[n - 1] && n < 31; n++) argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    execv(cli, argv);
+    _exit(127);
+}
+
+static int finish(pid_t pid) {
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The whole of a small file, in a static buffer. */
+static const char *slurp(const char *path) {
+    static char buf[65536];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static nmp_responder_cfg late_cfg(void) {
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1");
+    cfg.idle_timeout_ms = 3000; /* each stop below stays well within it */
+    return cfg;
+}
+
+TEST(a_sender_stopped_twice_finishes_its_stream_with_every_frame) {
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = late_cfg();
+    int port = nmp_test_responder_start(&b, &cfg);
+    CHECK(port > 0);
+    if (port <= 0) return;
+    char ports[16], out[64];
+    snprintf(ports, sizeof(ports), "%d", port);
+    snprintf(out, sizeof(out), "/tmp/test_responder_late_%d.out", (int)getpid());
+    /* 3000 frames 1 ms apart: a 3 s schedule, 0.5 s wait, 2 s margin; stopped 2 s twice,
+     * it sends its last frame about 7 s after it began and asks for the records at 7.5 s */
+    const char *args[] = {"stream", "-H", "127.0.0.1", "-p", ports, "-c", "3000", "-i", "1000", "-s", "200",
+                          "-t", "500", "--json", NULL};
+    pid_t pid = start(out, args);
+    sleep_s(0.5);
+    kill(pid, SIGSTOP);
+    sleep_s(2.0);
+    kill(pid, SIGCONT);
+    sleep_s(0.5);
+    kill(pid, SIGSTOP);
+    sleep_s(2.0);
+    kill(pid, SIGCONT);
+    int rc = finish(pid);
+    const char *text = slurp(out);
+    if (rc != 0) fprintf(stderr, "%s\n", text);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(strstr(text, "\"received\": 3000") != NULL || strstr(text, "\"received\":3000") != NULL);
+    unlink(out);
+    nmp_test_responder_stop(&b);
+}
+
+TEST(a_sender_that_really_stops_is_still_ended_as_idle) {
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = nmp_test_responder_cfg("127.0.0.1"); /* the default idle timeout, 1 s */
+    int port = nmp_test_responder_start(&b, &cfg);
+    CHECK(port > 0);
+    if (port <= 0) return;
+    char ports[16], out[64], out2[64];
+    snprintf(ports, sizeof(ports), "%d", port);
+    snprintf(out, sizeof(out), "/tmp/test_responder_late_%d.out", (int)getpid());
+    snprintf(out2, sizeof(out2), "/tmp/test_responder_late_%d.rr", (int)getpid());
+    const char *args[] = {"stream", "-H", "127.0.0.1", "-p", ports, "-c", "3000", "-i", "1000", "-s", "200",
+                          "-t", "500", "--json", NULL};
+    pid_t pid = start(out, args);
+    sleep_s(0.5);
+    kill(pid, SIGSTOP);
+    sleep_s(2.5); /* past the idle timeout after its last frame, well before its schedule's end */
+    /* the responder is free for the next client while the stopped one still sleeps */
+    const char *rr[] = {"rr", "-H", "127.0.0.1", "-p", ports, "-c", "5", NULL};
+    int rr_rc = finish(start(out2, rr));
+    if (rr_rc != 0) fprintf(stderr, "%s\n", slurp(out2));
+    CHECK_EQ_INT(rr_rc, 0);
+    kill(pid, SIGCONT);
+    int rc = finish(pid);
+    const char *text = slurp(out);
+    CHECK(rc != 0);
+    CHECK(strstr(text, "idle") != NULL);
+    if (rc == 0 || !strstr(text, "idle")) fprintf(stderr, "%s\n", text);
+    unlink(out), unlink(out2);
+    nmp_test_responder_stop(&b);
+}
+
+/* The deadline follows a late sender only so far: past its own sending time (5 s at least)
+ * beyond its first deadline, a sender that keeps being stopped is ended as before. */
+TEST(a_sender_late_beyond_the_bound_is_still_ended) {
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = late_cfg();
+    int port = nmp_test_responder_start(&b, &cfg);
+    CHECK(port > 0);
+    if (port <= 0) return;
+    char ports[16], out[64];
+    snprintf(ports, sizeof(ports), "%d", port);
+    snprintf(out, sizeof(out), "/tmp/test_responder_late_%d.out", (int)getpid());
+    const char *args[] = {"stream", "-H", "127.0.0.1", "-p", ports, "-c", "3000", "-i", "1000", "-s", "200",
+                          "-t", "500", "--json", NULL};
+    pid_t pid = start(out, args);
+    /* half a second of frames, then 2 s stopped, over and over: a sixth of its rate, enough
+     * for the pace check, so only the bound (5.5 s + 5 s) can end it, before its 15 s */
+    int st = 0, cycles = 0;
+    for (; cycles < 10 && waitpid(pid, &st, WNOHANG) == 0; cycles++) {
+        sleep_s(0.5);
+        kill(pid, SIGSTOP);
+        sleep_s(2.0);
+        kill(pid, SIGCONT);
+    }
+    int rc = cycles < 10 && WIFEXITED(st) ? WEXITSTATUS(st) : finish(pid);
+    const char *text = slurp(out);
+    CHECK(rc != 0);
+    CHECK(strstr(text, "it outlived what it asked for") != NULL);
+    if (rc == 0 || !strstr(text, "outlived")) fprintf(stderr, "%s\n", text);
+    unlink(out);
+    nmp_test_responder_stop(&b);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s NMPROBE_CLI\n", argv[0]);
+        return 2;
+    }
+    cli = argv[1];
+    signal(SIGPIPE, SIG_IGN);
+    RUN(a_sender_stopped_twice_finishes_its_stream_with_every_frame);
+    RUN(a_sender_that_really_stops_is_still_ended_as_idle);
+    RUN(a_sender_late_beyond_the_bound_is_still_ended);
+    return nmp_test_failures != 0;
+}
