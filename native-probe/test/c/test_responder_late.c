@@ -18,8 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include "nmp_test.h"
+#include "nmp_test_proc.h"
 #include "nmp_test_responder.h"
+#include "nmp_wire.h"
 
 static const char *cli;
 
@@ -162,6 +166,47 @@ TEST(a_sender_late_beyond_the_bound_is_still_ended) {
     nmp_test_responder_stop(&b);
 }
 
+/* A tcp session's duration counts from its first byte: a sender that starts 2.5 s late (its
+ * data connection made then, within the idle timeout) and sends its 1 s is answered, where
+ * the deadline from admission (1 s + 0.2 s + 2 s) would have ended it first. */
+TEST(a_tcp_sender_that_starts_late_gets_its_duration_from_its_first_byte) {
+    nmp_test_responder b;
+    nmp_responder_cfg cfg = late_cfg();
+    int port = nmp_test_responder_start(&b, &cfg);
+    CHECK(port > 0);
+    if (port <= 0) return;
+    char line[600] = "";
+    int ctl = nmp_test_connect(port), dport = 0;
+    unsigned long long cookie = 0;
+    static const char req[] = "NMP/1 SESSION kind=tcp streams=1 size=1000 interval_ns=0 duration_ms=1000 timeout_ms=200\n";
+    CHECK_EQ_INT(send(ctl, req, sizeof(req) - 1, MSG_NOSIGNAL), sizeof(req) - 1);
+    CHECK(nmp_test_line(ctl, line, sizeof(line)) > 0 && sscanf(line, "NMP/1 OK port=%d cookie=%16llx", &dport, &cookie) == 2);
+    sleep_s(2.5);
+    int fd = nmp_test_connect(dport);
+    uint8_t hello[NMP_TCP_HELLO], m[1000] = {0};
+    nmp_tcp_hello_encode(hello, 0, cookie);
+    CHECK(fd >= 0 && send(fd, hello, sizeof(hello), MSG_NOSIGNAL) == (ssize_t)sizeof(hello));
+    double t0 = nmp_test_now();
+    uint32_t sent = 0;
+    while (nmp_test_now() - t0 < 1.0) { /* its 1 s, a message a millisecond */
+        nmp_tcp_msg_hdr h = {.stream = 0, .seq = sent, .sched_wall = nmp_wall_now(), .send_wall = nmp_wall_now()};
+        nmp_tcp_msg_encode(m, &h);
+        if (send(fd, m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) break;
+        sent++;
+        sleep_s(0.001);
+    }
+    shutdown(fd, SHUT_WR);
+    CHECK_EQ_INT(send(ctl, "NMP/1 RESULTS\n", 14, MSG_NOSIGNAL), 14);
+    CHECK(nmp_test_line(ctl, line, sizeof(line)) > 0);
+    unsigned long long rx = 0;
+    CHECK(sscanf(line, "NMP/1 DATA records=%*u bytes=%*u streams=1 bins=%*u bin_ns=%*u start_wall=%*d rx=%llu", &rx) == 1);
+    if (rx == 0) fprintf(stderr, "  %s", line);
+    CHECK_EQ_INT(rx, (unsigned long long)sent * sizeof(m));
+    close(fd);
+    close(ctl);
+    nmp_test_responder_stop(&b);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s NMPROBE_CLI\n", argv[0]);
@@ -172,5 +217,6 @@ int main(int argc, char **argv) {
     RUN(a_sender_stopped_twice_finishes_its_stream_with_every_frame);
     RUN(a_sender_that_really_stops_is_still_ended_as_idle);
     RUN(a_sender_late_beyond_the_bound_is_still_ended);
+    RUN(a_tcp_sender_that_starts_late_gets_its_duration_from_its_first_byte);
     return nmp_test_failures != 0;
 }
