@@ -148,14 +148,16 @@ TEST(a_sender_late_beyond_the_bound_is_still_ended) {
     const char *args[] = {"stream", "-H", "127.0.0.1", "-p", ports, "-c", "3000", "-i", "1000", "-s", "200",
                           "-t", "500", "--json", NULL};
     pid_t pid = start(out, args);
-    /* half a second of frames, then 2 s stopped, over and over: a sixth of its rate, enough
-     * for the pace check, so only the bound (5.5 s + 5 s) can end it, before its 15 s */
+    /* 1.5 s of frames (the pace check judges only windows within the 3 s schedule, and this
+     * one is full), then 2 s stopped and 0.3 s sending, over and over: its last frame would
+     * come at about 13 s, so only the bound (5.5 s + 5 s) can end it */
     int st = 0, cycles = 0;
+    sleep_s(1.5);
     for (; cycles < 10 && waitpid(pid, &st, WNOHANG) == 0; cycles++) {
-        sleep_s(0.5);
         kill(pid, SIGSTOP);
         sleep_s(2.0);
         kill(pid, SIGCONT);
+        sleep_s(0.3);
     }
     int rc = cycles < 10 && WIFEXITED(st) ? WEXITSTATUS(st) : finish(pid);
     const char *text = slurp(out);
