@@ -89,6 +89,24 @@ def check(cond, what):
     print("ok   " + what, flush=True)
 
 
+def wait_bound(port, seconds=10):
+    """Waits until a UDP socket is bound to port (the responder is up; on a loaded host it may
+    take longer than a fixed pause), from /proc/net/udp and udp6."""
+    deadline = time.time() + seconds
+    want = ":%04X" % port
+    while time.time() < deadline:
+        for table in ("/proc/net/udp", "/proc/net/udp6"):
+            try:
+                with open(table) as f:
+                    next(f)  # the header
+                    if any(line.split()[1].endswith(want) for line in f):
+                        return
+            except OSError:
+                pass
+        time.sleep(0.05)
+    check(False, f"the responder's reflector is bound to UDP port {port}")
+
+
 def free_udp_port():
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 0))
@@ -103,7 +121,7 @@ def scapy_sender_against_our_reflector(bindir):
     responder = subprocess.Popen([os.path.join(bindir, "nmprobe-responder"), "--port", str(ctl_port), "--bind",
                                   "127.0.0.1", "--stamp-port", str(stamp_port), "--quiet"])
     try:
-        time.sleep(0.3)
+        wait_bound(stamp_port)
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 61)
         s.settimeout(2)
@@ -183,7 +201,7 @@ def scapy_auth_sender_against_our_reflector(bindir, keys):
                                   "127.0.0.1", "--stamp-port", str(stamp_port), "--stamp-key-file", keys,
                                   "--stamp-stateful"], stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.3)
+        wait_bound(stamp_port)
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, 59)
         s.settimeout(2)
