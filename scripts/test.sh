@@ -97,7 +97,7 @@ NMP_SKIP_LAB=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 ctest -
 if command -v clang >/dev/null; then
   fuzz=native-probe/target/fuzz
   cmake -S native-probe -B "$fuzz" -DCMAKE_C_COMPILER=clang -DNMP_FUZZ=ON -DNMP_JNI=OFF >/dev/null
-  cmake --build "$fuzz" -j2 --target fuzz_ctl fuzz_spec fuzz_owctl >/dev/null
+  cmake --build "$fuzz" -j2 --target fuzz_ctl fuzz_spec fuzz_owctl fuzz_stamp >/dev/null
   # packed specs (fuzz_spec): what the JNI entry decodes for every kind. Each starts from the seed
   # corpus in the repository (real control lines, a packed spec per kind) and writes what it
   # finds new into a corpus of its own under $fuzz, the first directory (the seeds stay as they are)
@@ -105,10 +105,13 @@ if command -v clang >/dev/null; then
   seeds=native-probe/test/fuzz-corpus
   side_by_side "$fuzz/fuzz_ctl.log" "$fuzz/fuzz_ctl -max_total_time=${NMWS_FUZZ_SECONDS:-30} -max_len=600 -print_final_stats=1 $fuzz/corpus/fuzz_ctl $seeds/fuzz_ctl" \
                "$fuzz/fuzz_spec.log" "$fuzz/fuzz_spec -max_total_time=${NMWS_FUZZ_SECONDS:-30} -max_len=4096 -print_final_stats=1 $fuzz/corpus/fuzz_spec $seeds/fuzz_spec"
-  # OWAMP / TWAMP control messages and test packets (nmprobe-owampd parses what any peer sends)
-  mkdir -p "$fuzz/corpus/fuzz_owctl"
-  "$fuzz/fuzz_owctl" -max_total_time="${NMWS_FUZZ_SECONDS:-30}" -max_len=2048 -print_final_stats=1 \
-    "$fuzz/corpus/fuzz_owctl" "$seeds/fuzz_owctl" > "$fuzz/fuzz_owctl.log" 2>&1 || { cat "$fuzz/fuzz_owctl.log"; exit 1; }
+  # OWAMP / TWAMP control messages and test packets (nmprobe-owampd parses what any peer sends),
+  # and STAMP test packets of both modes with the pfs key file parser (what any sender hands the
+  # reflector): side by side, half the time each
+  mkdir -p "$fuzz/corpus/fuzz_owctl" "$fuzz/corpus/fuzz_stamp"
+  half=$(( ${NMWS_FUZZ_SECONDS:-30} / 2 ))
+  side_by_side "$fuzz/fuzz_owctl.log" "$fuzz/fuzz_owctl -max_total_time=$half -max_len=2048 -print_final_stats=1 $fuzz/corpus/fuzz_owctl $seeds/fuzz_owctl" \
+               "$fuzz/fuzz_stamp.log" "$fuzz/fuzz_stamp -max_total_time=$half -max_len=9100 -print_final_stats=1 $fuzz/corpus/fuzz_stamp $seeds/fuzz_stamp"
 fi
 
 # Jazzer over the Java codecs that read client input (NMWG, XML-RPC, numbers and times) and the

@@ -34,6 +34,7 @@ typedef struct nmp_responder_cfg {
     int stamp_stateful;              /* the reflector numbers its reflections per session */
     uint32_t stamp_max_pps;          /* reflections per second at most */
     uint32_t stamp_source_pps;       /* reflections per second to one source address, 0 = a quarter of max */
+    const char *stamp_key_file;      /* pfs key file: the reflector answers authenticated STAMP only, NULL = open */
     const char *key_file;            /* shared key: sessions must authenticate (nmp_auth.h), NULL = open */
     const char *auth_addresses;      /* keyed: other ADDR:PORT clients dial us at (port-forwarding NAT),
                                       * comma-separated, at most 4; NULL = none */

@@ -1,5 +1,5 @@
 /* nmp_stamp.h -- STAMP (RFC 8762, with RFC 8972's SSID) and TWAMP-Light test
- * packets, unauthenticated mode.
+ * packets, unauthenticated and authenticated modes.
  *
  * The session-sender (kind "stamp") measures round trip and both one-way
  * directions to any host that runs a standard reflector (routers, other
@@ -18,6 +18,9 @@
 #define NMP_STAMP_PORT 862           /* IANA's STAMP / TWAMP-Test port */
 #define NMP_STAMP_LEN 44             /* unauthenticated test packet without padding */
 #define NMP_STAMP_MAX_LEN 9000       /* largest test packet either side handles */
+#define NMP_STAMP_AUTH_LEN 112       /* authenticated test packet without padding (RFC 8762 4.2.2, 4.3.2) */
+#define NMP_STAMP_HMAC_LEN 16        /* HMAC-SHA-256 truncated to 128 bits (RFC 8762 4.4) */
+#define NMP_STAMP_HMAC_COVERS 96     /* the HMAC covers the first six 16-octet blocks; it sits right after */
 
 /* Timestamp formats (the Z bit of the error estimate). */
 typedef enum nmp_stamp_tsfmt {
@@ -54,6 +57,33 @@ void nmp_stamp_reflector_encode(uint8_t *buf, const nmp_stamp_reflector_pkt *p);
 int nmp_stamp_sender_decode(const uint8_t *buf, size_t len, nmp_stamp_sender_pkt *p);
 int nmp_stamp_reflector_decode(const uint8_t *buf, size_t len, nmp_stamp_reflector_pkt *p);
 
+/* Authenticated mode: the same fields at the offsets of RFC 8762's Figures 4
+ * and 6 (with RFC 8972's SSID after the error estimate), 112 bytes, MBZ
+ * zeroed; the HMAC (bytes 96..111) is left zero for nmp_stamp_sign. Decoding
+ * needs NMP_STAMP_AUTH_LEN bytes (else -EINVAL) and does not check the HMAC:
+ * verify first (nmp_stamp_verify). Sender: seq 0, timestamp 16, error 24,
+ * SSID 26. Reflector: seq 0, timestamp 16, error 24, SSID 26, receive
+ * timestamp 32, sender seq 48, sender timestamp 64, sender error 72, sender
+ * TTL 80. */
+void nmp_stamp_sender_encode_auth(uint8_t *buf, const nmp_stamp_sender_pkt *p);
+void nmp_stamp_reflector_encode_auth(uint8_t *buf, const nmp_stamp_reflector_pkt *p);
+int nmp_stamp_sender_decode_auth(const uint8_t *buf, size_t len, nmp_stamp_sender_pkt *p);
+int nmp_stamp_reflector_decode_auth(const uint8_t *buf, size_t len, nmp_stamp_reflector_pkt *p);
+
+/* An HMAC-SHA-256 key made ready once (OpenSSL's EVP_MAC), so that each
+ * packet costs one HMAC and no allocation. One user at a time. */
+typedef struct nmp_stamp_mac nmp_stamp_mac;
+/* Returns 0 or -ENOMEM / -EINVAL (OpenSSL refused the key). */
+int nmp_stamp_mac_new(const uint8_t *key, size_t len, nmp_stamp_mac **out);
+void nmp_stamp_mac_free(nmp_stamp_mac *m);
+/* Writes the HMAC of pkt's first NMP_STAMP_HMAC_COVERS bytes at pkt + 96.
+ * Returns 0, or -EIO when OpenSSL fails (the HMAC is then zeroed). */
+int nmp_stamp_sign(nmp_stamp_mac *m, uint8_t *pkt);
+/* 1 when pkt (len bytes) is at least NMP_STAMP_AUTH_LEN long and carries
+ * the HMAC of its first 96 bytes under this key, compared in constant time;
+ * else 0. */
+int nmp_stamp_verify(nmp_stamp_mac *m, const uint8_t *pkt, size_t len);
+
 /* 1 when a packet that arrived as a sender's test packet is a reflector's
  * answer: a sender leaves bytes 16..23 zero (MBZ in an unauthenticated test
  * packet), a reflector writes its receive timestamp there, within a second
@@ -62,6 +92,12 @@ int nmp_stamp_reflector_decode(const uint8_t *buf, size_t len, nmp_stamp_reflect
  * between two reflectors. A TWAMP-Light sender's random padding matches by
  * chance about 3 times in 2^32. Packets shorter than NMP_STAMP_LEN: 0. */
 int nmp_stamp_is_reflection(const uint8_t *buf, size_t len);
+/* The same test for authenticated packets: a sender leaves bytes 32..39
+ * zero (MBZ), a reflector writes its receive timestamp there, within a
+ * second of its transmit timestamp at bytes 16..23. Two authenticated
+ * reflectors sharing a key would otherwise loop: the HMAC of a reflection
+ * verifies as a test packet's. Packets shorter than NMP_STAMP_AUTH_LEN: 0. */
+int nmp_stamp_is_reflection_auth(const uint8_t *buf, size_t len);
 
 /* A wall-clock time as a STAMP timestamp. */
 uint64_t nmp_stamp_ts_from_wall(nmp_walltime_ns t, nmp_stamp_tsfmt fmt);
@@ -93,6 +129,9 @@ typedef struct nmp_stamp_spec {
     int ptp;                         /* nonzero: PTPv2 timestamps, else NTP */
     int ttl;                         /* outgoing TTL, 0 = system default */
     uint64_t agree_ns;               /* how long the first packet waits for its reflection */
+    int auth;                        /* nonzero: authenticated mode (RFC 8762 4.2.2); size 44 then means 112 */
+    const char *key_id;              /* authenticated: the key's id in key_file */
+    const char *key_file;            /* authenticated: owampd pfs key file (nmp_pfs.h), never the key itself */
 } nmp_stamp_spec;
 
 typedef struct nmp_stamp_result {
@@ -112,6 +151,9 @@ typedef struct nmp_stamp_result {
      * reflector's; 0 from a stateless reflector, which echoes the sender's numbers. */
     uint32_t forward_lost;
     uint32_t max_sender_seq, max_reflector_seq; /* highest of each seen */
+    int authenticated;               /* the run was in authenticated mode */
+    uint32_t auth_failed;            /* authenticated: answers whose HMAC did not verify (not counted as received) */
+    uint32_t unauth_answers;         /* authenticated: answers in the unauthenticated layout (an open reflector) */
     nmp_walltime_ns start_wall, end_wall;
     char local_addr[64], remote_addr[64];
     /* per packet, 'requested' entries owned by the result */
@@ -124,9 +166,13 @@ typedef struct nmp_stamp_result {
 
 /* Sends the first packet alone and waits agree_ns for its reflection (up to
  * three tries): a host with no reflector gets no more than three packets and
- * the call fails with -ETIMEDOUT. Then sends the rest paced interval_ns
- * apart. Returns 0, -ECANCELED (result kept) or -errno with err set; the
- * result is freed with nmp_stamp_result_free in every case. */
+ * the call fails with -ETIMEDOUT (-ECONNREFUSED when an ICMP error says no
+ * one listens), saying whether the silence may be a reflector that wants the
+ * other mode. In authenticated mode an answer in the unauthenticated layout
+ * fails it with -EPROTO ("the reflector answered in unauthenticated mode"),
+ * and answers whose HMAC fails with -EPERM. Then sends the rest paced
+ * interval_ns apart. Returns 0, -ECANCELED (result kept) or -errno with err
+ * set; the result is freed with nmp_stamp_result_free in every case. */
 int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_result *res, char *err,
                   size_t errlen);
 void nmp_stamp_result_free(nmp_stamp_result *res);
@@ -142,6 +188,8 @@ typedef struct nmp_stamp_reflector_cfg {
     uint32_t max_pps;                /* reflections per second at most (a reflector answers anyone) */
     uint32_t source_pps;             /* reflections per second to one source address, 0 = max_pps / 4
                                       * (no budget per source when max_pps is 0 too) */
+    const char *key_file;            /* owampd pfs key file (nmp_pfs.h): authenticated mode only, answering a
+                                      * packet whose HMAC one of its keys verifies; NULL = unauthenticated */
 } nmp_stamp_reflector_cfg;
 
 /* What the reflector did with the packets it read. */
@@ -153,6 +201,7 @@ typedef struct nmp_stamp_reflector_counters {
     uint64_t refused_port;           /* from a well-known reflector, echo or amplifier port */
     uint64_t refused_reflection;     /* a reflector's answer, not a test packet: answering loops */
     uint64_t over_source;            /* over its source address's budget (source_pps) */
+    uint64_t auth_failed;            /* authenticated mode: no key verified its HMAC, or too short to carry one */
 } nmp_stamp_reflector_counters;
 
 /* Opens the reflector's socket. Returns 0 or -errno with err set. */

@@ -45,6 +45,7 @@
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
 /* A session lasts at most what it asked for (see session_lifetime_ns): */
 #define SESSION_MARGIN_NS 2000000000ull /* + setup, the client's lateness, END */
+#define FOLLOW_MIN_NS 5000000000ull /* a late sender moves the deadline at most its sending time, and this at least */
 #define FRAME_FLOOR_NS 10000ull     /* + each frame at least this long (back to back: 1M rr frames took 4.8 s on a 2-core VM) */
 #define RESULTS_MIN_BPS 4000000.0   /* + its largest answer written at this rate (bytes/s) */
 #define OUT_KEEP 65536              /* output buffer kept between answers; larger ones are freed */
@@ -78,6 +79,7 @@ struct nmp_responder {
     pending_conn pend[MAX_PENDING]; /* connections before their request */
     nmp_rsession s;                 /* the active session, if any */
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
+    int stamp_auth;                  /* the reflector answers authenticated STAMP only */
     int keyed;                      /* nonzero: sessions must authenticate with key */
     nmp_auth_key key;               /* the shared key (--key-file) */
     nmp_auth_ends names[AUTH_NAMES]; /* other addresses clients dial us at (--auth-address), client unset */
@@ -214,9 +216,12 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
         /* on the control socket's address; "0.0.0.0" widens to "::" so IPv6 senders reach it too */
         nmp_stamp_reflector_cfg sc = {.bind_addr = strcmp(r->bind_addr, "0.0.0.0") == 0 ? "::" : r->bind_addr,
                                       .port = cfg->stamp_port, .stateful = cfg->stamp_stateful,
-                                      .max_pps = cfg->stamp_max_pps, .source_pps = cfg->stamp_source_pps};
+                                      .max_pps = cfg->stamp_max_pps, .source_pps = cfg->stamp_source_pps,
+                                      .key_file = cfg->stamp_key_file};
         if ((rc = nmp_stamp_reflector_open(&sc, &r->stamp, err, errlen)) < 0) goto error;
     }
+    r->stamp_auth = cfg->stamp_key_file != NULL;
+    r->cfg.stamp_key_file = NULL; /* read once; the path is the caller's */
     freeaddrinfo(ai);
     *out = r;
     return 0;
@@ -406,6 +411,41 @@ static nmp_monotime_ns session_quiet_limit(const nmp_responder *r, const nmp_rse
     return t + (uint64_t)r->cfg.idle_timeout_ms * 1000000ull;
 }
 
+/* Moves a session's hard deadline after a sender that fell behind its
+ * schedule (issue 25: on a busy host a stream sender that was preempted
+ * moves its schedule back rather than bursting, and the responder ended
+ * the session as outliving what it asked for, every frame delivered).
+ * Progress is rx growing (frames, up to the number asked for; tcp: bytes,
+ * of which only the first counts). A paced sender still owes
+ * frames - rx frames after its last one, a frame per interval: its sending
+ * ends then at the earliest; a tcp sender sends its duration from its first
+ * byte. The deadline becomes that end plus what the lifetime gives after
+ * sending (the client's wait, the answer, the margin), if later -- but never
+ * more than the session's own sending time (FOLLOW_MIN_NS at least) past
+ * its first deadline, so a client cannot hold the responder by being late:
+ * the pace check (session_behind) still ends a sender that falls far
+ * behind, and the quiet limit one that stops. */
+static void session_follow(nmp_rsession *s, nmp_monotime_ns now) {
+    const nmp_session_req *q = &s->req;
+    if (s->rx == s->follow_rx || s->results_sent) return;
+    if (s->kind->paced && s->follow_rx >= q->frames) return; /* frames past those it asked for are no progress */
+    s->follow_rx = s->rx;
+    s->last_progress = now;
+    if (s->first_progress == 0) s->first_progress = now;
+    uint64_t lifetime = session_lifetime_ns(s->kind, q);
+    uint64_t send = s->kind->paced ? 0 : s->kind->send_ns(q);
+    nmp_monotime_ns send_end = s->first_progress + send;
+    if (s->kind->paced) {
+        uint64_t iv = q->interval_ns > FRAME_FLOOR_NS ? q->interval_ns : FRAME_FLOOR_NS;
+        send = q->frames * iv;
+        send_end = now + (s->rx < q->frames ? (q->frames - s->rx) * iv : 0);
+    }
+    nmp_monotime_ns want = send_end + (lifetime > send ? lifetime - send : 0);
+    nmp_monotime_ns cap = s->first_deadline + (send > FOLLOW_MIN_NS ? send : FOLLOW_MIN_NS);
+    if (want > cap) want = cap;
+    if (want > s->hard_deadline) s->hard_deadline = want;
+}
+
 /* Whether a session's frames fell far behind the schedule it announced.
  * The quiet limit alone follows the last frame: a client that asks for a
  * fast schedule and sends a frame now and then, each within the idle
@@ -492,7 +532,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     fd = -1;
     s->peer = pc->peer;
     s->opened = s->last_activity = s->pace_at = nmp_mono_now();
-    s->hard_deadline = s->opened + session_lifetime_ns(s->kind, &req);
+    s->hard_deadline = s->first_deadline = s->opened + session_lifetime_ns(s->kind, &req);
     s->kind->describe(&req, terms, sizeof(terms));
     rlog(r, 1, "session %08x opened: peer %s kind=%s %s port %d", s->id, peer, s->kind->name, terms, s->port);
     session_send(r, out,
@@ -768,6 +808,7 @@ static void check_timers(nmp_responder *r) {
         }
     }
     if (!r->s.active) return;
+    session_follow(&r->s, now);
     if (now > r->s.hard_deadline)
         session_expire(r, r->s.out_off < r->s.out_len ? "its answer was not read by the session's deadline"
                                                       : "it outlived what it asked for");
@@ -787,8 +828,9 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
          r->cfg.limits.max_rate_mbps > 0 ? "" : " = unlimited", r->cfg.limits.max_duration_ms,
          r->cfg.idle_timeout_ms, r->keyed ? ", authenticated sessions only" : "");
     if (r->stamp)
-        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s, at most %u reflections/s, %u to one source)",
+        rlog(r, 1, "STAMP / TWAMP-Light reflector on UDP port %d (%s%s, at most %u reflections/s, %u to one source)",
              nmp_stamp_reflector_port(r->stamp), r->cfg.stamp_stateful ? "stateful" : "stateless",
+             r->stamp_auth ? ", authenticated packets only" : "",
              r->cfg.stamp_max_pps, r->cfg.stamp_source_pps ? r->cfg.stamp_source_pps : r->cfg.stamp_max_pps / 4);
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
@@ -824,10 +866,10 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         nmp_stamp_reflector_counters c;
         nmp_stamp_reflector_counts(r->stamp, &c);
         rlog(r, 1, "STAMP reflector: %llu reflected; refused %llu from itself, %llu from reflector/echo ports, "
-             "%llu reflections; %llu over their source's budget, %llu dropped",
+             "%llu reflections; %llu over their source's budget, %llu failed authentication, %llu dropped",
              (unsigned long long)c.reflected, (unsigned long long)c.refused_self, (unsigned long long)c.refused_port,
              (unsigned long long)c.refused_reflection, (unsigned long long)c.over_source,
-             (unsigned long long)c.dropped);
+             (unsigned long long)c.auth_failed, (unsigned long long)c.dropped);
     }
     rlog(r, 1, "stopped");
     return 0;

@@ -37,6 +37,9 @@ static void usage(FILE *f) {
             "      --stamp-max-pps N    reflect at most N packets a second (default 10000)\n"
             "      --stamp-source-pps N reflect at most N packets a second to one source address\n"
             "                           (default a quarter of --stamp-max-pps)\n"
+            "      --stamp-key-file PATH reflect authenticated STAMP only (RFC 8762 4.2.2, HMAC-SHA-256),\n"
+            "                           with the keys of this file: \"KEYID HEXKEY\" a line (owampd's\n"
+            "                           pfs format), mode 600; a packet no key verifies is dropped\n"
             "      --key-file PATH      admit only sessions that prove they hold this shared key\n"
             "                           (HMAC-SHA256 challenge-response; 16..1024 bytes, mode 600)\n"
             "      --auth-address A:P   with --key-file: clients also dial this responder at A:P\n"
@@ -64,7 +67,7 @@ int main(int argc, char **argv) {
         {"quiet", no_argument, NULL, 'q'},          {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},           {"stamp-port", required_argument, NULL, 'S'},
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
-        {"stamp-source-pps", required_argument, NULL, 'Q'},
+        {"stamp-source-pps", required_argument, NULL, 'Q'}, {"stamp-key-file", required_argument, NULL, 'k'},
         {"key-file", required_argument, NULL, 'K'}, {"auth-address", required_argument, NULL, 'A'}, {"ptp-socket", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
@@ -113,6 +116,7 @@ int main(int argc, char **argv) {
             cfg.stamp_source_pps = (uint32_t)v;
             break;
         case 'K': cfg.key_file = optarg; break;
+        case 'k': cfg.stamp_key_file = optarg; break;
         case 'A': cfg.auth_addresses = optarg; break;
         case 'C':
             if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
@@ -130,6 +134,10 @@ int main(int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "nmprobe-responder: unexpected argument %s\n", argv[optind]);
+        return 2;
+    }
+    if (cfg.stamp_key_file != NULL && cfg.stamp_port < 0) {
+        fprintf(stderr, "nmprobe-responder: --stamp-key-file keys the STAMP reflector: give --stamp-port too\n");
         return 2;
     }
     if (nmp_responder_open(&cfg, &the_responder, err, sizeof(err)) < 0) {

@@ -76,7 +76,11 @@ struct nmp_rsession {
     uint64_t refused;                /* datagrams from a reflecting path's refused sources (nmp_reflguard.h) */
     nmp_monotime_ns opened;          /* admission time */
     nmp_monotime_ns last_activity;   /* last control or valid test activity */
-    nmp_monotime_ns hard_deadline;   /* session ends here whatever happens */
+    nmp_monotime_ns hard_deadline;   /* session ends here whatever happens (moved on by the sender's progress) */
+    nmp_monotime_ns first_deadline;  /* hard_deadline at admission: how far it may move is counted from here */
+    uint64_t follow_rx;              /* rx when its progress was last seen */
+    nmp_monotime_ns first_progress;  /* when its first frame (tcp: byte) was seen, 0 = none yet */
+    nmp_monotime_ns last_progress;   /* when rx last grew */
     nmp_monotime_ns pace_at;         /* start of the window its pace is checked over */
     uint64_t pace_rx;                /* rx at pace_at */
     int results_sent;                /* nonzero once RESULTS was answered (only one per session) */

@@ -22,8 +22,14 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
 #include "nmp_kind.h"
 #include "nmp_net.h"
+#include "nmp_pfs.h"
 
 #define NTP_UNIX_OFFSET 2208988800ull /* seconds from 1900 to 1970 */
 #define SPIN_NS 60000ull              /* busy-wait the last 60 us before a send */
@@ -87,12 +93,125 @@ int nmp_stamp_reflector_decode(const uint8_t *buf, size_t len, nmp_stamp_reflect
     return 0;
 }
 
+static int reflection_at(const uint8_t *buf, size_t tx_at, size_t rx_at);
+
 int nmp_stamp_is_reflection(const uint8_t *buf, size_t len) {
-    if (len < NMP_STAMP_LEN) return 0;
-    uint64_t rx = get64(buf + 16);
-    uint32_t tx_s = get32(buf + 4), rx_s = (uint32_t)(rx >> 32);
+    return len >= NMP_STAMP_LEN && reflection_at(buf, 4, 16);
+}
+
+/* Authenticated sender layout: seq 0, MBZ 4..15, timestamp 16, error 24,
+ * SSID 26 (RFC 8972; MBZ in RFC 8762), MBZ 28..95, HMAC 96..111. */
+void nmp_stamp_sender_encode_auth(uint8_t *buf, const nmp_stamp_sender_pkt *p) {
+    memset(buf, 0, NMP_STAMP_AUTH_LEN);
+    put32(buf, p->seq);
+    put64(buf + 16, p->ts);
+    put16(buf + 24, p->error);
+    put16(buf + 26, p->ssid);
+}
+
+int nmp_stamp_sender_decode_auth(const uint8_t *buf, size_t len, nmp_stamp_sender_pkt *p) {
+    if (len < NMP_STAMP_AUTH_LEN) return -EINVAL;
+    p->seq = get32(buf);
+    p->ts = get64(buf + 16);
+    p->error = get16(buf + 24);
+    p->ssid = get16(buf + 26);
+    return 0;
+}
+
+/* Authenticated reflector layout: seq 0, MBZ 4..15, timestamp 16, error 24,
+ * SSID 26, MBZ 28..31, receive timestamp 32, MBZ 40..47, sender seq 48,
+ * MBZ 52..63, sender timestamp 64, sender error 72, MBZ 74..79, sender TTL
+ * 80, MBZ 81..95, HMAC 96..111. */
+void nmp_stamp_reflector_encode_auth(uint8_t *buf, const nmp_stamp_reflector_pkt *p) {
+    memset(buf, 0, NMP_STAMP_AUTH_LEN);
+    put32(buf, p->seq);
+    put64(buf + 16, p->ts);
+    put16(buf + 24, p->error);
+    put16(buf + 26, p->ssid);
+    put64(buf + 32, p->rx_ts);
+    put32(buf + 48, p->sender_seq);
+    put64(buf + 64, p->sender_ts);
+    put16(buf + 72, p->sender_error);
+    buf[80] = p->sender_ttl;
+}
+
+int nmp_stamp_reflector_decode_auth(const uint8_t *buf, size_t len, nmp_stamp_reflector_pkt *p) {
+    if (len < NMP_STAMP_AUTH_LEN) return -EINVAL;
+    p->seq = get32(buf);
+    p->ts = get64(buf + 16);
+    p->error = get16(buf + 24);
+    p->ssid = get16(buf + 26);
+    p->rx_ts = get64(buf + 32);
+    p->sender_seq = get32(buf + 48);
+    p->sender_ts = get64(buf + 64);
+    p->sender_error = get16(buf + 72);
+    p->sender_ttl = buf[80];
+    return 0;
+}
+
+/* A reflector's receive timestamp at rx_at within a second of its transmit
+ * timestamp at tx_at (seconds in the upper 32 bits in both formats). */
+static int reflection_at(const uint8_t *buf, size_t tx_at, size_t rx_at) {
+    uint64_t rx = get64(buf + rx_at);
+    uint32_t tx_s = get32(buf + tx_at), rx_s = (uint32_t)(rx >> 32);
     uint32_t d = tx_s - rx_s; /* modulo 2^32: an NTP era change in between is one second */
     return rx != 0 && (d <= 1 || d == UINT32_MAX);
+}
+
+int nmp_stamp_is_reflection_auth(const uint8_t *buf, size_t len) {
+    return len >= NMP_STAMP_AUTH_LEN && reflection_at(buf, 16, 32);
+}
+
+struct nmp_stamp_mac {
+    EVP_MAC *mac;                    /* OpenSSL's HMAC */
+    EVP_MAC_CTX *ctx;                /* keyed with SHA-256; re-initialised per packet with the same key */
+};
+
+int nmp_stamp_mac_new(const uint8_t *key, size_t len, nmp_stamp_mac **out) {
+    char digest[] = "SHA256";
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_construct_end()};
+    nmp_stamp_mac *m = calloc(1, sizeof(*m));
+    *out = NULL;
+    if (m == NULL) return -ENOMEM;
+    if ((m->mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL || (m->ctx = EVP_MAC_CTX_new(m->mac)) == NULL ||
+        !EVP_MAC_init(m->ctx, key, len, params)) {
+        nmp_stamp_mac_free(m);
+        return -EINVAL;
+    }
+    *out = m;
+    return 0;
+}
+
+void nmp_stamp_mac_free(nmp_stamp_mac *m) {
+    if (m == NULL) return;
+    EVP_MAC_CTX_free(m->ctx); /* OpenSSL cleanses the key it holds */
+    EVP_MAC_free(m->mac);
+    free(m);
+}
+
+/* The truncated HMAC of pkt's first 96 bytes into out. Returns 0 or -EIO. */
+static int stamp_hmac(nmp_stamp_mac *m, const uint8_t *pkt, uint8_t out[NMP_STAMP_HMAC_LEN]) {
+    uint8_t full[EVP_MAX_MD_SIZE];
+    size_t n = 0;
+    /* a NULL key re-initialises with the key already set (OpenSSL 3) */
+    if (!EVP_MAC_init(m->ctx, NULL, 0, NULL) || !EVP_MAC_update(m->ctx, pkt, NMP_STAMP_HMAC_COVERS) ||
+        !EVP_MAC_final(m->ctx, full, &n, sizeof(full)) || n < NMP_STAMP_HMAC_LEN) {
+        memset(out, 0, NMP_STAMP_HMAC_LEN);
+        return -EIO;
+    }
+    memcpy(out, full, NMP_STAMP_HMAC_LEN);
+    OPENSSL_cleanse(full, sizeof(full));
+    return 0;
+}
+
+int nmp_stamp_sign(nmp_stamp_mac *m, uint8_t *pkt) {
+    return stamp_hmac(m, pkt, pkt + NMP_STAMP_HMAC_COVERS);
+}
+
+int nmp_stamp_verify(nmp_stamp_mac *m, const uint8_t *pkt, size_t len) {
+    uint8_t want[NMP_STAMP_HMAC_LEN];
+    if (len < NMP_STAMP_AUTH_LEN || stamp_hmac(m, pkt, want) < 0) return 0;
+    return CRYPTO_memcmp(want, pkt + NMP_STAMP_HMAC_COVERS, NMP_STAMP_HMAC_LEN) == 0;
 }
 
 uint64_t nmp_stamp_ts_from_wall(nmp_walltime_ns t, nmp_stamp_tsfmt fmt) {
@@ -159,6 +278,9 @@ typedef struct stamp_run {
     int fd;                          /* UDP socket connected to the reflector */
     nmp_stamp_tsfmt fmt;             /* timestamp format sent */
     uint16_t error;                  /* this host's error estimate, sent in every packet */
+    uint32_t size;                   /* bytes sent per packet (112 for an authenticated spec's 44) */
+    nmp_stamp_mac *mac;              /* authenticated mode: the session's key, else NULL */
+    int refused;                     /* an ICMP error said no one listens on the port */
     nmp_monotime_ns next_progress;   /* when progress may be reported next */
     uint8_t buf[NMP_STAMP_MAX_LEN + 64]; /* send and receive buffer */
 } stamp_run;
@@ -207,12 +329,18 @@ static void send_one(stamp_run *t, uint32_t seq) {
     nmp_walltime_ns now = nmp_wall_now();
     nmp_stamp_sender_pkt p = {.seq = seq, .ts = nmp_stamp_ts_from_wall(now, t->fmt), .error = t->error,
                               .ssid = (uint16_t)t->spec->ssid};
-    memset(t->buf, 0, t->spec->size); /* padding is zero, as RFC 8762 asks */
-    nmp_stamp_sender_encode(t->buf, &p);
+    memset(t->buf, 0, t->size); /* padding is zero, as RFC 8762 asks */
+    if (t->mac) {
+        nmp_stamp_sender_encode_auth(t->buf, &p);
+        if (nmp_stamp_sign(t->mac, t->buf) < 0) return; /* not sent: counted as never sent */
+    } else {
+        nmp_stamp_sender_encode(t->buf, &p);
+    }
     ssize_t n;
-    do n = send(t->fd, t->buf, t->spec->size, 0);
+    do n = send(t->fd, t->buf, t->size, 0);
     while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)t->spec->size) {
+    if (n < 0 && errno == ECONNREFUSED) t->refused = 1;
+    if (n == (ssize_t)t->size) {
         /* T1 is what the packet says; the packet's own stamp is the one to use */
         res->send_wall[seq] = nmp_stamp_ts_to_wall(p.ts, t->fmt, now);
         res->sent++;
@@ -230,6 +358,16 @@ static nmp_walltime_ns arrival(struct msghdr *msg) {
     return nmp_wall_now();
 }
 
+/* 1 when an answer to an authenticated packet is an open reflector's: read
+ * in the unauthenticated layout, it reflects a sequence number sent here
+ * with the sender timestamp it found at bytes 4..11 of ours (MBZ, so 0), and
+ * carries its own timestamp where the authenticated layout has MBZ. */
+static int unauthenticated_answer(const stamp_run *t, size_t n) {
+    nmp_stamp_reflector_pkt p;
+    return nmp_stamp_reflector_decode(t->buf, n, &p) == 0 && p.sender_seq < t->res->requested &&
+           t->res->send_wall[p.sender_seq] != 0 && p.sender_ts == 0 && p.ts != 0;
+}
+
 /* Reads every reflection waiting (non-blocking). */
 static void drain(stamp_run *t) {
     nmp_stamp_result *res = t->res;
@@ -239,10 +377,19 @@ static void drain(stamp_run *t) {
         struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
         ssize_t n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return; /* EAGAIN, or an ICMP error queued on the socket */
+        if (n < 0 && errno == ECONNREFUSED) t->refused = 1; /* an ICMP port unreachable: no one listens */
+        if (n < 0) return; /* EAGAIN, or another ICMP error queued on the socket */
         nmp_walltime_ns t4 = arrival(&msg);
         nmp_stamp_reflector_pkt p;
-        if (nmp_stamp_reflector_decode(t->buf, (size_t)n, &p) < 0 || p.sender_seq >= res->requested ||
+        if (t->mac && !nmp_stamp_verify(t->mac, t->buf, (size_t)n)) {
+            /* verified before any field is used (RFC 8762 4.4) */
+            if (unauthenticated_answer(t, (size_t)n)) res->unauth_answers++;
+            else res->auth_failed++;
+            continue;
+        }
+        if ((t->mac ? nmp_stamp_reflector_decode_auth(t->buf, (size_t)n, &p)
+                    : nmp_stamp_reflector_decode(t->buf, (size_t)n, &p)) < 0 ||
+            p.sender_seq >= res->requested ||
             res->send_wall[p.sender_seq] == 0 ||
             nmp_stamp_ts_to_wall(p.sender_ts, t->fmt, t4) != res->send_wall[p.sender_seq]) {
             res->invalid++; /* not a reflection of a packet of this run */
@@ -330,6 +477,41 @@ void nmp_stamp_result_free(nmp_stamp_result *res) {
     res->sender_ttl = res->reply_ttl = NULL;
 }
 
+/* Why the first packet got no usable answer, as the error of the run. */
+static int no_agreement(const stamp_run *t, char *err, size_t errlen) {
+    const nmp_stamp_spec *s = t->spec;
+    const nmp_stamp_result *res = t->res;
+    unsigned long long ms = (unsigned long long)(s->agree_ns / 1000000);
+    if (res->unauth_answers > 0) {
+        nmp_seterr(err, errlen,
+                   "stamp %s port %d: the reflector answered in unauthenticated mode: it does not run authenticated "
+                   "STAMP (or holds no key for it); nothing more was sent", s->host, s->port);
+        return -EPROTO;
+    }
+    if (res->auth_failed > 0) {
+        nmp_seterr(err, errlen,
+                   "stamp %s port %d: the reflector's answers failed HMAC verification with key %s: it signs with "
+                   "another key, or they were changed on the way; nothing more was sent", s->host, s->port, s->key_id);
+        return -EPERM;
+    }
+    if (t->refused) {
+        nmp_seterr(err, errlen, "stamp %s port %d: no reflector listens there (ICMP port unreachable); nothing more "
+                   "was sent", s->host, s->port);
+        return -ECONNREFUSED;
+    }
+    if (s->auth)
+        nmp_seterr(err, errlen,
+                   "stamp %s port %d: no answer to authenticated test packets in %d tries of %llu ms: the reflector "
+                   "does not hold key %s as this host has it (it drops packets whose HMAC fails), or no STAMP "
+                   "reflector is there; nothing more was sent", s->host, s->port, AGREE_TRIES, ms, s->key_id);
+    else
+        nmp_seterr(err, errlen,
+                   "stamp %s port %d: no answer to the first test packet in %d tries of %llu ms: the reflector "
+                   "requires authentication (authenticated mode with its key id), or no STAMP or TWAMP reflector "
+                   "is there; nothing more was sent", s->host, s->port, AGREE_TRIES, ms);
+    return -ETIMEDOUT;
+}
+
 static int check_spec(const nmp_stamp_spec *s, char *err, size_t errlen) {
     if (s->host == NULL || s->host[0] == '\0' || s->port < 1 || s->port > 65535 || s->count < 1 ||
         s->count > 10000000 || s->size < NMP_STAMP_LEN || s->size > NMP_STAMP_MAX_LEN || s->interval_ns > 60000000000ull ||
@@ -341,7 +523,47 @@ static int check_spec(const nmp_stamp_spec *s, char *err, size_t errlen) {
                    NMP_STAMP_LEN, NMP_STAMP_MAX_LEN);
         return -EINVAL;
     }
+    if (s->auth && s->size != NMP_STAMP_LEN && s->size < NMP_STAMP_AUTH_LEN) {
+        nmp_seterr(err, errlen, "stamp: authenticated test packets are %d..%d bytes (44 means no padding: %d), not %u",
+                   NMP_STAMP_AUTH_LEN, NMP_STAMP_MAX_LEN, NMP_STAMP_AUTH_LEN, s->size);
+        return -EINVAL;
+    }
+    if (s->auth && (s->key_file == NULL || s->key_file[0] == '\0')) {
+        nmp_seterr(err, errlen, "stamp: authenticated mode needs a key file (keyFile, --key-file: \"KEYID HEXKEY\" lines)");
+        return -EINVAL;
+    }
+    if (s->auth && !nmp_pfs_id_valid(s->key_id)) {
+        nmp_seterr(err, errlen, "stamp: authenticated mode needs a key id of 1..%d printable bytes without spaces "
+                   "(keyId, --key-id)", NMP_PFS_ID_MAX);
+        return -EINVAL;
+    }
+    if (!s->auth && s->key_id != NULL) {
+        nmp_seterr(err, errlen, "stamp: a key id is given without authenticated mode (auth, --auth)");
+        return -EINVAL;
+    }
     return 0;
+}
+
+/* Loads the spec's key into t->mac. Returns 0 or -errno with err set. */
+static int load_key(stamp_run *t, char *err, size_t errlen) {
+    nmp_pfs *keys = malloc(sizeof(*keys));
+    int rc;
+    if (keys == NULL) {
+        nmp_seterr(err, errlen, "stamp: out of memory");
+        return -ENOMEM;
+    }
+    if ((rc = nmp_pfs_load(t->spec->key_file, keys, err, errlen)) == 0) {
+        const nmp_pfs_key *k = nmp_pfs_find(keys, t->spec->key_id);
+        if (k == NULL) {
+            nmp_seterr(err, errlen, "stamp: key file %s has no key %s", t->spec->key_file, t->spec->key_id);
+            rc = -ENOENT;
+        } else if ((rc = nmp_stamp_mac_new(k->k, k->len, &t->mac)) < 0) {
+            nmp_seterr(err, errlen, "stamp: HMAC-SHA-256 unavailable in OpenSSL");
+        }
+    }
+    nmp_pfs_wipe(keys);
+    free(keys);
+    return rc;
 }
 
 int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_result *res, char *err,
@@ -372,22 +594,23 @@ int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_
     t->fd = -1;
     t->fmt = spec->ptp ? NMP_STAMP_PTP : NMP_STAMP_NTP;
     t->error = nmp_stamp_local_error(t->fmt);
+    t->size = spec->auth && spec->size == NMP_STAMP_LEN ? NMP_STAMP_AUTH_LEN : spec->size;
+    res->authenticated = spec->auth != 0;
     res->sender_error_ns = nmp_stamp_error_decode(t->error, NULL, NULL) * 1e9;
+    if (spec->auth && (rc = load_key(t, err, errlen)) < 0) goto end;
     if ((rc = open_socket(t, err, errlen)) < 0) goto end;
     res->start_wall = nmp_wall_now();
 
     /* Agreement: the first packet alone, until it is reflected. */
-    for (int try = 0; try < AGREE_TRIES && res->received == 0 && !nmp_control_cancelled(t->ctl); try++) {
+    for (int try = 0; try < AGREE_TRIES && res->received == 0 && res->unauth_answers == 0 && !t->refused &&
+                      !nmp_control_cancelled(t->ctl);
+         try++) {
         send_one(t, 0); /* a retry replaces T1: a late reflection of an earlier try is not counted */
         res->sent = res->send_wall[0] != 0;
         wait_replies(t, nmp_mono_now() + spec->agree_ns, 1);
     }
     if (res->received == 0 && !nmp_control_cancelled(t->ctl)) {
-        nmp_seterr(err, errlen,
-                   "stamp %s port %d: no STAMP or TWAMP reflector answered the first test packet in %d tries of "
-                   "%llu ms; nothing more was sent",
-                   spec->host, spec->port, AGREE_TRIES, (unsigned long long)(spec->agree_ns / 1000000));
-        rc = -ETIMEDOUT;
+        rc = no_agreement(t, err, errlen);
         goto end;
     }
     nmp_monotime_ns next = nmp_mono_now() + spec->interval_ns;
@@ -408,6 +631,7 @@ int nmp_stamp_run(const nmp_stamp_spec *spec, const nmp_control *ctl, nmp_stamp_
     if (rc == -ECANCELED) nmp_seterr(err, errlen, "stamp %s port %d: cancelled", spec->host, spec->port);
 end:
     if (t) nmp_net_close(&t->fd);
+    if (t) nmp_stamp_mac_free(t->mac);
     free(t);
     res->end_wall = nmp_wall_now();
     if (res->rtt_ns) summarize(res);
@@ -441,6 +665,12 @@ static const nmp_spec_field stamp_fields[] = {
     {.name = "agreeNs", .type = NMP_S_U64, .offset = offsetof(nmp_stamp_spec, agree_ns), .lo = 1e6, .hi = 10e9,
      .def = 1e9, .cli = "agree-ms", .cli_scale = 1e6,
      .help = "how long the first packet waits for its reflection before the host is given up"},
+    {.name = "auth", .type = NMP_S_BOOL, .offset = offsetof(nmp_stamp_spec, auth), .hi = 1, .cli = "auth",
+     .help = "authenticated mode (RFC 8762 4.2.2: HMAC-SHA-256; 112-byte packets)"},
+    {.name = "keyId", .type = NMP_S_STR, .offset = offsetof(nmp_stamp_spec, key_id), .hi = NMP_PFS_ID_MAX,
+     .cli = "key-id", .help = "authenticated: the key's id in the key file"},
+    {.name = "keyFile", .type = NMP_S_STR, .offset = offsetof(nmp_stamp_spec, key_file), .hi = 4095,
+     .cli = "key-file", .help = "authenticated: key file, one \"KEYID HEXKEY\" a line (owampd's pfs format), mode 600"},
 };
 
 static int stamp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, char *err, size_t errlen) {
@@ -475,6 +705,8 @@ static int stamp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out,
     nmp_pack_i64(out, "reflectorSynchronised", r.reflector_synchronised);
     nmp_pack_i64(out, "reflectorPtp", r.reflector_ptp);
     nmp_pack_i64(out, "forwardLost", r.forward_lost);
+    nmp_pack_i64(out, "authenticated", r.authenticated);
+    nmp_pack_i64(out, "authFailed", r.auth_failed);
     nmp_pack_i64(out, "startEpochNanos", r.start_wall);
     nmp_pack_i64(out, "endEpochNanos", r.end_wall);
     size_t n = r.requested;

@@ -58,6 +58,23 @@ public final class Probe {
     responderKeyFile = keyFile == null || keyFile.isBlank() ? null : keyFile;
   }
 
+  private static volatile String stampKeyFile;
+
+  /**
+   * The key file of authenticated STAMP tests (owampd's pfs format: "KEYID HEXKEY" a line, mode
+   * 600), or null for none. Process-wide, as {@link #useResponderKey}: the operator's keys,
+   * set once at start-up; a test names only the key id ({@link StampSpec#keyId}) and the
+   * engine reads the key from the file, so no key passes through a request.
+   */
+  public static void useStampKeys(String keyFile) {
+    stampKeyFile = keyFile == null || keyFile.isBlank() ? null : keyFile;
+  }
+
+  /** Whether a key file for authenticated STAMP is set. */
+  public static boolean hasStampKeys() {
+    return stampKeyFile != null;
+  }
+
   /** Whether the native engine is loaded and usable. */
   public static boolean isAvailable() {
     return UNAVAILABLE == null;
@@ -92,6 +109,15 @@ public final class Probe {
     String key = responderKeyFile;
     if (key != null && KEYED_KINDS.contains(kind)) {
       out.str("keyFile", key);
+    }
+    if (spec instanceof StampSpec stamp && stamp.authenticated()) {
+      String keys = stampKeyFile;
+      if (keys == null) {
+        throw new ProbeException(ProbeException.Reason.REFUSED, 0,
+            "stamp: authenticated mode asked for key " + stamp.keyId()
+                + ", but no STAMP key file is set (nmws.key-file)", null);
+      }
+      out.str("keyFile", keys);
     }
     byte[] packed = out.toByteArray();
     byte[][] result = new byte[1][];

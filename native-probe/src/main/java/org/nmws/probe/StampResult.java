@@ -18,7 +18,8 @@ public record StampResult(int requested, int sent, int received, int lost, int d
     double p99RttMs, double maxRttMs, double minForwardMs, double medianForwardMs,
     double maxForwardMs, double minBackwardMs, double medianBackwardMs, double maxBackwardMs,
     double senderErrorMs, double reflectorErrorMs, double oneWayUncertaintyMs,
-    boolean reflectorSynchronised, boolean reflectorPtp, int forwardLost, long startEpochNanos,
+    boolean reflectorSynchronised, boolean reflectorPtp, int forwardLost, int authFailed,
+    long startEpochNanos,
     long endEpochNanos, String localAddress, String remoteAddress, Frames frames,
     boolean cancelled) {
 
@@ -38,6 +39,7 @@ public record StampResult(int requested, int sent, int received, int lost, int d
         r.f64("minBackwardMs"), r.f64("medianBackwardMs"), r.f64("maxBackwardMs"),
         r.f64("senderErrorMs"), r.f64("reflectorErrorMs"), r.f64("oneWayUncertaintyMs"),
         r.bool("reflectorSynchronised"), r.bool("reflectorPtp"), r.i32("forwardLost"),
+        r.i32("authFailed"),
         r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
         r.str("remoteAddress"),
         new Frames(r.longs("frames.sendEpochNanos"), r.longs("frames.rttNanos"),

@@ -16,14 +16,22 @@ package org.nmws.probe;
  * @param ttl outgoing IP TTL / hop limit, 1..255, or 0 for the system default
  * @param agreeNanos how long the first packet waits for its reflection (three tries) before
  *     the host is given up as running no reflector, 1 ms..10 s
+ * @param keyId null for unauthenticated mode; else authenticated mode (RFC 8762 4.2.2,
+ *     HMAC-SHA-256) with the key of this id (1..{@value #MAX_KEY_ID} printable characters, no
+ *     spaces) in the key file the process was given ({@link Probe#useStampKeys}); packets are
+ *     then {@value #MIN_AUTH_SIZE}..{@value #MAX_SIZE} bytes
  */
 public record StampSpec(String host, int port, int count, int packetSize, long intervalNanos,
-    long timeoutNanos, int ssid, boolean ptp, int ttl, long agreeNanos)
+    long timeoutNanos, int ssid, boolean ptp, int ttl, long agreeNanos, String keyId)
     implements ProbeSpec<StampResult> {
 
   public static final int DEFAULT_PORT = 862;
   public static final int MAX_COUNT = 1_000_000;
   public static final int MIN_SIZE = 44;
+  /** Smallest authenticated test packet (RFC 8762 4.2.2). */
+  public static final int MIN_AUTH_SIZE = 112;
+  /** Longest key id (OWAMP's KeyID field). */
+  public static final int MAX_KEY_ID = 80;
   public static final int MAX_SIZE = 9000;
   public static final long MAX_NANOS = 60_000_000_000L;
 
@@ -41,6 +49,26 @@ public record StampSpec(String host, int port, int count, int packetSize, long i
     RoundTripSpec.range("ssid", ssid, 0, 65535);
     RoundTripSpec.range("ttl", ttl, 0, 255);
     RoundTripSpec.range("agreeNanos", agreeNanos, 1_000_000L, 10_000_000_000L);
+    if (keyId != null) {
+      if (keyId.isEmpty() || keyId.length() > MAX_KEY_ID
+          || !keyId.chars().allMatch(c -> c > ' ' && c < 0x7f)) {
+        throw new IllegalArgumentException("keyId must be 1.." + MAX_KEY_ID
+            + " printable ASCII characters without spaces, was '" + keyId + "'");
+      }
+      RoundTripSpec.range("packetSize (authenticated)", packetSize, MIN_AUTH_SIZE, MAX_SIZE);
+    }
+  }
+
+  /** Unauthenticated mode. */
+  public StampSpec(String host, int port, int count, int packetSize, long intervalNanos,
+      long timeoutNanos, int ssid, boolean ptp, int ttl, long agreeNanos) {
+    this(host, port, count, packetSize, intervalNanos, timeoutNanos, ssid, ptp, ttl, agreeNanos,
+        null);
+  }
+
+  /** Whether the test runs in authenticated mode. */
+  public boolean authenticated() {
+    return keyId != null;
   }
 
   /** Port 862, 10 packets of 44 bytes 1 ms apart, 1 s timeout, SSID 1, NTP, system TTL. */
@@ -59,6 +87,9 @@ public record StampSpec(String host, int port, int count, int packetSize, long i
     out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
         .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ssid", ssid)
         .i64("ptp", ptp ? 1 : 0).i64("ttl", ttl).i64("agreeNs", agreeNanos);
+    if (keyId != null) {
+      out.i64("auth", 1).str("keyId", keyId); // the key file is added by Probe, never the key
+    }
   }
 
   @Override

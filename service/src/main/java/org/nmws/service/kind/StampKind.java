@@ -27,9 +27,26 @@ import org.nmws.service.observation.Unit;
  * (routers, other tools, nmprobe-responder --stamp-port), asked for as delay or loss with
  * protocol=STAMP. No nmws responder is needed at the far end; a host that reflects nothing
  * gets three packets and the request an error. One-way figures come with their uncertainty,
- * the sum of both ends' stated clock errors.
+ * the sum of both ends' stated clock errors. authMode=authenticated with keyId runs RFC 8762's
+ * authenticated mode with that key of the service's key file (nmws.key-file); the
+ * client names the key, never sends it.
  */
 final class StampKind implements MeasurementKind<StampKind.Parameters> {
+    /** The key ids a client may name: what an owampd pfs file holds (OWAMP's 80-octet KeyID). */
+    private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[\\x21-\\x7e]{1,80}");
+
+    private final java.util.function.BooleanSupplier keysConfigured;
+
+    /** The kind as the service runs it: authenticated mode needs the engine's STAMP key file. */
+    StampKind() {
+        this(org.nmws.probe.Probe::hasStampKeys);
+    }
+
+    /** With the answer to "is a STAMP key file configured" given (tests). */
+    StampKind(java.util.function.BooleanSupplier keysConfigured) {
+        this.keysConfigured = keysConfigured;
+    }
+
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
                     "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
@@ -39,21 +56,30 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
             .headline("lossPercent", "lossPercent", "loss");
 
     /**
-     * The parameters by NMWG name: count, packetSize (44..9000 UDP payload bytes), interval and
-     * timeout (seconds), port (the reflector's UDP port, 862 by default), ssid (RFC 8972),
-     * timestamp (NTP or PTP), ttl and raw.
+     * The parameters by NMWG name: count, packetSize (44..9000 UDP payload bytes; 112..9000
+     * authenticated), interval and timeout (seconds), port (the reflector's UDP port, 862 by
+     * default), ssid (RFC 8972), timestamp (NTP or PTP), ttl, raw, and authMode (open, the
+     * default, or authenticated) with keyId (the id of a key in the service's key file).
+     *
+     * @param keyId null in unauthenticated mode
      */
     record Parameters(int count, int packetSize, double intervalSeconds, double timeoutSeconds, int port, int ssid,
-                      boolean ptp, int ttl, boolean raw) {
+                      boolean ptp, int ttl, boolean raw, String keyId) {
 
         /** Every parameter name the test reads (protocol: STAMP or TWAMP chose it). */
         static final java.util.Set<String> READS = java.util.Set.of("count", "packetSize", "interval", "timeout", "port",
-                "ssid", "timestamp", "ttl", "protocol");
+                "ssid", "timestamp", "ttl", "protocol", "authMode", "keyId");
 
         static Parameters parse(Map<String, String> p, int maxCount, Duration maxDuration) {
+            return parse(p, maxCount, maxDuration, true);
+        }
+
+        static Parameters parse(Map<String, String> p, int maxCount, Duration maxDuration, boolean keysConfigured) {
             ParameterNames.check(p, "STAMP", READS);
+            String keyId = keyId(p, keysConfigured);
+            int minSize = keyId == null ? StampSpec.MIN_SIZE : StampSpec.MIN_AUTH_SIZE;
             int count = Params.integer(p, "count", 10, 1, Math.min(maxCount, StampSpec.MAX_COUNT));
-            int size = Params.integer(p, "packetSize", StampSpec.MIN_SIZE, StampSpec.MIN_SIZE, StampSpec.MAX_SIZE);
+            int size = Params.integer(p, "packetSize", minSize, minSize, StampSpec.MAX_SIZE);
             double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
             double timeout = Params.decimal(p, "timeout", 1.0, 0.001, 60.0);
             int port = Params.integer(p, "port", StampSpec.DEFAULT_PORT, 1, 65535);
@@ -66,7 +92,33 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
             Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.3f s + timeout %.3f s",
                     count, interval, timeout);
             return new Parameters(count, size, interval, timeout, port, ssid, ts.equalsIgnoreCase("PTP"), ttl,
-                    Params.bool(p, "raw"));
+                    Params.bool(p, "raw"), keyId);
+        }
+
+        /** The key id of authMode=authenticated, or null for open; refuses every other combination. */
+        private static String keyId(Map<String, String> p, boolean keysConfigured) {
+            String mode = p.getOrDefault("authMode", "open").trim();
+            String keyId = p.get("keyId");
+            if (mode.equalsIgnoreCase("open") || mode.equalsIgnoreCase("unauthenticated")) {
+                if (keyId != null) {
+                    throw new IllegalArgumentException("parameter keyId is given without authMode=authenticated");
+                }
+                return null;
+            }
+            if (!mode.equalsIgnoreCase("authenticated")) {
+                throw new IllegalArgumentException("parameter authMode is '" + Params.echo(mode)
+                        + "': expected open or authenticated (STAMP has no encrypted mode)");
+            }
+            if (keyId == null || !KEY_ID.matcher(keyId.trim()).matches()) {
+                throw new IllegalArgumentException("parameter keyId " + (keyId == null ? "is missing" : "is '"
+                        + Params.echo(keyId) + "'") + ": authMode=authenticated names a key of this service's key file"
+                        + " by its id (1..80 printable characters without spaces)");
+            }
+            if (!keysConfigured) {
+                throw new IllegalArgumentException("authMode=authenticated: this service has no STAMP key file"
+                        + " (nmws.key-file)");
+            }
+            return keyId.trim();
         }
 
         Map<String, String> asNmwg() {
@@ -80,6 +132,10 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
             m.put("timestamp", ptp ? "PTP" : "NTP");
             m.put("ttl", Integer.toString(ttl));
             m.put("protocol", "STAMP");
+            if (keyId != null) { // open runs keep the parameters they always had, so their series stay one
+                m.put("authMode", "authenticated");
+                m.put("keyId", keyId);
+            }
             return m;
         }
     }
@@ -97,7 +153,7 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
 
     @Override
     public Parameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return Parameters.parse(nmwg, c.limits().maxCount(), c.limits().maxDuration());
+        return Parameters.parse(nmwg, c.limits().maxCount(), c.limits().maxDuration(), keysConfigured.getAsBoolean());
     }
 
     @Override
@@ -111,7 +167,7 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
         StampResult r = runner.probe(subject, control -> {
             StampResult result = runner.engine().run(new StampSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ssid(), p.ptp(),
-                    p.ttl(), 1_000_000_000L), control);
+                    p.ttl(), 1_000_000_000L, p.keyId()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
         Map<String, Double> s = new LinkedHashMap<>();
@@ -144,6 +200,9 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
         s.put("reflectorErrorMs", r.reflectorErrorMs());
         s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
         s.put("reflectorSynchronised", r.reflectorSynchronised() ? 1.0 : 0.0);
+        if (p.keyId() != null) {
+            s.put("authFailed", (double) r.authFailed()); // answers dropped: their HMAC did not verify
+        }
         s.values().removeIf(v -> v == null || v.isNaN());
         StampResult.Frames f = r.frames();
         long[] send = f.sendEpochNanos();

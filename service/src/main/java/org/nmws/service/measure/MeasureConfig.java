@@ -23,6 +23,33 @@ class MeasureConfig {
     }
 
     /**
+     * The key file of authenticated STAMP tests (nmws.key-file: owampd's pfs format, a
+     * "KEYID HEXKEY" line per key, mode 600), handed to the engine once; a request names a key id
+     * (authMode=authenticated, keyId), never the key. Checked here so that a wrong path or a file
+     * others may read stops the start, not the first test.
+     */
+    @Bean
+    Object stampKeys(@org.springframework.beans.factory.annotation.Value("${nmws.key-file:}") String keyFile)
+            throws java.io.IOException {
+        if (!keyFile.isBlank()) {
+            java.nio.file.Path path = java.nio.file.Path.of(keyFile);
+            if (!java.nio.file.Files.isReadable(path)) {
+                throw new IllegalArgumentException("nmws.key-file " + keyFile + " cannot be read");
+            }
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = java.nio.file.Files.getPosixFilePermissions(path);
+            perms.retainAll(java.util.EnumSet.of(java.nio.file.attribute.PosixFilePermission.GROUP_READ,
+                    java.nio.file.attribute.PosixFilePermission.GROUP_WRITE, java.nio.file.attribute.PosixFilePermission.OTHERS_READ,
+                    java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE));
+            if (!perms.isEmpty()) {
+                throw new IllegalArgumentException("nmws.key-file " + keyFile
+                        + ": group or others may read or write it (chmod 600 it)");
+            }
+        }
+        org.nmws.probe.Probe.useStampKeys(keyFile);
+        return keyFile;
+    }
+
+    /**
      * The host description; its clock is read before every test, and asks the ptp4l at
      * nmws.clock.ptp-socket (default /var/run/ptp4l) for the clock's PTP state. The engine keeps
      * that socket for the one-way tests' own clock readings.

@@ -68,7 +68,11 @@ final class FakeEngine implements Engine {
 
     /** As {@link #runner()}, with every destination running a responder (agreeing to be measured) or none. */
     TestRunner runner(boolean responderAgrees) {
-        FakeEngine engine = this;
+        return runner(this, responderAgrees);
+    }
+
+    /** The same runner over any engine (the native one, for tests through JNI). */
+    static TestRunner runner(Engine engine, boolean responderAgrees) {
         HostEnvironment host = new HostEnvironment(() -> null);
         RunningTests running = new RunningTests();
         return new TestRunner() {

@@ -40,6 +40,9 @@ class ParameterNamesTest {
         reads.put("utilization", UtilizationParameters.READS);
         written.put("STAMP", StampKind.Parameters.parse(Map.of(), 1000, MINUTE).asNmwg());
         reads.put("STAMP", StampKind.Parameters.READS);
+        written.put("STAMP authenticated", StampKind.Parameters.parse(Map.of("authMode", "authenticated", "keyId", "lab"),
+                1000, MINUTE, true).asNmwg());
+        reads.put("STAMP authenticated", StampKind.Parameters.READS);
         written.forEach((kind, params) -> assertDoesNotThrow(() -> ParameterNames.check(params, kind, reads.get(kind)), kind));
     }
 

@@ -31,7 +31,7 @@ class StampForwardLossTest {
         int[] ttl = new int[n];
         Arrays.fill(ttl, 64);
         return new StampResult(n, n, n - lost, lost, 0, 0, 100.0 * lost / n, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1,
-                0.1, 0.1, 0.2, true, false, forwardLost, send[0], send[n - 1] + 1_000_000_000L, "192.0.2.1", "192.0.2.7",
+                0.1, 0.1, 0.2, true, false, forwardLost, 0, send[0], send[n - 1] + 1_000_000_000L, "192.0.2.1", "192.0.2.7",
                 new StampResult.Frames(send, rtt, oneWay, oneWay, ttl, ttl), false);
     }
 

@@ -24,7 +24,7 @@ class StampKindTest {
     private static final long T0 = 1_700_000_000_000_000_000L;
     private static final long MS = 1_000_000L;
 
-    private final StampKind kind = new StampKind();
+    private final StampKind kind = new StampKind(() -> false);
 
     /**
      * Four packets: the second lost on the way out (the reflector counted it), three reflected;
@@ -32,7 +32,7 @@ class StampKindTest {
      */
     static StampResult answer(StampSpec s) {
         return new StampResult(4, 4, 3, 1, 0, 0, 25.0, 0.9, 1.0, 1.0333, 1.2, 1.2, 0.4, 0.5, 0.6, Double.NaN,
-                Double.NaN, Double.NaN, 0.1, 0.5, 0.6, true, false, 1, T0, T0 + 100 * MS, "192.0.2.1", "192.0.2.7",
+                Double.NaN, Double.NaN, 0.1, 0.5, 0.6, true, false, 1, 0, T0, T0 + 100 * MS, "192.0.2.1", "192.0.2.7",
                 new StampResult.Frames(new long[] {T0, T0 + 20 * MS, T0 + 40 * MS, T0 + 60 * MS},
                         new long[] {1_000_000, -1, 1_200_000, 900_000}, new long[] {400_000, -1, 600_000, 500_000},
                         new long[] {-1, -1, -1, -1}, new int[] {64, -1, 64, 64}, new int[] {62, -1, 62, 61}),
@@ -103,6 +103,45 @@ class StampKindTest {
         assertEquals(Unit.MILLISECONDS, kind.unit("oneWayUncertaintyMs"));
         assertEquals(Unit.PERCENT, kind.unit("lossPercent"));
         assertEquals(Unit.NONE, kind.unit("forwardLost"));
+    }
+
+    @Test
+    void authenticatedModeNamesAKeyIdAndPadsTo112Bytes() throws Exception {
+        StampKind keyed = new StampKind(() -> true);
+        FakeEngine engine = new FakeEngine().answer(StampSpec.class, StampKindTest::answer);
+        Map<String, String> p = Map.of("protocol", "STAMP", "authMode", "authenticated", "keyId", "lab");
+        Observation o = keyed.run(keyed.parse(p, Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT), PATH,
+                engine.runner());
+        assertEquals(new StampSpec("192.0.2.7", 862, 10, 112, 100_000_000L, 1_000_000_000L, 1, false, 0, 1_000_000_000L,
+                "lab"), engine.only(StampSpec.class));
+        assertEquals("authenticated", o.parameters().get("authMode"));
+        assertEquals("lab", o.parameters().get("keyId"));
+        assertEquals(0.0, o.summary().get("authFailed"));
+    }
+
+    @Test
+    void authenticatedModeIsRefusedWithItsReasonBeforeTheEngine() {
+        StampKind keyed = new StampKind(() -> true);
+        Map<Map<String, String>, String> cases = Map.of(
+                Map.of("keyId", "lab"), "parameter keyId is given without authMode=authenticated",
+                Map.of("authMode", "encrypted", "keyId", "lab"),
+                "parameter authMode is 'encrypted': expected open or authenticated (STAMP has no encrypted mode)",
+                Map.of("authMode", "authenticated"), "parameter keyId is missing: authMode=authenticated names a key of"
+                        + " this service's key file by its id (1..80 printable characters without spaces)",
+                Map.of("authMode", "authenticated", "keyId", "a b"), "parameter keyId is 'a b': authMode=authenticated"
+                        + " names a key of this service's key file by its id (1..80 printable characters without spaces)",
+                Map.of("authMode", "authenticated", "keyId", "lab", "packetSize", "100"),
+                "parameter packetSize is 100: must be 112..9000");
+        cases.forEach((nmwg, message) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> keyed.parse(nmwg, Characteristic.PATH_DELAY_ROUNDTRIP, RoundTripKindTest.CONTEXT));
+            assertEquals(message, e.getMessage());
+        });
+        StampKind noKeys = new StampKind(() -> false);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> noKeys.parse(
+                Map.of("authMode", "authenticated", "keyId", "lab"), Characteristic.PATH_DELAY_ROUNDTRIP,
+                RoundTripKindTest.CONTEXT));
+        assertEquals("authMode=authenticated: this service has no STAMP key file (nmws.key-file)", e.getMessage());
     }
 
     @Test
