@@ -431,7 +431,15 @@ static int daemon_holds_nothing(int fds0);
 static int daemon_fds(void);
 static int idle_fds(void) {
     daemon_holds_nothing(-2);
-    return daemon_fds();
+    /* a connection its client has just closed may not be read by the daemon yet (its log's last
+     * "now 0 connections" can be an earlier one's): the idle count is the least seen over 200 ms */
+    int n = daemon_fds();
+    for (int i = 0; i < 5; i++) {
+        usleep(40000);
+        int m = daemon_fds();
+        if (m >= 0 && m < n) n = m;
+    }
+    return n;
 }
 
 static int daemon_fds(void) {
@@ -746,13 +754,19 @@ TEST(the_server_sends_fixed_and_exponential_schedules_in_order_and_never_before_
     nmp_ow_sched sc;
     CHECK_EQ_INT(nmp_ow_sched_init(&sc, fr.sid, slots, 2), 0);
     uint64_t off = 0;
+    double worst = -1e9, sum_late = 0;
     for (uint32_t i = 0; i < fr.nrecv && i < 60; i++) {
         off += nmp_ow_sched_next(&sc);
         CHECK_EQ_INT(fr.seq[i], i); /* in order, none missing on loopback */
         /* packet i leaves at Start Time plus gaps 0..i, never before (1 ms for the wall clock's slew against
          * the monotonic one the daemon waits on); late is possible on a loaded machine and not judged */
         CHECK(fr.ts[i] + nmp_ow_dur_from_ns(1000000) >= fr.start_ts + off);
+        double late = (double)(int64_t)(fr.ts[i] - (fr.start_ts + off)) / 4294967296.0 * 1e6;
+        if (late > worst) worst = late;
+        sum_late += late;
     }
+    fprintf(stderr, "  send stamps after their slots: mean %.1f us, worst %.1f us (information, not judged)\n",
+            sum_late / (fr.nrecv ? fr.nrecv : 1), worst);
     nmp_ow_sched_free(&sc);
     CHECK(daemon_holds_nothing(fds0));
 }
