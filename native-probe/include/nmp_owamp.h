@@ -24,6 +24,7 @@ typedef struct nmp_owamp_spec {
     const char *key_id;              /* KeyID (at most 80 octets), required unless open */
     const char *key_file;            /* owampd pfs file holding key_id's hex key, required unless open */
     int ttl;                         /* outgoing TTL, 0 = 255 as owping sends */
+    const char *direction;           /* owamp: "to" (NULL too: this end sends) or "from" (the server sends) */
 } nmp_owamp_spec;
 
 #endif

@@ -5,9 +5,11 @@
  * (Set-Up-Response, then whole protected messages whose length the first
  * block tells), so a slow or silent client holds nothing but its own slot,
  * and is dropped after servwait. Test sessions are UDP sockets in the same
- * loop: OWAMP ones keep a receive record per packet for Fetch-Session,
- * TWAMP ones stamp and reflect. Every refusal carries the RFC's Accept
- * value and leaves a log line saying why. */
+ * loop: OWAMP ones keep a receive record per packet for Fetch-Session or,
+ * when the client asked this end to send (conf-sender), send on their
+ * schedule from a per-session timer the loop wakes for; TWAMP ones stamp
+ * and reflect. Every refusal carries the RFC's Accept value and leaves a
+ * log line saying why. */
 #define _GNU_SOURCE
 #include "nmp_owampd.h"
 
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -66,6 +69,22 @@ typedef struct owsess {
     uint32_t *skips;
     /* TWAMP reflector */
     uint32_t refl_seq;
+    /* OWAMP sender (conf-sender): the client receives */
+    int sender;                      /* this end sends the session's packets */
+    struct sockaddr_storage dest;    /* the client's receiver address and port */
+    socklen_t destlen;
+    nmp_ow_sched sched;              /* gaps of the schedule (RFC 4656 4.1) */
+    uint64_t offset;                 /* 32.32 seconds from Start Time to packet send_seq's slot */
+    nmp_walltime_ns start_wall;      /* the request's Start Time */
+    nmp_monotime_ns start_mono;      /* the same instant on the monotonic clock, fixed at Start-Sessions */
+    nmp_monotime_ns due;             /* when packet send_seq is due */
+    uint32_t send_seq;               /* next sequence number to send or skip: Next Seqno */
+    uint32_t sent;                   /* packets sent */
+    int send_done;                   /* no more packets: the schedule ended, or skip ranges ran out */
+    int stopped_now;                 /* stopped by the Stop-Sessions being answered: described in the answer */
+    uint64_t timeout_ns;             /* the request's loss timeout: later than this past its slot, a packet is skipped */
+    uint8_t *pkt;                    /* the packet buffer (header and zero padding) */
+    size_t pktlen;
 } owsess;
 
 typedef struct owconn {
@@ -165,7 +184,8 @@ static void flush_out(nmp_owampd *d, owconn *c) {
 
 static void sess_free(nmp_owampd *d, owsess *s) {
     nmp_net_close(&s->fd);
-    free(s->req_raw), free(s->rec), free(s->seen), free(s->skips);
+    if (s->sender) nmp_ow_sched_free(&s->sched);
+    free(s->req_raw), free(s->rec), free(s->seen), free(s->skips), free(s->pkt);
     OPENSSL_cleanse(&s->tk, sizeof(s->tk));
     free(s);
     d->nsess--;
@@ -292,10 +312,6 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
     size_t hdr = c->twamp ? nmp_ow_refl_hdr_len(nmp_ow_test_mode(c->mode)) : nmp_ow_test_hdr_len(c->mode);
     double interval = 0;
     if (!c->twamp) {
-        if (r.conf_sender) {
-            refuse(d, c, NMP_OW_ACCEPT_UNSUPPORTED, "asks this server to send; it only receives OWAMP sessions");
-            return;
-        }
         double sum = 0;
         for (uint32_t i = 0; i < r.nslots; i++) {
             nmp_ow_slot sl;
@@ -339,10 +355,23 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         refuse(d, c, NMP_OW_ACCEPT_UNSUPPORTED, "test over IPv%u, control over the other version", r.ipvn);
         return;
     }
+    if (r.conf_sender) {
+        /* this end sends: only to the client's own address (never a third party), to a real port */
+        uint8_t pa[16];
+        int pv = nmp_owc_addr(&c->peer, pa, NULL);
+        if (pv != r.ipvn || memcmp(pa, r.receiver_addr, pv == 4 ? 4 : 16) != 0 || r.receiver_port == 0) {
+            char ra[64];
+            inet_ntop(r.ipvn == 4 ? AF_INET : AF_INET6, r.receiver_addr, ra, sizeof(ra));
+            refuse(d, c, NMP_OW_ACCEPT_FAILURE, "asks this server to send to %s port %u: only the client's own address "
+                   "(%s) and a nonzero port are served", ra, r.receiver_port, c->peer_str);
+            return;
+        }
+    }
     for (owsess *s = c->sess; s; s = s->next)
-        if (s->req.sender_port == r.sender_port && r.sender_port != 0) {
-            refuse(d, c, NMP_OW_ACCEPT_FAILURE, "replays session %02x%02x..: same sender port %u", s->sid[0], s->sid[1],
-                   r.sender_port);
+        if ((!r.conf_sender && !s->sender && s->req.sender_port == r.sender_port && r.sender_port != 0) ||
+            (r.conf_sender && s->sender && (memcmp(s->sid, r.sid, 16) == 0 || s->req.receiver_port == r.receiver_port))) {
+            refuse(d, c, NMP_OW_ACCEPT_FAILURE, "replays session %02x%02x..: same %s port %u", s->sid[0], s->sid[1],
+                   r.conf_sender ? "receiver" : "sender", r.conf_sender ? r.receiver_port : r.sender_port);
             return;
         }
     if (d->nsess >= cfg->max_sessions) {
@@ -366,7 +395,21 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         return;
     }
     s->fd = -1;
-    if (!c->twamp) {
+    if (!c->twamp && r.conf_sender) {
+        nmp_ow_slot *sl = malloc(r.nslots * sizeof(*sl));
+        s->pktlen = hdr + r.padding;
+        s->pkt = calloc(1, s->pktlen); /* zero padding, as the client kind sends */
+        for (uint32_t i = 0; sl && i < r.nslots; i++)
+            nmp_ow_slot_decode(m + NMP_OW_REQUEST_LEN + 16 * (size_t)i, 16, &sl[i], sub, sizeof(sub)); /* checked above */
+        rc = sl && s->pkt ? nmp_ow_sched_init(&s->sched, r.sid, sl, r.nslots) : -ENOMEM;
+        free(sl);
+        if (rc < 0) {
+            free(s->pkt), free(s->req_raw), free(s);
+            refuse(d, c, NMP_OW_ACCEPT_TEMPORARY, "cannot set the schedule up: %s", strerror(-rc));
+            return;
+        }
+        s->sender = 1;
+    } else if (!c->twamp) {
         size_t cap = r.npackets < 1024 ? r.npackets : 1024;
         s->rec = malloc(cap * sizeof(*s->rec)), s->cap = (uint32_t)cap;
         s->seen = calloc(r.npackets, 1);
@@ -391,7 +434,21 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
                strerror(-rc));
         return;
     }
-    make_sid(c, s->sid);
+    if (s->sender) {
+        /* RFC 4656 3.5: the receiver (here the client) chose the SID */
+        memcpy(s->sid, r.sid, 16);
+        s->dest = c->peer;
+        if (s->dest.ss_family == AF_INET) ((struct sockaddr_in *)&s->dest)->sin_port = htons(r.receiver_port);
+        else ((struct sockaddr_in6 *)&s->dest)->sin6_port = htons(r.receiver_port);
+        s->destlen = s->dest.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+        s->timeout_ns = nmp_ow_dur_to_ns(r.timeout);
+        s->start_wall = nmp_ow_ts_to_wall(r.start_time, nmp_wall_now());
+        int ttl = 255; /* as owping and the client kind send */
+        if (s->dest.ss_family == AF_INET) setsockopt(s->fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+        else setsockopt(s->fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
+    } else {
+        make_sid(c, s->sid);
+    }
     if (s->test_mode != NMP_OW_MODE_OPEN && nmp_ow_test_keys_make(&c->c.keys, s->sid, &s->tk) < 0) {
         sess_free(d, s);
         refuse(d, c, NMP_OW_ACCEPT_INTERNAL, "cannot derive the test key");
@@ -399,8 +456,18 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
     }
     s->next = c->sess, c->sess = s, c->nsess++;
     accept_reply(d, c, NMP_OW_ACCEPT_OK, s->port, s->sid);
-    logf_(d, 1, "%s: %s session accepted on port %u (%s mode, %u packets, padding %u)", c->peer_str,
-          c->twamp ? "TWAMP" : "OWAMP", s->port, nmp_ow_mode_name(c->mode), r.npackets, r.padding);
+    logf_(d, 1, "%s: %s session accepted on port %u (%s mode, %u packets, padding %u%s)", c->peer_str,
+          c->twamp ? "TWAMP" : "OWAMP", s->port, nmp_ow_mode_name(c->mode), r.npackets, r.padding,
+          s->sender ? ", this end sends" : "");
+}
+
+/* A sender session's clock: Start Time on the monotonic clock, and packet 0's slot. */
+static void sender_arm(owsess *s, nmp_monotime_ns now) {
+    int64_t ahead = s->start_wall - nmp_wall_now(); /* negative: Start Time already past */
+    s->start_mono = ahead >= 0 ? now + (uint64_t)ahead : ((uint64_t)-ahead < now ? now - (uint64_t)-ahead : 0);
+    s->offset = nmp_ow_sched_next(&s->sched);
+    s->due = s->start_mono + nmp_ow_dur_to_ns(s->offset);
+    s->send_done = s->req.npackets == 0;
 }
 
 static void on_start(nmp_owampd *d, owconn *c) {
@@ -408,7 +475,10 @@ static void on_start(nmp_owampd *d, owconn *c) {
     size_t hm = 16;
     nmp_monotime_ns now = nmp_mono_now();
     for (owsess *s = c->sess; s; s = s->next)
-        if (!s->started) s->started = 1, s->end_by = now + (uint64_t)d->cfg.max_duration_ms * 1000000ull;
+        if (!s->started) {
+            s->started = 1, s->end_by = now + (uint64_t)d->cfg.max_duration_ms * 1000000ull;
+            if (s->sender) sender_arm(s, now);
+        }
     c->running = c->sess != NULL;
     nmp_ow_start_ack_encode(m, NMP_OW_ACCEPT_OK);
     if (send_msg(c, m, sizeof(m), &hm, 1) < 0) c->state = ST_CLOSING;
@@ -468,7 +538,7 @@ static void on_stop(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         }
         owsess *s = c->sess;
         while (s && memcmp(s->sid, st.sid, 16) != 0) s = s->next;
-        if (s == NULL || s->finished) continue;
+        if (s == NULL || s->finished || s->sender) continue; /* the client describes only what it sent */
         s->next_seqno = st.next_seqno;
         if ((s->skips = malloc((st.nskips ? st.nskips : 1) * 2 * sizeof(uint32_t))) == NULL) continue;
         for (uint32_t k = 0; k < st.nskips; k++) {
@@ -478,8 +548,20 @@ static void on_stop(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         }
         s->nskips = st.nskips;
     }
+    uint32_t nsent = 0;
+    size_t cap = NMP_OW_BLOCK + NMP_OW_HMAC_LEN;
     for (owsess *s = c->sess; s; s = s->next) {
         if (s->finished) continue;
+        if (s->sender) {
+            /* RFC 4656 3.8: this end describes the sessions it sent: Next Seqno and the skipped ranges */
+            s->finished = 1, s->send_done = 1, s->stopped_now = 1;
+            s->next_seqno = s->send_seq;
+            nmp_net_close(&s->fd);
+            nsent++, cap += 32 + 8 * (size_t)s->nskips + 16;
+            logf_(d, 1, "%s: OWAMP session to port %u stopped: sent %u, next seqno %u, %u skip ranges, %llu invalid",
+                  c->peer_str, s->req.receiver_port, s->sent, s->next_seqno, s->nskips, (unsigned long long)s->invalid);
+            continue;
+        }
         if (!s->skips) s->next_seqno = s->req.npackets; /* no description: all were sent */
         add_lost(s);
         s->finished = 1;
@@ -488,11 +570,23 @@ static void on_stop(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
               c->peer_str, s->port, s->nrec, s->next_seqno, s->nskips, (unsigned long long)s->invalid);
     }
     c->running = 0;
-    uint8_t r[NMP_OW_BLOCK + NMP_OW_HMAC_LEN];
-    size_t hm = NMP_OW_BLOCK;
-    memset(r, 0, sizeof(r));
-    nmp_ow_stop_header_encode(r, NMP_OW_ACCEPT_OK, 0);
-    if (send_msg(c, r, sizeof(r), &hm, 1) < 0) c->state = ST_CLOSING;
+    uint8_t *r = calloc(1, cap);
+    size_t off = NMP_OW_BLOCK;
+    if (r == NULL) {
+        c->state = ST_CLOSING;
+        return;
+    }
+    nmp_ow_stop_header_encode(r, NMP_OW_ACCEPT_OK, nsent);
+    for (owsess *s = c->sess; s; s = s->next) {
+        if (!s->stopped_now) continue;
+        s->stopped_now = 0;
+        long dl = nmp_ow_stop_session_encode(r + off, cap - off - NMP_OW_HMAC_LEN, s->sid, s->next_seqno, s->skips,
+                                             s->nskips);
+        if (dl > 0) off += (size_t)dl;
+    }
+    size_t hm = off;
+    if (send_msg(c, r, off + NMP_OW_HMAC_LEN, &hm, 1) < 0) c->state = ST_CLOSING;
+    free(r);
 }
 
 static void on_fetch(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
@@ -504,9 +598,11 @@ static void on_fetch(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
     owsess *s = NULL;
     if (nmp_ow_fetch_decode(m, n, &f, sub, sizeof(sub)) == 0)
         for (s = c->sess; s && memcmp(s->sid, f.sid, 16) != 0; s = s->next) {}
-    if (s == NULL || !s->finished) {
+    if (s == NULL || !s->finished || s->sender) {
         logf_(d, 1, "%s: Fetch-Session refused, Accept 1: %s", c->peer_str,
-              s ? "the session is still running" : "no such session on this connection");
+              s == NULL ? "no such session on this connection"
+              : s->sender ? "this end sent that session; its receiver (the client) holds the records"
+                          : "the session is still running");
         nmp_ow_fetch_ack_encode(ab, &ack);
         if (send_msg(c, ab, sizeof(ab), &hm, 1) < 0) c->state = ST_CLOSING;
         return;
@@ -754,8 +850,8 @@ static void on_test_packet(nmp_owampd *d, owconn *c, owsess *s) {
             }
         nmp_monotime_ns now = nmp_mono_now();
         nmp_ow_test_pkt p;
-        /* only the client's address may use the session, and only once started */
-        if (!s->started || !nmp_net_same_ip((struct sockaddr *)&from, (struct sockaddr *)&s->client) ||
+        /* only the client's address may use the session, only once started, and not one this end sends */
+        if (!s->started || s->sender || !nmp_net_same_ip((struct sockaddr *)&from, (struct sockaddr *)&s->client) ||
             nmp_ow_test_decode(buf, (size_t)n, &p, s->test_mode, &s->tk) < 0) {
             s->invalid++;
             continue;
@@ -799,6 +895,60 @@ static void on_test_packet(nmp_owampd *d, owconn *c, owsess *s) {
         if (w == (ssize_t)len) s->refl_seq++;
     }
     (void)c;
+}
+
+/* A skipped packet joins the last range or opens one; 0 when the ranges
+ * ran out (Stop-Sessions carries at most NMP_OW_MAX_SKIPS). */
+static int sender_skip(owsess *s, uint32_t seq) {
+    if (s->nskips > 0 && s->skips[2 * s->nskips - 1] + 1 == seq) {
+        s->skips[2 * s->nskips - 1] = seq;
+        return 1;
+    }
+    if (s->nskips == NMP_OW_MAX_SKIPS) return 0;
+    if (s->skips == NULL && (s->skips = malloc(2 * NMP_OW_MAX_SKIPS * sizeof(uint32_t))) == NULL) return 0;
+    s->skips[2 * s->nskips] = s->skips[2 * s->nskips + 1] = seq;
+    s->nskips++;
+    return 1;
+}
+
+/* Sends every packet of a sender session whose slot has come (RFC 4656
+ * 4.1): send timestamp taken just before the send, the error estimate of
+ * this clock. A packet this end could not send within the loss timeout of
+ * its slot (a stalled loop, a send error) is skipped and reported at
+ * Stop-Sessions. At most 64 at a time, so one session cannot starve the
+ * loop; a full socket buffer leaves the packet due for the next turn. */
+static void sender_send_due(nmp_owampd *d, owconn *c, owsess *s) {
+    for (int batch = 0; batch < 64 && s->fd >= 0 && !s->send_done; batch++) {
+        nmp_monotime_ns now = nmp_mono_now();
+        if (now < s->due) return;
+        if (now > s->due + s->timeout_ns) {
+            if (!sender_skip(s, s->send_seq)) {
+                logf_(d, 1, "%s: session to port %u: more than %d skip ranges: sending stopped at %u", c->peer_str,
+                      s->req.receiver_port, NMP_OW_MAX_SKIPS, s->send_seq);
+                s->send_done = 1;
+                return;
+            }
+        } else {
+            nmp_walltime_ns w = nmp_wall_now();
+            nmp_ow_test_pkt p = {.seq = s->send_seq, .ts = nmp_ow_ts_from_wall(w), .error = sess_error(s, now)};
+            if (nmp_ow_test_encode(s->pkt, s->pktlen, &p, s->test_mode, &s->tk) < 0) return;
+            ssize_t n;
+            do n = sendto(s->fd, s->pkt, s->pktlen, 0, (struct sockaddr *)&s->dest, s->destlen);
+            while (n < 0 && errno == EINTR);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) return;
+            if (n == (ssize_t)s->pktlen) s->sent++;
+            else if (!sender_skip(s, s->send_seq)) s->send_done = 1; /* not sent: reported as skipped */
+            if (s->send_done) return;
+        }
+        if (++s->send_seq >= s->req.npackets) {
+            s->send_done = 1;
+            logf_(d, 2, "%s: session to port %u: schedule done, %u sent, %u skip ranges", c->peer_str,
+                  s->req.receiver_port, s->sent, s->nskips);
+            return;
+        }
+        s->offset += nmp_ow_sched_next(&s->sched);
+        s->due = s->start_mono + nmp_ow_dur_to_ns(s->offset);
+    }
 }
 
 /* ---- the loop ---- */
@@ -908,12 +1058,15 @@ int nmp_owampd_run(nmp_owampd *d, char *err, size_t errlen) {
                 if (s->started && s->end_by + (uint64_t)d->cfg.servwait_ms * 1000000ull > idle)
                     idle = s->end_by + (uint64_t)d->cfg.servwait_ms * 1000000ull; /* a test in progress is not idle */
                 if (s->fd >= 0) pf[n] = (struct pollfd){.fd = s->fd, .events = POLLIN}, who[n++] = s;
+                if (s->sender && s->started && !s->send_done && s->fd >= 0 && s->due < wake) wake = s->due;
             }
             c->idle_at = idle;
             if (idle < wake) wake = idle;
         }
-        int ms = wake > now ? (int)((wake - now) / 1000000ull) + 1 : 0;
-        int r = poll(pf, n, ms);
+        /* ppoll: a sender's next slot is a nanosecond deadline, poll's milliseconds would add up to 1 ms of lateness */
+        uint64_t left = wake > now ? wake - now : 0;
+        struct timespec tmo = {.tv_sec = (time_t)(left / 1000000000ull), .tv_nsec = (long)(left % 1000000000ull)};
+        int r = ppoll(pf, n, &tmo, NULL);
         if (r < 0 && errno != EINTR) {
             int e = errno;
             free(pf), free(who);
@@ -948,10 +1101,14 @@ int nmp_owampd_run(nmp_owampd *d, char *err, size_t errlen) {
         for (owconn *c = d->conns, *nx; c; c = nx) {
             nx = c->next;
             for (owsess *s = c->sess; s; s = s->next)
+                if (s->sender && s->started && !s->send_done && s->fd >= 0) sender_send_due(d, c, s);
+            now = nmp_mono_now();
+            for (owsess *s = c->sess; s; s = s->next)
                 if (s->started && s->fd >= 0 && now > s->end_by) {
                     logf_(d, 1, "%s: session on port %u ran past the %u s limit: stopped", c->peer_str, s->port,
                           d->cfg.max_duration_ms / 1000);
-                    if (!s->twamp) s->next_seqno = s->req.npackets, add_lost(s), s->finished = 1;
+                    if (s->sender) s->send_done = 1; /* Stop-Sessions still reports what was sent */
+                    else if (!s->twamp) s->next_seqno = s->req.npackets, add_lost(s), s->finished = 1;
                     nmp_net_close(&s->fd);
                 }
             if (c->outlen) flush_out(d, c);

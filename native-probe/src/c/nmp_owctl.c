@@ -703,6 +703,83 @@ int nmp_ow_refl_decode(const uint8_t *buf, size_t len, nmp_ow_refl_pkt *p, uint3
     return 0;
 }
 
+/* ---- send schedules ---- */
+
+/* RFC 4656 Appendix A's constants of Knuth's algorithm S: Q[k] = sum over
+ * i = 1..k of ln2^i / i!, times 2^32 (the last one held below 2^32). Q[1] is
+ * ln 2. Hand-written rather than a library call: the RFC fixes these exact
+ * integers so that every implementation draws the same schedule. */
+static const uint64_t sched_q[12] = {0,          0xB17217F8, 0xEEF193F7, 0xFD271862, 0xFF9D6DD0, 0xFFF4CFD0,
+                                     0xFFFEE819, 0xFFFFE7FF, 0xFFFFFE2B, 0xFFFFFFE0, 0xFFFFFFFE, 0xFFFFFFFF};
+
+/* 32.32 fixed-point product, truncated (as the RFC's 64-bit arithmetic). */
+static uint64_t fx_mul(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 32); }
+
+/* The next 32-bit uniform: a fresh AES block every fourth draw, its
+ * quarter (counter mod 4) taken; the counter counts draws. */
+static uint64_t sched_unif(nmp_ow_sched *s) {
+    unsigned q = s->counter[15] & 3u;
+    if (q == 0) {
+        int outl = 0;
+        if (EVP_EncryptUpdate((EVP_CIPHER_CTX *)s->aes, s->out, &outl, s->counter, 16) != 1 || outl != 16)
+            memset(s->out, 0, 16); /* cannot happen with a live ECB context; a zero draw keeps the schedule finite */
+    }
+    for (int j = 15; j >= 0 && ++s->counter[j] == 0; j--) {}
+    const uint8_t *b = s->out + 4 * q;
+    return (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+}
+
+uint64_t nmp_ow_sched_exp(nmp_ow_sched *s) {
+    /* S1: count the leading one bits of U, drop them and the first zero */
+    uint64_t u = sched_unif(s), v;
+    uint32_t j = 0;
+    while ((u & 0x80000000u) && j < 32) u <<= 1, j++;
+    u = (u << 1) & 0xFFFFFFFFu;
+    /* S2: immediate acceptance */
+    if (u < sched_q[1]) return (uint64_t)j * sched_q[1] + u;
+    /* S3: the least k >= 2 with U < Q[k]; V the least of k fresh uniforms */
+    uint32_t k = 2;
+    while (k < 12 && u >= sched_q[k]) k++;
+    v = sched_unif(s);
+    for (uint32_t i = 2; i <= k; i++) {
+        uint64_t w = sched_unif(s);
+        if (w < v) v = w;
+    }
+    /* S4: (j + V) ln 2 */
+    return fx_mul(((uint64_t)j << 32) + v, sched_q[1]);
+}
+
+int nmp_ow_sched_init(nmp_ow_sched *s, const uint8_t sid[16], const nmp_ow_slot *slots, uint32_t nslots) {
+    memset(s, 0, sizeof(*s));
+    if (nslots == 0) return -EINVAL;
+    for (uint32_t i = 0; i < nslots; i++)
+        if (slots[i].type > 1) return -EINVAL;
+    if ((s->slots = malloc(nslots * sizeof(*slots))) == NULL) return -ENOMEM;
+    memcpy(s->slots, slots, nslots * sizeof(*slots));
+    s->nslots = nslots;
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    if (c == NULL || EVP_EncryptInit_ex(c, EVP_aes_128_ecb(), NULL, sid, NULL) != 1) {
+        EVP_CIPHER_CTX_free(c);
+        free(s->slots);
+        memset(s, 0, sizeof(*s));
+        return -EIO;
+    }
+    EVP_CIPHER_CTX_set_padding(c, 0);
+    s->aes = c;
+    return 0;
+}
+
+uint64_t nmp_ow_sched_next(nmp_ow_sched *s) {
+    const nmp_ow_slot *sl = &s->slots[s->i++ % s->nslots];
+    return sl->type == 1 ? sl->param : fx_mul(nmp_ow_sched_exp(s), sl->param);
+}
+
+void nmp_ow_sched_free(nmp_ow_sched *s) {
+    EVP_CIPHER_CTX_free((EVP_CIPHER_CTX *)s->aes);
+    free(s->slots);
+    memset(s, 0, sizeof(*s));
+}
+
 /* ---- key file ---- */
 
 static int hexval(int c) {

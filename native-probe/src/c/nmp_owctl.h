@@ -292,6 +292,31 @@ int nmp_ow_refl_encode(uint8_t *buf, size_t len, const nmp_ow_refl_pkt *p, uint3
 int nmp_ow_refl_decode(const uint8_t *buf, size_t len, nmp_ow_refl_pkt *p, uint32_t test_mode,
                        const nmp_ow_test_keys *tk);
 
+/* ---- send schedules (RFC 4656 3.5 and 4.1, Appendix A) ---- */
+
+/* The schedule of a session: packet i leaves at Start Time plus the sum of
+ * the slot gaps 0..i (slot i mod nslots), as owamp's senders and receivers
+ * both compute it. An exponential slot's gap is its mean times a deviate of
+ * Knuth's algorithm S (TAOCP 3.4.1) drawn from AES-128 in counter mode keyed
+ * by the SID, so sender and receiver derive the same schedule. The slots
+ * are copied; nmp_ow_sched_free releases the cipher. */
+typedef struct nmp_ow_sched {
+    void *aes;                       /* OpenSSL EVP_CIPHER_CTX (ECB, key = SID) */
+    uint8_t counter[16];             /* 128-bit big-endian counter, from 0 */
+    uint8_t out[16];                 /* AES(counter): four 32-bit uniforms */
+    nmp_ow_slot *slots;
+    uint32_t nslots;
+    uint64_t i;                      /* gaps handed out so far */
+} nmp_ow_sched;
+
+/* 0, -EINVAL (no slots, a slot type other than 0 / 1), -ENOMEM or -EIO. */
+int nmp_ow_sched_init(nmp_ow_sched *s, const uint8_t sid[16], const nmp_ow_slot *slots, uint32_t nslots);
+/* The next gap (64-bit fixed-point seconds, 32.32). */
+uint64_t nmp_ow_sched_next(nmp_ow_sched *s);
+void nmp_ow_sched_free(nmp_ow_sched *s);
+/* One exponential deviate of mean 1 (32.32) from the generator (for tests). */
+uint64_t nmp_ow_sched_exp(nmp_ow_sched *s);
+
 /* ---- key file (owampd's pfs format) ---- */
 
 /* Looks key_id up in a pfs file's text: lines "keyid hexkey", '#' comments,

@@ -5,7 +5,11 @@
  * OWAMP: this end sends on a fixed schedule (one literal schedule slot),
  * stops the session, and fetches the receiver's records (Fetch-Session), so
  * one-way delay, loss, duplicates and reordering are the far end's own
- * observations. TWAMP: this end sends, the server reflects; round trips
+ * observations. OWAMP "from" (owping -f): the server sends (conf-sender),
+ * this end receives with kernel timestamps and keeps the records itself
+ * (RFC 4656 3.8: no Fetch when the client is the receiver); the server's
+ * Stop-Sessions says how many it sent (Next Seqno) and which it skipped.
+ * TWAMP: this end sends, the server reflects; round trips
  * without the reflector's residence time and both one-way delays. A packet
  * this end could not send within the loss timeout of its slot is skipped
  * and reported in Stop-Sessions, as RFC 4656 4.1.1 asks. */
@@ -37,6 +41,7 @@ typedef struct owrun {
     const nmp_owamp_spec *spec;
     const nmp_control *ctl;
     int twamp;
+    int from;                        /* OWAMP: the server sends, this end receives */
     uint32_t mode, test_mode;        /* control mode, test packet mode */
     nmp_owc oc;                      /* control connection */
     int ufd;                         /* test UDP socket */
@@ -53,22 +58,25 @@ typedef struct owrun {
     int64_t *send_wall;              /* per seq, 0 = not sent */
     uint32_t *skips;                 /* (first, last) pairs of skipped seqs */
     uint32_t nskips;
-    /* OWAMP records as fetched (arrival order) */
+    /* OWAMP records as fetched, or as received here ("from"), in arrival order */
     nmp_ow_record *rec;
-    uint32_t nrec;
+    uint32_t nrec, rec_cap;
+    uint8_t *got;                    /* "from": per seq, received */
     /* TWAMP per seq */
     int64_t *rtt_ns, *fwd_ns, *bwd_ns;
     int32_t *sender_ttl, *reply_ttl;
     double local_error_ns, remote_error_ns;
     int remote_sync;
     nmp_walltime_ns start_wall, end_wall;
+    nmp_walltime_ns sched_start;     /* the Request-Session's Start Time */
+    uint32_t far_next_seqno;         /* "from": the server's Next Seqno at Stop-Sessions */
 } owrun;
 
 static void progress(owrun *t, int force) {
     nmp_monotime_ns now = nmp_mono_now();
     if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
     t->next_progress = now + PROGRESS_NS;
-    t->ctl->progress(t->ctl->progress_ctx, t->sent, t->requested);
+    t->ctl->progress(t->ctl->progress_ctx, t->from ? t->received : t->sent, t->requested);
 }
 
 static const char *pname(const owrun *t) { return t->twamp ? "twamp" : "owamp"; }
@@ -103,12 +111,26 @@ static int request_session(owrun *t, char *err, size_t errlen) {
     memset(&r, 0, sizeof(r));
     uint8_t dummy[16];
     uint16_t server_ctl_port;
-    r.ipvn = (uint8_t)nmp_owc_addr(&t->oc.local, r.sender_addr, NULL);
-    nmp_owc_addr(&t->oc.peer, r.receiver_addr, &server_ctl_port);
+    if (t->from) {
+        /* the server sends to this end's test socket; the receiver chooses the SID (RFC 4656 3.5):
+         * this address's last 4 octets, an NTP timestamp, 4 random octets */
+        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc.local, r.receiver_addr, NULL);
+        nmp_owc_addr(&t->oc.peer, r.sender_addr, &server_ctl_port);
+        r.receiver_port = t->local_port;
+        memcpy(r.sid, r.ipvn == 4 ? r.receiver_addr : r.receiver_addr + 12, 4);
+        uint64_t now_ts = nmp_ow_ts_from_wall(nmp_wall_now());
+        for (int i = 0; i < 8; i++) r.sid[4 + i] = (uint8_t)(now_ts >> (56 - 8 * i));
+        nmp_net_random(r.sid + 12, 4);
+        memcpy(t->sid, r.sid, 16);
+    } else {
+        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc.local, r.sender_addr, NULL);
+        nmp_owc_addr(&t->oc.peer, r.receiver_addr, &server_ctl_port);
+        r.sender_port = t->local_port;
+    }
     (void)dummy;
-    r.sender_port = t->local_port;
     r.padding = s->size;
-    r.start_time = nmp_ow_ts_from_wall(nmp_wall_now() + (int64_t)START_DELAY_NS);
+    t->sched_start = nmp_wall_now() + (int64_t)START_DELAY_NS;
+    r.start_time = nmp_ow_ts_from_wall(t->sched_start);
     r.timeout = nmp_ow_dur_from_ns(s->timeout_ns);
     size_t len, hm[2];
     int nh;
@@ -118,7 +140,8 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         len = NMP_OW_REQUEST_LEN, hm[0] = 96, nh = 1;
     } else {
         r.cmd = NMP_OW_CMD_REQUEST_SESSION;
-        r.conf_receiver = 1; /* the server receives, this end sends */
+        r.conf_receiver = !t->from; /* the server receives, this end sends */
+        r.conf_sender = t->from;    /* or the reverse */
         r.nslots = 1;
         r.npackets = s->count;
         nmp_ow_request_encode(msg, &r);
@@ -149,7 +172,7 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         return -EPROTO;
     }
     t->server_port = a.port;
-    memcpy(t->sid, a.sid, 16);
+    if (!t->from) memcpy(t->sid, a.sid, 16); /* the receiver's SID; "from": this end's, owamp's servers echo it or send zero */
     struct sockaddr_storage dst = t->oc.peer;
     if (dst.ss_family == AF_INET) ((struct sockaddr_in *)&dst)->sin_port = htons(a.port);
     else ((struct sockaddr_in6 *)&dst)->sin6_port = htons(a.port);
@@ -218,7 +241,28 @@ static nmp_walltime_ns arrival(struct msghdr *msg) {
     return nmp_wall_now();
 }
 
-/* TWAMP: reads every reflection waiting. OWAMP: nothing comes back on the test socket. */
+/* OWAMP "from": one test packet from the server becomes a record here, as
+ * a receiver keeps it for Fetch-Session (kernel receive stamp, this
+ * clock's error, TTL). The socket is connected to the server's sending
+ * port, so nothing else arrives; a packet that does not decode in this
+ * session's mode and keys, or names a sequence number beyond the request,
+ * is counted invalid. Records beyond twice the packets (duplicates without
+ * end) are counted invalid too. */
+static void receive_one(owrun *t, struct msghdr *msg, size_t n) {
+    nmp_walltime_ns rx = arrival(msg);
+    nmp_ow_test_pkt p;
+    if (nmp_ow_test_decode(t->buf, n, &p, t->test_mode, &t->tk) < 0 || p.seq >= t->requested ||
+        t->nrec >= t->rec_cap) {
+        t->invalid++;
+        return;
+    }
+    int ttl = nmp_net_cmsg_ttl(msg);
+    t->rec[t->nrec++] = (nmp_ow_record){.seq = p.seq, .send_error = p.error, .recv_error = t->error, .send_ts = p.ts,
+                                        .recv_ts = nmp_ow_ts_from_wall(rx), .ttl = (uint8_t)(ttl < 0 ? 255 : ttl)};
+    if (!t->got[p.seq]) t->got[p.seq] = 1, t->received++;
+}
+
+/* TWAMP: reads every reflection waiting. OWAMP: nothing comes back on the test socket, but in "from". */
 static void drain(owrun *t) {
     for (;;) {
         char cbuf[256];
@@ -227,6 +271,10 @@ static void drain(owrun *t) {
         ssize_t n = recvmsg(t->ufd, &msg, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return;
+        if (!t->twamp && t->from) {
+            receive_one(t, &msg, (size_t)n);
+            continue;
+        }
         if (!t->twamp) {
             t->invalid++;
             continue;
@@ -264,7 +312,10 @@ static void wait_until(owrun *t, nmp_monotime_ns until, int early) {
     for (;;) {
         drain(t);
         nmp_monotime_ns now = nmp_mono_now();
-        if (now >= until || nmp_control_cancelled(t->ctl) || (early && t->twamp && t->received >= t->sent)) return;
+        if (now >= until || nmp_control_cancelled(t->ctl) || (early && t->twamp && t->received >= t->sent) ||
+            (early && t->from && t->received >= t->requested))
+            return;
+        progress(t, 0);
         uint64_t left = until - now;
         struct pollfd p = {.fd = t->ufd, .events = POLLIN};
         poll(&p, 1, left > 20000000ull ? 20 : (int)(left / 1000000) + 1);
@@ -292,34 +343,105 @@ static void send_schedule(owrun *t) {
     }
 }
 
-/* OWAMP Stop-Sessions for the one session this end sent, then the server's own Stop-Sessions. */
+/* Reads the server's whole Stop-Sessions (header, its session descriptions,
+ * HMAC) into a malloc'd buffer, block by block as its length unfolds. */
+static int read_stop(owrun *t, uint8_t **out, size_t *outlen, char *err, size_t errlen) {
+    size_t have = NMP_OW_BLOCK, cap = 4 * NMP_OW_BLOCK;
+    uint8_t *b = malloc(cap);
+    int rc;
+    if (b == NULL) return -ENOMEM;
+    if ((rc = nmp_owc_recv(&t->oc, b, have, err, errlen)) < 0) goto fail;
+    for (;;) {
+        long L = nmp_ow_client_msg_len(0, b, have); /* Stop-Sessions reads the same both ways */
+        if (L < 0 || b[0] != NMP_OW_CMD_STOP_SESSIONS) {
+            nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc.peer_str,
+                       L == -EMSGSIZE ? "beyond the limits (sessions or skip ranges)" : "not a Stop-Sessions message");
+            rc = -EPROTO;
+            goto fail;
+        }
+        size_t want = L == 0 ? have + NMP_OW_BLOCK : (size_t)L;
+        if (want == have) break;
+        if (want > cap) {
+            uint8_t *nb = realloc(b, want);
+            if (nb == NULL) {
+                rc = -ENOMEM;
+                goto fail;
+            }
+            b = nb, cap = want;
+        }
+        if ((rc = nmp_owc_recv(&t->oc, b + have, want - have, err, errlen)) < 0) goto fail;
+        have = want;
+    }
+    *out = b, *outlen = have;
+    return 0;
+fail:
+    free(b);
+    return rc;
+}
+
+/* OWAMP Stop-Sessions: this end describes the session it sent (none in
+ * "from"), then reads the server's, which describes the sessions the server
+ * sent: none when this end sent, this session in "from" (its Next Seqno and
+ * skip ranges say how many packets it sent). */
 static int stop_owamp(owrun *t, char *err, size_t errlen) {
     size_t cap = NMP_OW_BLOCK + 16 + 16 + 8 * (size_t)t->nskips + 16 + NMP_OW_HMAC_LEN;
     uint8_t *m = calloc(1, cap);
     if (m == NULL) return -ENOMEM;
     uint8_t cancelled = nmp_control_cancelled(t->ctl) ? NMP_OW_ACCEPT_FAILURE : NMP_OW_ACCEPT_OK;
-    nmp_ow_stop_header_encode(m, cancelled, 1);
-    long dl = nmp_ow_stop_session_encode(m + NMP_OW_BLOCK, cap - NMP_OW_BLOCK - NMP_OW_HMAC_LEN, t->sid, t->next_seq,
-                                         t->skips, t->nskips);
+    nmp_ow_stop_header_encode(m, cancelled, t->from ? 0 : 1);
+    long dl = t->from ? 0
+                      : nmp_ow_stop_session_encode(m + NMP_OW_BLOCK, cap - NMP_OW_BLOCK - NMP_OW_HMAC_LEN, t->sid,
+                                                   t->next_seq, t->skips, t->nskips);
     int rc = (int)dl;
-    if (dl > 0) {
+    if (dl >= 0) {
         size_t len = NMP_OW_BLOCK + (size_t)dl + NMP_OW_HMAC_LEN, hm = len - NMP_OW_HMAC_LEN;
         rc = nmp_owc_send(&t->oc, m, len, &hm, 1, err, errlen);
     }
     free(m);
     if (rc < 0) return rc;
-    /* the server answers with its Stop-Sessions (it sent nothing: no session descriptions) */
-    uint8_t h[NMP_OW_BLOCK + NMP_OW_HMAC_LEN], accept;
+    uint8_t *h = NULL, accept;
+    size_t hl = 0;
     uint32_t ns;
-    size_t hm = NMP_OW_BLOCK;
     char sub[NMP_ERRLEN];
-    if ((rc = nmp_owc_recv(&t->oc, h, sizeof(h), err, errlen)) < 0) return rc;
-    if ((rc = nmp_ow_stop_header_decode(h, sizeof(h), &accept, &ns, sub, sizeof(sub))) < 0 || ns != 0) {
+    if ((rc = read_stop(t, &h, &hl, err, errlen)) < 0) return rc;
+    size_t hm = hl - NMP_OW_HMAC_LEN;
+    if ((rc = nmp_owc_verify(&t->oc, h, hl, &hm, 1, "Stop-Sessions", err, errlen)) < 0) goto end;
+    if ((rc = nmp_ow_stop_header_decode(h, hl, &accept, &ns, sub, sizeof(sub))) < 0 || (!t->from && ns != 0)) {
         nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc.peer_str,
                    rc < 0 ? sub : "it names sessions it sent, but it sent none");
-        return rc < 0 ? rc : -EPROTO;
+        rc = rc < 0 ? rc : -EPROTO;
+        goto end;
     }
-    return nmp_owc_verify(&t->oc, h, sizeof(h), &hm, 1, "Stop-Sessions", err, errlen);
+    if (t->from) {
+        nmp_ow_stop_session st;
+        uint32_t i = 0;
+        for (; i < ns; i++) {
+            if ((rc = nmp_ow_stop_session_at(h, hl, i, &st, sub, sizeof(sub))) < 0) {
+                nmp_seterr(err, errlen, "owamp server %s: %s", t->oc.peer_str, sub);
+                goto end;
+            }
+            if (memcmp(st.sid, t->sid, 16) == 0) break;
+        }
+        if (i == ns || st.next_seqno > t->requested) {
+            nmp_seterr(err, errlen, "owamp server %s: its Stop-Sessions %s", t->oc.peer_str,
+                       i == ns ? "does not describe the session it sent" : "says it sent more packets than asked");
+            rc = -EPROTO;
+            goto end;
+        }
+        t->far_next_seqno = st.next_seqno;
+        t->skipped = 0;
+        for (uint32_t k = 0; k < st.nskips; k++) {
+            const uint8_t *p = st.skips + 8 * k;
+            uint32_t first = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+            uint32_t last = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+            t->skipped += last - first + 1; /* ordered and below Next Seqno: checked by the decoder */
+        }
+        t->sent = st.next_seqno - t->skipped;
+        t->next_seq = st.next_seqno;
+    }
+end:
+    free(h);
+    return rc;
 }
 
 /* Fetch-Session of the whole session, then the receiver's records. */
@@ -396,7 +518,7 @@ static int stop_twamp(owrun *t, char *err, size_t errlen) {
 
 static void owrun_free(owrun *t) {
     free(t->send_wall), free(t->skips), free(t->rec), free(t->rtt_ns), free(t->fwd_ns), free(t->bwd_ns);
-    free(t->sender_ttl), free(t->reply_ttl);
+    free(t->sender_ttl), free(t->reply_ttl), free(t->got);
     nmp_owc_close(&t->oc);
     nmp_net_close(&t->ufd);
     free(t);
@@ -413,6 +535,11 @@ static int check_spec(const nmp_owamp_spec *s, int twamp, uint32_t *mode, char *
                                       strlen(s->key_id) > NMP_OW_KEYID_LEN)) {
         nmp_seterr(err, errlen, "%s: %s mode needs keyId (1..%d octets) and keyFile", twamp ? "twamp" : "owamp",
                    s->mode, NMP_OW_KEYID_LEN);
+        return -EINVAL;
+    }
+    if (!twamp && s->direction && strcmp(s->direction, "to") != 0 && strcmp(s->direction, "from") != 0) {
+        nmp_seterr(err, errlen, "owamp: direction \"%s\" is not \"to\" (this end sends) or \"from\" (the server sends)",
+                   s->direction);
         return -EINVAL;
     }
     size_t hdr = twamp ? NMP_OW_TW_REFL_AUTH_LEN : NMP_OW_TEST_AUTH_LEN;
@@ -433,6 +560,11 @@ static int owping_run(owrun *t, char *err, size_t errlen) {
     t->send_wall = calloc(n, sizeof(int64_t));
     t->skips = calloc(2 * NMP_OW_MAX_SKIPS, sizeof(uint32_t));
     if (!t->send_wall || !t->skips) return -ENOMEM;
+    if (t->from) {
+        t->rec_cap = 2 * s->count + 16; /* duplicates make more records than packets, but not without bound */
+        t->rec = malloc(t->rec_cap * sizeof(*t->rec)), t->got = calloc(n, 1);
+        if (!t->rec || !t->got) return -ENOMEM;
+    }
     if (t->twamp) {
         t->rtt_ns = malloc(n * sizeof(int64_t)), t->fwd_ns = calloc(n, sizeof(int64_t));
         t->bwd_ns = calloc(n, sizeof(int64_t)), t->sender_ttl = malloc(n * sizeof(int32_t));
@@ -448,15 +580,27 @@ static int owping_run(owrun *t, char *err, size_t errlen) {
     if ((rc = open_test_socket(t, err, errlen)) < 0 || (rc = request_session(t, err, errlen)) < 0 ||
         (rc = start_sessions(t, err, errlen)) < 0)
         return rc;
-    send_schedule(t);
-    /* every packet may still arrive up to the loss timeout after its send */
-    if (!nmp_control_cancelled(t->ctl)) wait_until(t, nmp_mono_now() + s->timeout_ns, 1);
+    if (t->from) {
+        /* the server's schedule: packet i at Start Time + (i + 1) gaps (RFC 4656 4.1, as owampd sends);
+         * the last may arrive up to the loss timeout after its slot, or all may have come before */
+        t->start_wall = nmp_wall_now();
+        int64_t to_start = t->sched_start - t->start_wall;
+        nmp_monotime_ns until = nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0) +
+                                (uint64_t)s->count * s->interval_ns + s->timeout_ns;
+        wait_until(t, until, 1);
+    } else {
+        send_schedule(t);
+        /* every packet may still arrive up to the loss timeout after its send */
+        if (!nmp_control_cancelled(t->ctl)) wait_until(t, nmp_mono_now() + s->timeout_ns, 1);
+    }
     t->end_wall = nmp_wall_now();
     progress(t, 1);
     if (t->twamp) {
         rc = stop_twamp(t, err, errlen);
     } else {
-        if ((rc = stop_owamp(t, err, errlen)) == 0 && !nmp_control_cancelled(t->ctl)) rc = fetch_owamp(t, err, errlen);
+        /* "from": this end is the receiver and holds the records already (RFC 4656 3.8) */
+        if ((rc = stop_owamp(t, err, errlen)) == 0 && !nmp_control_cancelled(t->ctl) && !t->from)
+            rc = fetch_owamp(t, err, errlen);
     }
     if (rc == 0 && nmp_control_cancelled(t->ctl)) {
         nmp_seterr(err, errlen, "%s %s port %d: cancelled", pname(t), s->host, s->port);
@@ -509,6 +653,7 @@ static void pack_owamp(nmp_pack *out, owrun *t, int rc) {
     size_t k = 0, nf = 0;
     uint32_t maxseq = 0;
     int any = 0;
+    t->received = 0, t->duplicates = 0, t->reordered = 0; /* counted here from the records, whoever kept them */
     if (!seen || !owd || !seq || !ttl || !snd || !arr || !d) goto end;
     for (size_t i = 0; i < n; i++) {
         const nmp_ow_record *r = &t->rec[i];
@@ -517,7 +662,8 @@ static void pack_owamp(nmp_pack *out, owrun *t, int rc) {
         nmp_walltime_ns sw = nmp_ow_ts_to_wall(r->send_ts, near), aw = nmp_ow_ts_to_wall(r->recv_ts, near);
         seq[nf] = (int32_t)r->seq, snd[nf] = sw, arr[nf] = aw, d[nf] = aw - sw, ttl[nf] = r->ttl, nf++;
         int rs;
-        double re = nmp_ow_error_decode(r->recv_error, &rs) * 1e9;
+        /* the far end's clock: the receiver's stamps when this end sent, the sender's in "from" */
+        double re = nmp_ow_error_decode(t->from ? r->send_error : r->recv_error, &rs) * 1e9;
         if (isnan(t->remote_error_ns) || re > t->remote_error_ns) t->remote_error_ns = re;
         t->remote_sync = rs;
         if (seen[r->seq]) {
@@ -535,6 +681,7 @@ end:;
     uint32_t sent = t->sent;
     t->lost = sent > t->received ? sent - t->received : 0;
     pack_common(out, t, rc);
+    nmp_pack_str(out, "direction", t->from ? "from" : "to");
     nmp_pack_i64(out, "received", t->received);
     nmp_pack_i64(out, "lost", t->lost);
     nmp_pack_i64(out, "duplicates", t->duplicates);
@@ -544,10 +691,12 @@ end:;
     nmp_pack_f64(out, "lossPercent", sent ? 100.0 * t->lost / sent : NAN);
     static const char *const names[6] = {"minOwdMs", "medianOwdMs", "meanOwdMs", "p95OwdMs", "p99OwdMs", "maxOwdMs"};
     pack_summary(out, owd ? owd : (double[1]){0}, owd ? k : 0, names);
-    nmp_pack_f64(out, "senderErrorMs", t->local_error_ns / 1e6);
-    nmp_pack_f64(out, "receiverErrorMs", t->remote_error_ns / 1e6);
+    int local_sync = 0;
+    nmp_ow_error_decode(t->error, &local_sync);
+    nmp_pack_f64(out, "senderErrorMs", (t->from ? t->remote_error_ns : t->local_error_ns) / 1e6);
+    nmp_pack_f64(out, "receiverErrorMs", (t->from ? t->local_error_ns : t->remote_error_ns) / 1e6);
     nmp_pack_f64(out, "oneWayUncertaintyMs", (t->local_error_ns + t->remote_error_ns) / 1e6);
-    nmp_pack_i64(out, "receiverSynchronised", t->remote_sync);
+    nmp_pack_i64(out, "receiverSynchronised", t->from ? local_sync : t->remote_sync);
     nmp_pack_i32s(out, "frames.seq", seq, seq ? nf : 0);
     nmp_pack_i64s(out, "frames.sendEpochNanos", snd, snd ? nf : 0);
     nmp_pack_i64s(out, "frames.arrivalEpochNanos", arr, arr ? nf : 0);
@@ -604,6 +753,7 @@ static int kind_run(int twamp, const void *sp, const nmp_control *ctl, nmp_pack 
         return -ENOMEM;
     }
     t->spec = s, t->ctl = ctl, t->twamp = twamp, t->mode = mode, t->test_mode = nmp_ow_test_mode(mode);
+    t->from = !twamp && s->direction && strcmp(s->direction, "from") == 0;
     t->ufd = -1, t->oc.fd = -1;
     rc = owping_run(t, err, errlen);
     if (rc == -ENOMEM) nmp_seterr(err, errlen, "%s: out of memory for %u packets", pname(t), s->count);
@@ -647,7 +797,10 @@ static int twamp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out,
     {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_owamp_spec, ttl), .hi = 255, .cli = "ttl",                \
      .help = "outgoing TTL / hop limit (0 = 255, as owping sends)"}
 
-static const nmp_spec_field owamp_fields[] = {OW_FIELDS(NMP_OW_OWAMP_PORT, "open (default), authenticated or encrypted")};
+static const nmp_spec_field owamp_fields[] = {
+    OW_FIELDS(NMP_OW_OWAMP_PORT, "open (default), authenticated or encrypted"),
+    {.name = "direction", .type = NMP_S_STR, .offset = offsetof(nmp_owamp_spec, direction), .hi = 4, .cli = "direction",
+     .cli_short = 'D', .help = "to (default: this end sends, the server receives) or from (the server sends, owping -f)"}};
 static const nmp_spec_field twamp_fields[] = {
     OW_FIELDS(NMP_OW_TWAMP_PORT, "open (default), authenticated, encrypted or mixed")};
 

@@ -242,6 +242,40 @@ TEST(test_packets_in_each_mode) {
     CHECK_EQ_INT(nmp_ow_test_mode(NMP_OW_MODE_MIXED), NMP_OW_MODE_OPEN);
 }
 
+TEST(schedules_are_the_sids_and_exponential_gaps_have_their_mean) {
+    uint8_t sid[16] = {127, 0, 0, 1, 0xE0, 1, 2, 3, 4, 5, 6, 7, 0xAA, 0xBB, 0xCC, 0xDD};
+    nmp_ow_slot slots[2] = {{.type = 0, .param = nmp_ow_dur_from_ns(3000000)}, {.type = 1, .param = nmp_ow_dur_from_ns(1000000)}};
+    nmp_ow_sched a, b;
+    CHECK_EQ_INT(nmp_ow_sched_init(&a, sid, slots, 2), 0);
+    CHECK_EQ_INT(nmp_ow_sched_init(&b, sid, slots, 2), 0);
+    /* the same SID gives the same schedule (the receiver recomputes the sender's) */
+    for (int i = 0; i < 100; i++) {
+        uint64_t ga = nmp_ow_sched_next(&a), gb = nmp_ow_sched_next(&b);
+        CHECK_EQ_INT(ga, gb);
+        if (i % 2 == 1) CHECK_EQ_INT(ga, slots[1].param); /* the fixed slot, every other packet */
+    }
+    nmp_ow_sched_free(&b);
+    /* deviates of mean 1: 20000 of them average 1 within 3 % (fixed by the SID: no flake) */
+    double sum = 0, mx = 0;
+    for (int i = 0; i < 20000; i++) {
+        double x = (double)nmp_ow_sched_exp(&a) / 4294967296.0;
+        sum += x;
+        if (x > mx) mx = x;
+    }
+    CHECK(fabs(sum / 20000 - 1) < 0.03);
+    CHECK(mx > 5 && mx <= 32 * 0.6932); /* a long tail, bounded by the algorithm's 32 ln 2 */
+    nmp_ow_sched_free(&a);
+    uint8_t sid2[16];
+    memcpy(sid2, sid, 16), sid2[15] ^= 1;
+    CHECK_EQ_INT(nmp_ow_sched_init(&a, sid, slots, 1), 0);
+    CHECK_EQ_INT(nmp_ow_sched_init(&b, sid2, slots, 1), 0);
+    CHECK(nmp_ow_sched_next(&a) != nmp_ow_sched_next(&b)); /* another session, another schedule */
+    nmp_ow_sched_free(&a), nmp_ow_sched_free(&b);
+    nmp_ow_slot bad = {.type = 2};
+    CHECK_EQ_INT(nmp_ow_sched_init(&a, sid, &bad, 1), -EINVAL);
+    CHECK_EQ_INT(nmp_ow_sched_init(&a, sid, slots, 0), -EINVAL);
+}
+
 TEST(pfs_key_file_lines) {
     const char *t = "# owampd pfs\n\n  alice\t0123456789abcdef0123456789abcdef\r\nbob deadbeef # no\n";
     size_t good = strlen(t) - strlen("bob deadbeef # no\n");
@@ -397,7 +431,15 @@ static int daemon_holds_nothing(int fds0);
 static int daemon_fds(void);
 static int idle_fds(void) {
     daemon_holds_nothing(-2);
-    return daemon_fds();
+    /* a connection its client has just closed may not be read by the daemon yet (its log's last
+     * "now 0 connections" can be an earlier one's): the idle count is the least seen over 200 ms */
+    int n = daemon_fds();
+    for (int i = 0; i < 5; i++) {
+        usleep(40000);
+        int m = daemon_fds();
+        if (m >= 0 && m < n) n = m;
+    }
+    return n;
 }
 
 static int daemon_fds(void) {
@@ -428,10 +470,13 @@ static int daemon_holds_nothing(int fds0) {
     return 0;
 }
 
+static const char *kind_direction; /* owamp's "direction", NULL: the default */
+
 static uint8_t *run_kind(const char *kind, int port, const char *mode, uint32_t count, const char *keyid,
                          size_t *len, char *err, size_t errlen) {
     nmp_pack p;
     nmp_pack_init(&p);
+    if (kind_direction) nmp_pack_str(&p, "direction", kind_direction);
     nmp_pack_str(&p, "host", "127.0.0.1");
     nmp_pack_i64(&p, "port", port);
     nmp_pack_i64(&p, "count", count);
@@ -486,6 +531,38 @@ TEST(owamp_kind_measures_one_way_in_every_mode) {
         CHECK(nmp_unpack_find(r, n, "frames.ttl", &f, NULL, 0) == 1 && f.n == 30 && nmp_field_i32_at(&f, 0) == 255);
         free(r);
     }
+}
+
+TEST(owamp_kind_measures_the_from_direction_in_every_mode) {
+    const char *modes[3] = {"open", "authenticated", "encrypted"};
+    kind_direction = "from";
+    for (int i = 0; i < 3; i++) {
+        char err[NMP_ERRLEN] = "";
+        size_t n;
+        uint8_t *r = run_kind("owamp", op, modes[i], 30, i ? "alice" : NULL, &n, err, sizeof(err));
+        if (r == NULL) fprintf(stderr, "owamp from, %s: %s\n", modes[i], err);
+        CHECK(r != NULL);
+        if (r == NULL) continue;
+        CHECK(get_s(r, n, "mode", modes[i]));
+        CHECK(get_s(r, n, "direction", "from"));
+        /* sent is the server's own count (its Next Seqno less its skips), received this end's */
+        CHECK_EQ_INT(get_i(r, n, "sent"), 30); CHECK_EQ_INT(get_i(r, n, "skipped"), 0);
+        CHECK_EQ_INT(get_i(r, n, "received"), 30); CHECK_EQ_INT(get_i(r, n, "lost"), 0);
+        CHECK_EQ_INT(get_i(r, n, "duplicates"), 0); CHECK_EQ_INT(get_i(r, n, "reordered"), 0);
+        CHECK_EQ_INT(get_i(r, n, "invalid"), 0); CHECK_EQ_INT(get_i(r, n, "records"), 30);
+        double mn = get_f(r, n, "minOwdMs"), mx = get_f(r, n, "maxOwdMs");
+        CHECK(mn > 0 && mx >= mn && mx < 1000); /* kernel receive stamp after the server's send stamp, one clock */
+        CHECK(get_f(r, n, "receiverErrorMs") == get_f(r, n, "senderErrorMs"));
+        nmp_field f, sn;
+        CHECK(nmp_unpack_find(r, n, "frames.seq", &f, NULL, 0) == 1 && f.n == 30);
+        for (uint32_t k = 0; k < f.n && k < 30; k++) CHECK_EQ_INT(nmp_field_i32_at(&f, k), k);
+        CHECK(nmp_unpack_find(r, n, "frames.ttl", &f, NULL, 0) == 1 && f.n == 30 && nmp_field_i32_at(&f, 29) == 255);
+        /* the server's send stamps, in sending order (their slots: the raw schedule test below) */
+        CHECK(nmp_unpack_find(r, n, "frames.sendEpochNanos", &sn, NULL, 0) == 1 && sn.n == 30);
+        for (uint32_t k = 1; k < sn.n && k < 30; k++) CHECK(nmp_field_i64_at(&sn, k) > nmp_field_i64_at(&sn, k - 1));
+        free(r);
+    }
+    kind_direction = NULL;
 }
 
 TEST(twamp_kind_measures_round_trips_in_every_mode) {
@@ -567,6 +644,163 @@ static int raw_request(int fd, int twamp, uint16_t sender_port, uint32_t npacket
     size_t len = twamp ? 112 : 144;
     uint8_t a[48];
     if (send(fd, m, len, 0) != (ssize_t)len || recv(fd, a, 48, MSG_WAITALL) != 48) return -1;
+    return a[0];
+}
+
+/* A conf-sender session run by hand (open mode) against the daemon, as owping -f runs
+ * one: this end's UDP socket and SID in Request-Session, Start-Sessions, the packets
+ * read until all came (or 2 s of quiet), then Stop-Sessions and the server's answer. */
+typedef struct from_run {
+    int accept;                       /* Accept-Session's value */
+    uint8_t sid[16];
+    uint64_t start_ts;                /* Start Time asked (NTP) */
+    uint32_t nrecv, seq[512];
+    uint64_t ts[512];                 /* the packets' send timestamps */
+    uint32_t next_seqno, nskips, skip_first, skip_last; /* the server's Stop-Sessions */
+    uint16_t from_port;               /* where the packets came from */
+    uint16_t accept_port;             /* Accept-Session's Port */
+} from_run;
+
+static int raw_from(int port, const nmp_ow_slot *slots, uint32_t nslots, uint32_t npackets, int64_t start_in_ns,
+                    uint64_t timeout_ns, from_run *fr) {
+    char err[NMP_ERRLEN];
+    nmp_owc oc;
+    memset(fr, 0, sizeof(*fr));
+    fr->accept = -1;
+    if (nmp_owc_open(&oc, "127.0.0.1", port, 0, NMP_OW_MODE_OPEN, NULL, NULL, 5000, NULL, err, sizeof(err)) < 0) return -1;
+    int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+    struct sockaddr_in ua = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t ul = sizeof(ua);
+    if (u < 0 || bind(u, (struct sockaddr *)&ua, ul) < 0 || getsockname(u, (struct sockaddr *)&ua, &ul) < 0) goto end;
+    uint8_t m[112 + 16 * 4 + 16], a[48], st[32];
+    nmp_ow_request r = {.cmd = 1, .ipvn = 4, .conf_sender = 1, .nslots = nslots, .npackets = npackets,
+                        .receiver_port = ntohs(ua.sin_port), .timeout = nmp_ow_dur_from_ns(timeout_ns)};
+    memcpy(r.sender_addr, (uint8_t[]){127, 0, 0, 1}, 4), memcpy(r.receiver_addr, (uint8_t[]){127, 0, 0, 1}, 4);
+    nmp_net_random(r.sid, 16);
+    memcpy(fr->sid, r.sid, 16);
+    fr->start_ts = r.start_time = nmp_ow_ts_from_wall(nmp_wall_now() + start_in_ns);
+    nmp_ow_request_encode(m, &r);
+    for (uint32_t i = 0; i < nslots; i++) nmp_ow_slot_encode(m + 112 + 16 * i, &slots[i]);
+    size_t len = 112 + 16 * nslots + 16, hm[2] = {96, len - 16}, h1 = 32, h2 = 16;
+    memset(m + len - 16, 0, 16);
+    nmp_ow_accept acc;
+    if (nmp_owc_send(&oc, m, len, hm, 2, err, sizeof(err)) < 0 || nmp_owc_recv(&oc, a, 48, err, sizeof(err)) < 0 ||
+        nmp_owc_verify(&oc, a, 48, &h1, 1, "Accept", err, sizeof(err)) < 0 ||
+        nmp_ow_accept_decode(a, 48, &acc, err, sizeof(err)) < 0)
+        goto end;
+    fr->accept = acc.accept, fr->accept_port = acc.port;
+    rc = 0;
+    if (acc.accept != 0) goto end;
+    rc = -1;
+    nmp_ow_start_encode(st);
+    if (nmp_owc_send(&oc, st, 32, &h2, 1, err, sizeof(err)) < 0 || nmp_owc_recv(&oc, st, 32, err, sizeof(err)) < 0 ||
+        st[0] != 0)
+        goto end;
+    for (double quiet = nmp_test_now() + 2 + (start_in_ns > 0 ? start_in_ns / 1e9 : 0); fr->nrecv < npackets && fr->nrecv < 512 &&
+                                                                                          nmp_test_now() < quiet;) {
+        struct pollfd pf = {.fd = u, .events = POLLIN};
+        if (poll(&pf, 1, 50) <= 0) continue;
+        uint8_t b[2048];
+        struct sockaddr_in from;
+        socklen_t fl = sizeof(from);
+        ssize_t n = recvfrom(u, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
+        nmp_ow_test_pkt p;
+        if (n <= 0 || nmp_ow_test_decode(b, (size_t)n, &p, NMP_OW_MODE_OPEN, NULL) < 0) continue;
+        fr->seq[fr->nrecv] = p.seq, fr->ts[fr->nrecv++] = p.ts, fr->from_port = ntohs(from.sin_port);
+        quiet = nmp_test_now() + 2;
+        if (p.seq == npackets - 1) break; /* the last slot's packet: nothing follows it */
+    }
+    /* Stop-Sessions: this end sent nothing; the server's answer describes what it sent */
+    uint8_t sm[32] = {0}, ans[128];
+    size_t sh = 16;
+    nmp_ow_stop_header_encode(sm, 0, 0);
+    if (nmp_owc_send(&oc, sm, 32, &sh, 1, err, sizeof(err)) < 0 || nmp_owc_recv(&oc, ans, 16, err, sizeof(err)) < 0)
+        goto end;
+    size_t have = 16;
+    long L;
+    while ((L = nmp_ow_client_msg_len(0, ans, have)) >= 0 && (size_t)L != have && have < sizeof(ans)) {
+        size_t want = L == 0 ? have + 16 : (size_t)L;
+        if (want > sizeof(ans) || nmp_owc_recv(&oc, ans + have, want - have, err, sizeof(err)) < 0) goto end;
+        have = want;
+    }
+    nmp_ow_stop_session ss;
+    size_t ah = have - 16;
+    if (nmp_owc_verify(&oc, ans, have, &ah, 1, "Stop", err, sizeof(err)) < 0 ||
+        nmp_ow_stop_session_at(ans, have, 0, &ss, err, sizeof(err)) < 0 || memcmp(ss.sid, fr->sid, 16) != 0)
+        goto end;
+    fr->next_seqno = ss.next_seqno, fr->nskips = ss.nskips;
+    if (ss.nskips) {
+        fr->skip_first = (uint32_t)ss.skips[0] << 24 | ss.skips[1] << 16 | ss.skips[2] << 8 | ss.skips[3];
+        fr->skip_last = (uint32_t)ss.skips[4] << 24 | ss.skips[5] << 16 | ss.skips[6] << 8 | ss.skips[7];
+    }
+    rc = 0;
+end:
+    if (rc < 0) fprintf(stderr, "  raw conf-sender session: %s\n", err);
+    if (u >= 0) close(u);
+    nmp_owc_close(&oc);
+    return rc;
+}
+
+TEST(the_server_sends_fixed_and_exponential_schedules_in_order_and_never_before_a_slot) {
+    int fds0 = idle_fds();
+    /* an exponential slot of mean 3 ms, then a fixed one of 1 ms, over and over (RFC 4656 3.5) */
+    nmp_ow_slot slots[2] = {{.type = 0, .param = nmp_ow_dur_from_ns(3000000)}, {.type = 1, .param = nmp_ow_dur_from_ns(1000000)}};
+    from_run fr;
+    CHECK_EQ_INT(raw_from(op, slots, 2, 60, 300000000, 2000000000ull, &fr), 0);
+    CHECK_EQ_INT(fr.accept, 0);
+    CHECK(fr.accept_port != 0 && fr.from_port == fr.accept_port); /* Accept-Session's Port: where the packets leave */
+    CHECK_EQ_INT(fr.nrecv, 60);
+    CHECK_EQ_INT(fr.next_seqno, 60); CHECK_EQ_INT(fr.nskips, 0);
+    nmp_ow_sched sc;
+    CHECK_EQ_INT(nmp_ow_sched_init(&sc, fr.sid, slots, 2), 0);
+    uint64_t off = 0;
+    double worst = -1e9, sum_late = 0;
+    for (uint32_t i = 0; i < fr.nrecv && i < 60; i++) {
+        off += nmp_ow_sched_next(&sc);
+        CHECK_EQ_INT(fr.seq[i], i); /* in order, none missing on loopback */
+        /* packet i leaves at Start Time plus gaps 0..i, never before (1 ms for the wall clock's slew against
+         * the monotonic one the daemon waits on); late is possible on a loaded machine and not judged */
+        CHECK(fr.ts[i] + nmp_ow_dur_from_ns(1000000) >= fr.start_ts + off);
+        double late = (double)(int64_t)(fr.ts[i] - (fr.start_ts + off)) / 4294967296.0 * 1e6;
+        if (late > worst) worst = late;
+        sum_late += late;
+    }
+    fprintf(stderr, "  send stamps after their slots: mean %.1f us, worst %.1f us (information, not judged)\n",
+            sum_late / (fr.nrecv ? fr.nrecv : 1), worst);
+    nmp_ow_sched_free(&sc);
+    CHECK(daemon_holds_nothing(fds0));
+}
+
+TEST(packets_past_their_slot_by_the_timeout_are_skipped_and_reported_at_stop_sessions) {
+    int fds0 = idle_fds();
+    /* Start Time a second ago, 10 ms slots, 100 ms timeout: the first ~90 slots are too late to send */
+    nmp_ow_slot slot = {.type = 1, .param = nmp_ow_dur_from_ns(10000000)};
+    from_run fr;
+    CHECK_EQ_INT(raw_from(op, &slot, 1, 150, -1000000000ll, 100000000ull, &fr), 0);
+    CHECK_EQ_INT(fr.accept, 0);
+    CHECK_EQ_INT(fr.next_seqno, 150);
+    CHECK_EQ_INT(fr.nskips, 1);
+    CHECK_EQ_INT(fr.skip_first, 0);
+    CHECK(fr.skip_last >= 85 && fr.skip_last < 149);
+    /* what was not skipped was sent, and arrived, in order */
+    CHECK_EQ_INT(fr.nrecv, 150 - (fr.skip_last + 1));
+    for (uint32_t i = 0; i < fr.nrecv; i++) CHECK_EQ_INT(fr.seq[i], fr.skip_last + 1 + i);
+    CHECK(nmp_test_proc_log_num(&proc, "next seqno 150, ") == 1); /* the log's figures: 1 skip range */
+    CHECK(daemon_holds_nothing(fds0));
+}
+
+/* One open-mode Request-Session asking this server to send to 127.0.0.X port receiver_port; returns Accept. */
+static int raw_request_from(int fd, uint16_t receiver_port, uint32_t npackets, uint64_t gap_ns, int x) {
+    uint8_t m[144], a[48];
+    nmp_ow_request r = {.cmd = 1, .ipvn = 4, .conf_sender = 1, .nslots = 1, .npackets = npackets,
+                        .receiver_port = receiver_port, .timeout = nmp_ow_dur_from_ns(1000000000ull)};
+    memcpy(r.sender_addr, (uint8_t[]){127, 0, 0, 1}, 4), memcpy(r.receiver_addr, (uint8_t[]){127, 0, 0, (uint8_t)x}, 4);
+    nmp_net_random(r.sid, 16);
+    nmp_ow_request_encode(m, &r);
+    nmp_ow_slot sl = {.type = 0, .param = nmp_ow_dur_from_ns(gap_ns)}; /* exponential: its mean sets the rate */
+    nmp_ow_slot_encode(m + 112, &sl);
+    memset(m + 128, 0, 16);
+    if (send(fd, m, 144, 0) != 144 || recv(fd, a, 48, MSG_WAITALL) != 48) return -1;
     return a[0];
 }
 
@@ -664,6 +898,11 @@ TEST(sessions_beyond_each_limit_are_refused_with_accept_4_or_5) {
     CHECK_EQ_INT(raw_request(fd, 0, 6000, 100, 100000), NMP_OW_ACCEPT_PERMANENT);     /* 10000 pps > 2000 */
     CHECK_EQ_INT(raw_request(fd, 0, 6000, 50000, 1000000), NMP_OW_ACCEPT_PERMANENT);  /* 50 s > 30 s */
     CHECK_EQ_INT(raw_request(fd, 0, 6000, 100, 1000000), NMP_OW_ACCEPT_OK);
+    /* the same limits when this server is to send (conf-sender): 10000 packets/s, and 50 s */
+    CHECK_EQ_INT(raw_request_from(fd, 6100, 100, 100000, 1), NMP_OW_ACCEPT_PERMANENT);
+    CHECK_EQ_INT(raw_request_from(fd, 6100, 50000, 1000000, 1), NMP_OW_ACCEPT_PERMANENT);
+    /* and it sends only to the client's own address: never to a third party */
+    CHECK_EQ_INT(raw_request_from(fd, 6100, 100, 1000000, 9), NMP_OW_ACCEPT_FAILURE);
     /* per client address (2): the third session from 127.0.0.1 waits (Accept 5: temporary) */
     CHECK_EQ_INT(raw_request(fd, 0, 6001, 100, 1000000), NMP_OW_ACCEPT_OK);
     CHECK_EQ_INT(raw_request(fd, 0, 6002, 100, 1000000), NMP_OW_ACCEPT_TEMPORARY);
@@ -719,6 +958,7 @@ int main(int argc, char **argv) {
     RUN(control_stream_is_cbc_chained_and_hmac_checked);
     RUN(test_packets_in_each_mode);
     RUN(pfs_key_file_lines);
+    RUN(schedules_are_the_sids_and_exponential_gaps_have_their_mean);
     RUN(every_fuzz_owctl_seed_is_accepted_by_its_parser);
     const char *extra[] = {"--servwait", "1", "--max-per-client", "2", "--max-sessions", "3", "--max-per-key", "1",
                            "--max-pps", "2000", "--max-duration", "30", "--max-packets", "100000", NULL};
@@ -729,6 +969,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     RUN(owamp_kind_measures_one_way_in_every_mode);
+    RUN(owamp_kind_measures_the_from_direction_in_every_mode);
+    RUN(the_server_sends_fixed_and_exponential_schedules_in_order_and_never_before_a_slot);
+    RUN(packets_past_their_slot_by_the_timeout_are_skipped_and_reported_at_stop_sessions);
     RUN(twamp_kind_measures_round_trips_in_every_mode);
     RUN(a_wrong_key_or_a_mode_not_offered_is_refused_by_name);
     RUN(bad_input_is_refused_with_the_rfcs_codes_and_nothing_is_held);

@@ -3,14 +3,16 @@
 TWAMP-Test and OWAMP-Test dissectors (tshark; OWAMP-Control shares TWAMP-Control's
 greeting, set-up and session formats, so the TWAMP-Control dissector reads both).
 
-For each protocol and mode (OWAMP open, authenticated, encrypted; TWAMP open,
+For each protocol and mode (OWAMP open, authenticated, encrypted, each both ways: nmprobe
+sending, and nmprobe-owampd sending with `--direction from` as owping -f asks; TWAMP open,
 authenticated, encrypted, mixed) `nmprobe owamp|twamp` runs against nmprobe-owampd over
 loopback while tshark captures, and the capture is decoded with Wireshark's dissectors:
 - no frame is malformed and no expert info of warning or error level is raised on them;
 - Server-Greeting: the modes the daemon offers, Count 1024; Set-Up-Response: the mode asked;
   Server-Start, Accept-Session, Start-Ack: Accept 0;
 - test packets in the clear (open, and TWAMP mixed): sequence numbers 0..N-1 in order, NTP
-  timestamps inside the run, the error estimate nmprobe reports; reflections carry the
+  timestamps inside the run, the error estimate nmprobe reports (in "from" the daemon's, sent
+  from the test port its Accept-Session named); reflections carry the
   sender's sequence number and timestamp, a receive time not before the send, TTL 255;
 - test packets in the authenticated and encrypted modes: the RFCs' lengths (48 and 112
   octets before padding) and no sequence number in the clear;
@@ -172,19 +174,19 @@ def unknown_mode(ctl_port):
     return r
 
 
-def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered):
-    pcap = os.path.join(tmp, "%s-%s.pcap" % (proto, mode))
+def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered, direction="to"):
+    pcap = os.path.join(tmp, "%s-%s-%s.pcap" % (proto, mode, direction))
     cap = capture(pcap, ctl_port)
     t0 = time.time()
-    p = run_client(bindir, proto, ctl_port, mode, keyfile)
+    p = run_client(bindir, proto, ctl_port, mode, keyfile, ["--direction", "from"] if direction == "from" else [])
     t1 = time.time()
     refused = None
-    if proto == "owamp" and mode == "open":
+    if proto == "owamp" and mode == "open" and direction == "to":
         refused = run_client(bindir, proto, ctl_port, mode, keyfile, ["-c", "5000"])
     if proto == "twamp" and mode == "open":
         start3 = unknown_mode(ctl_port)
     stop_capture(cap)
-    name = "%s %s" % (proto, mode)
+    name = "%s %s" % (proto, mode) + (" from the daemon" if direction == "from" else "")
     check(p.returncode == 0, "%s: nmprobe ran (%s)" % (name, p.stderr.strip()))
     res = json.loads(p.stdout)
     check(res["sent"] == COUNT and res["received"] == COUNT, "%s: nmprobe sent and received %d" % (name, COUNT))
@@ -214,6 +216,12 @@ def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered):
     senders = [(fm, l) for fm, l in pkts if plen(fm) == (14 if clear else 48)]
     if mode == "open":
         check(accepts[:3] == [0, 0, 0], "%s: Server-Start, Accept-Session and Start-Ack Accept 0" % name)
+    if direction == "from":
+        # the daemon sends: every test packet leaves its test port (the Accept-Session Port) for nmprobe's
+        srcs = set(num(field(f["udp"], "udp.srcport")) for f in frames(pcap, proto, None) if "udp" in f)
+        check(len(srcs) == 1 and PORTS[0] <= list(srcs)[0] <= PORTS[1] and res["remotePort"] in srcs,
+              "%s: all %d test packets sent from the daemon's test port %s" % (name, len(pkts), sorted(srcs)))
+        check(len(pkts) == COUNT, "%s: %d test packets, none back" % (name, COUNT))
     if clear:
         seqs = [num(field(l, "twamp.test.seq_number")) for fm, l in senders]
         check(seqs[:COUNT] == list(range(COUNT)), "%s: sender sequence numbers 0..%d in order" % (name, COUNT - 1))
@@ -259,6 +267,7 @@ def main():
     try:
         for mode in ("open", "authenticated", "encrypted"):
             check_session(bindir, "owamp", mode, op, keyfile, tmp, 7)
+            check_session(bindir, "owamp", mode, op, keyfile, tmp, 7, "from")
         for mode in ("open", "authenticated", "encrypted", "mixed"):
             check_session(bindir, "twamp", mode, tp, keyfile, tmp, 15)
     finally:

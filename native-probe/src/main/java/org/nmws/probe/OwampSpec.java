@@ -20,9 +20,15 @@ import java.util.Set;
  * @param keyId the key id (owamp's user name) for the authenticated modes, at most 80 bytes, or null
  * @param keyFile the owampd pfs file holding keyId's key, or null; the key never travels in a spec
  * @param ttl outgoing TTL / hop limit, 0 (255, as owping sends)..255
+ * @param direction OWAMP only: "to" (this host sends, the server receives and its records are
+ *     fetched) or "from" (the server sends, as owping -f asks, and this host receives and keeps
+ *     the records); null means "to". In "from" the sender is the far end: the result's
+ *     senderErrorMs is the server's clock error and remoteErrorMs / remoteSynchronised are the
+ *     receiver's, this host's
  */
 public record OwampSpec(boolean twamp, String host, int port, int count, int paddingBytes,
-    long intervalNanos, long timeoutNanos, String mode, String keyId, String keyFile, int ttl)
+    long intervalNanos, long timeoutNanos, String mode, String keyId, String keyFile, int ttl,
+    String direction)
     implements ProbeSpec<OwampResult> {
 
   public static final int OWAMP_PORT = 861;
@@ -52,9 +58,27 @@ public record OwampSpec(boolean twamp, String host, int port, int count, int pad
     if (!mode.equals("open") && (keyId == null || keyFile == null)) {
       throw new IllegalArgumentException("mode " + mode + " needs a keyId and a keyFile");
     }
+    direction = direction == null ? "to" : direction.toLowerCase(Locale.ROOT);
+    if (!direction.equals("to") && !(direction.equals("from") && !twamp)) {
+      throw new IllegalArgumentException("direction must be to" + (twamp ? " (TWAMP measures both ways at once)"
+          : " or from") + ", was '" + direction + "'");
+    }
     if (keyId != null && (keyId.isEmpty() || keyId.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 80)) {
       throw new IllegalArgumentException("keyId must be 1..80 bytes");
     }
+  }
+
+  /** A session in the default direction: this host sends. */
+  public OwampSpec(boolean twamp, String host, int port, int count, int paddingBytes,
+      long intervalNanos, long timeoutNanos, String mode, String keyId, String keyFile, int ttl) {
+    this(twamp, host, port, count, paddingBytes, intervalNanos, timeoutNanos, mode, keyId, keyFile,
+        ttl, "to");
+  }
+
+  /** The same session with the server sending (direction "from"); OWAMP only. */
+  public OwampSpec fromServer() {
+    return new OwampSpec(twamp, host, port, count, paddingBytes, intervalNanos, timeoutNanos, mode,
+        keyId, keyFile, ttl, "from");
   }
 
   /** An open OWAMP session of 10 packets 10 ms apart on port 861, 2 s loss timeout. */
@@ -79,6 +103,9 @@ public record OwampSpec(boolean twamp, String host, int port, int count, int pad
     out.str("host", host).i64("port", port).i64("count", count).i64("size", paddingBytes)
         .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).str("mode", mode)
         .i64("ttl", ttl);
+    if (!twamp) {
+      out.str("direction", direction);
+    }
     if (keyId != null) {
       out.str("keyId", keyId);
     }

@@ -88,6 +88,28 @@ class ProbeOwampTest {
   }
 
   @Test
+  void owampFromTheServerInEachModeIsReceivedAndRecordedHere() throws Exception {
+    String[][] modes = {{"open", null}, {"authenticated", "alice"}, {"encrypted", "bob"}};
+    for (String[] m : modes) {
+      OwampResult r = Probe.run(owamp(m[0], m[1], 100).fromServer(), new ProbeControl());
+      // sent is the server's count from its Stop-Sessions, the rest this host's own records
+      checkOwamp(r, 100, m[0]);
+      assertEquals(0, r.skipped(), r.toString());
+      for (int i = 0; i < r.frames().size(); i++) {
+        assertEquals(i, r.frames().seq()[i], "arrival order on loopback");
+        assertEquals(255, r.frames().ttl()[i], "the server sends with TTL 255, read by this host's kernel");
+      }
+    }
+  }
+
+  @Test
+  void aDirectionOtherThanToOrFromIsRefusedBeforeAnythingRuns() {
+    assertThrows(IllegalArgumentException.class, () -> new OwampSpec(false, "127.0.0.1", 861, 1, 0,
+        1_000_000L, 1_000_000_000L, "open", null, null, 0, "both"));
+    assertThrows(IllegalArgumentException.class, () -> OwampSpec.twamp("127.0.0.1").fromServer());
+  }
+
+  @Test
   void twampInEachModeReflectsEveryPacket() throws Exception {
     checkTwamp(Probe.run(twamp("open", null, 200), new ProbeControl()), 200, "open");
     checkTwamp(Probe.run(twamp("authenticated", "alice", 100), new ProbeControl()), 100, "authenticated");
