@@ -142,7 +142,11 @@ public final class NmwsCli {
         } catch (IOException notJson) {
             // the body as it came
         }
-        return serviceError(text.isEmpty() ? "HTTP " + r.statusCode() : text);
+        if (text.isEmpty()) {
+            text = "HTTP " + r.statusCode();
+        }
+        return serviceError(r.statusCode() == 401 || r.statusCode() == 403
+                ? text + " (this client's credentials: --api-key or --user)" : text);
     }
 
     /** "error: TEXT" on standard error; exit status 1. */

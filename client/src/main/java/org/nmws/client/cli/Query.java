@@ -55,8 +55,6 @@ final class Query implements Callable<Integer> {
             Map.entry("utilization", List.of("UTILIZATION")));
     /** A kind without headline figures shows this many of its first declared ones. */
     private static final int PLAIN_FIGURES = 3;
-    /** Results one answer asks for (the service's largest page). */
-    private static final int PAGE = 1000;
 
     @CommandLine.ParentCommand
     NmwsCli parent;
@@ -73,6 +71,8 @@ final class Query implements Callable<Integer> {
     @Option(names = "--to", paramLabel = "TIME", description = "up to this time, as --from (default: now)") String to;
     @Option(names = "--limit", defaultValue = "1000", description = "at most this many results per kind, the newest "
             + "(default: ${DEFAULT-VALUE})") int limit;
+    @Option(names = "--page", defaultValue = "1000", description = "results asked for in one request (1..1000; "
+            + "default: ${DEFAULT-VALUE}): the service cuts a longer answer and the rest is asked for page by page") int page;
     @Option(names = "--raw", description = "with --xml: a datum per frame") boolean raw;
 
     @Override
@@ -82,6 +82,9 @@ final class Query implements Callable<Integer> {
         Instant t = to == null ? now : time("--to", to, now);
         if (f.isAfter(t)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--from " + f + " is after --to " + t);
+        }
+        if (page < 1 || page > 1000) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--page is " + page + ": 1..1000");
         }
         if (limit < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--limit is " + limit + ": at least 1");
@@ -165,7 +168,7 @@ final class Query implements Callable<Integer> {
         while (true) {
             StringBuilder q = new StringBuilder("/api/observations?test=").append(enc(test)).append("&dst=").append(enc(d))
                     .append("&from=").append(enc(f.toString())).append("&to=").append(enc(t.toString()))
-                    .append("&limit=").append(Math.min(PAGE, limit - taken));
+                    .append("&limit=").append(Math.min(page, limit - taken));
             if (src != null) {
                 q.append("&src=").append(enc(src));
             }
