@@ -70,7 +70,7 @@ class CliTest extends LiveServiceTest {
         Run rtt = nmws("rtt", "127.0.0.1", "--count", "7", "--interval", "0.002");
         assertEquals(0, rtt.status(), rtt.out());
         List<String> lines = rtt.out().lines().toList();
-        assertTrue(lines.get(0).matches("http://ggf.org/ns/nmwg/tools/ping/2.0/  to 127.0.0.1  \\(maKey \\d+\\)"), rtt.out());
+        assertTrue(lines.get(0).matches("path.delay.roundTrip  to 127.0.0.1  \\(maKey \\d+\\)"), rtt.out());
         assertTrue(lines.get(1).matches("FIGURE +VALUE +UNIT"), rtt.out());
         assertTrue(lines.contains("sent         7"), rtt.out());
         assertTrue(lines.stream().anyMatch(l -> l.matches("meanRtt +[0-9.]+ +ms")), rtt.out());
@@ -80,12 +80,14 @@ class CliTest extends LiveServiceTest {
         Run query = nmws("query", "127.0.0.1", "--xml");
         assertEquals(0, query.status(), query.out());
         assertTrue(SENT_7.matcher(query.out()).find(), "the stored test comes back: " + query.out());
-        Run queryJson = nmws("--json", "query", "127.0.0.1");
+        Run queryJson = nmws("--json", "query", "127.0.0.1", "--type", "rtt");
         assertEquals(0, queryJson.status(), queryJson.out());
-        JsonNode stored = JSON.readTree(queryJson.out()).get("results").get(0);
-        assertEquals(7, stored.get("figures").get("sent").asInt());
-        assertEquals("ms", stored.get("units").get("meanRtt").asText());
-        assertEquals("127.0.0.1", stored.get("subject").get("dst").asText());
+        String key = lines.get(0).replaceAll(".*\\(maKey (\\d+)\\)", "$1");
+        JsonNode stored = StreamSupport.stream(JSON.readTree(queryJson.out()).get("results").spliterator(), false)
+                .filter(r -> r.get("id").asText().equals(key)).findFirst().orElseThrow(() -> new AssertionError(queryJson.out()));
+        assertEquals(7, stored.get("summary").get("sent").asInt());
+        assertEquals("ROUND_TRIP", stored.get("test").asText());
+        assertEquals("127.0.0.1", stored.get("dst").asText());
 
         Run soap12 = nmws("--soap12", "--json", "measure", "127.0.0.1", "-c", "path.delay.oneWay", "-p", "count=50", "-p", "interval=0.0005");
         assertEquals(0, soap12.status(), soap12.out());
@@ -257,7 +259,8 @@ class CliTest extends LiveServiceTest {
             // issue 26: -c is required, periods under 10 s refused
             Run noC = nmws("schedule", "add", "cli-added", "--dst", "127.0.0.2", "--period", "PT1H");
             assertEquals(2, noC.status());
-            assertTrue(noC.err().startsWith("Missing required option: '--characteristic=<characteristic>'"), noC.err());
+            assertEquals("nmws: Missing required option: '--characteristic=<characteristic>'\nsee 'nmws schedule add --help'\n",
+                    noC.err());
             Run fast = nmws("schedule", "add", "cli-added", "-c", "path.delay.roundTrip", "--dst", "127.0.0.2", "--period", "1");
             assertEquals(2, fast.status());
             assertTrue(fast.err().contains("at most every 10 s"), fast.err());
@@ -414,6 +417,201 @@ class CliTest extends LiveServiceTest {
         Run bad = nmws("cost", "--dst", "127.0.0.1", "--bytes", "0");
         assertEquals(1, bad.status());
         assertTrue(bad.err().startsWith("error: ") && bad.err().contains("bytes must be"), bad.err());
+    }
+
+    /** Issue 26: a verb per test type, its options sent as the test's parameters, lengths of time as seconds or ISO 8601. */
+    @Test
+    void theTestVerbsSendTheirOptionsAsTheTestsParametersAndRefuseWhatNoneReads() {
+        JsonNode latency = readJson(nmws("--json", "latency", "127.0.0.1", "--count", "20", "--interval", "PT0.0005S").out())
+                .get("results").get(0);
+        assertEquals("path.delay.oneWay", latency.get("eventType").asText());
+        assertEquals("20", latency.get("parameters").get("count").asText());
+        assertEquals("0.0005", latency.get("parameters").get("interval").asText(), "PT0.0005S sent as seconds");
+        assertEquals(20, latency.get("figures").get("sent").asInt());
+
+        // 0.2 s at 20 Mbit/s of 1472-byte frames: 0.2 / (1472 * 8 / 20e6) = 339.7, so 340 frames
+        JsonNode udp = readJson(nmws("--json", "throughput", "127.0.0.1", "--udp", "-b", "20M", "-t", "PT0.2S").out())
+                .get("results").get(0);
+        assertEquals("path.bandwidth.achievable.UDP", udp.get("eventType").asText());
+        assertEquals(340, udp.get("figures").get("sent").asInt(), udp.toString());
+
+        // bytes in a unit, rates in a unit, counts as integers
+        Run tcp = nmws("throughput", "127.0.0.1", "--duration", "0.3");
+        assertEquals(0, tcp.status(), tcp.err());
+        Matcher bytes = Pattern.compile("(?m)^bytesSent +([0-9.]+) +(kB|MB|GB)$").matcher(tcp.out());
+        assertTrue(bytes.find(), tcp.out());
+        String key = tcp.out().lines().findFirst().orElseThrow().replaceAll(".*\\(maKey (\\d+)\\)", "$1");
+        JsonNode stored = readJson(nmws("query", "127.0.0.1", "--type", "TCP_STREAM", "--json").out()).get("results");
+        double sent = StreamSupport.stream(stored.spliterator(), false).filter(r -> r.get("id").asText().equals(key))
+                .findFirst().orElseThrow().get("summary").get("bytesSent").asDouble();
+        double shown = Double.parseDouble(bytes.group(1)) * Map.of("kB", 1e3, "MB", 1e6, "GB", 1e9).get(bytes.group(2));
+        assertEquals(sent, shown, sent * 5.01e-4, "four significant digits of " + sent);
+        assertTrue(tcp.out().lines().anyMatch(l -> l.matches("throughputMbps +[0-9.]+ +(Mbit/s|Gbit/s)")), tcp.out());
+        assertTrue(tcp.out().lines().anyMatch(l -> l.matches("streams +1")), tcp.out());
+
+        Run trace = nmws("trace", "127.0.0.1", "--max-ttl", "3", "--wait", "PT0.5S");
+        assertEquals(0, trace.status(), trace.err());
+        assertTrue(trace.out().lines().anyMatch(l -> l.matches("hopCount +1")), trace.out());
+
+        // unknown options, a bad duration, an option given twice, an option of another test: usage errors, exit status 2
+        Run unknown = nmws("rtt", "127.0.0.1", "--cnt", "5");
+        assertEquals(2, unknown.status());
+        assertEquals("nmws: Unknown options: '--cnt', '5'\nsee 'nmws rtt --help'\n", unknown.err());
+        Run duration = nmws("rtt", "127.0.0.1", "--interval", "5x");
+        assertEquals(2, duration.status());
+        assertTrue(duration.err().startsWith("nmws: Invalid value for option '--interval': '5x' is neither seconds (0.5) nor an"
+                + " ISO 8601 duration (PT0.5S, PT1M)"), duration.err());
+        Run twice = nmws("rtt", "127.0.0.1", "-c", "3", "-p", "count=5");
+        assertEquals(2, twice.status());
+        assertTrue(twice.err().contains("-p count=5 repeats what an option of 'rtt' already sets (count=3)"), twice.err());
+        Run notUdp = nmws("throughput", "127.0.0.1", "--bandwidth", "10M");
+        assertEquals(2, notUdp.status());
+        assertTrue(notUdp.err().contains("--bandwidth paces a UDP stream: add --udp"), notUdp.err());
+        // a parameter no option names goes to the service, which refuses what the test does not read
+        Run cnt = nmws("latency", "127.0.0.1", "-p", "cnt=5");
+        assertEquals(1, cnt.status());
+        assertTrue(cnt.err().startsWith("error: parameter cnt is not one") && cnt.err().contains("(error.common.parameter)"), cnt.err());
+
+        Run help = nmws("latency", "--help");
+        assertTrue(help.out().contains("--bandwidth=RATE") && help.out().contains("nmws latency 10.0.0.2 --count 1000"), help.out());
+    }
+
+    /** OWAMP, TWAMP and STAMP to real servers; a one-way table warns when either clock is not synchronised. */
+    @Test
+    void owampTwampAndStampVerbsMeasureRealServersAndWarnWhenAClockIsNotSynchronised() throws Exception {
+        int udp = freeUdpPort();
+        try (OwampServer servers = OwampServer.start();
+             Responder stamp = Responder.start("127.0.0.1", List.of("--stamp-port", Integer.toString(udp)))) {
+            for (String[] verb : new String[][] {{"owamp", Integer.toString(servers.owampPort), "OWAMP", "receiverSynchronised"},
+                    {"twamp", Integer.toString(servers.twampPort), "TWAMP", "reflectorSynchronised"},
+                    {"stamp", Integer.toString(udp), "STAMP", "reflectorSynchronised"}}) {
+                Run run = nmws(verb[0], "127.0.0.1", "--port", verb[1], "--count", "5", "--interval", "PT0.01S");
+                assertEquals(0, run.status(), run.err());
+                List<String> lines = run.out().lines().toList();
+                String key = lines.get(0).replaceAll(".*\\(maKey (\\d+)\\)", "$1");
+                JsonNode summary = StreamSupport.stream(readJson(nmws("query", "127.0.0.1", "--type", verb[0], "--json").out())
+                        .get("results").spliterator(), false).filter(r -> r.get("id").asText().equals(key)).findFirst()
+                        .orElseThrow(() -> new AssertionError(verb[0] + " " + key)).get("summary");
+                assertEquals(verb[2], readJson(nmws("query", "127.0.0.1", "--type", verb[0], "--json").out()).get("results")
+                        .get(0).get("test").asText());
+                assertEquals(5, summary.get("sent").asInt());
+                assertTrue(lines.stream().anyMatch(l -> l.matches("sent +5")), run.out());
+                boolean farEnd = summary.get(verb[3]).asInt() == 0;
+                double delay = Math.abs(summary.has("medianDelayMs") ? summary.get("medianDelayMs").asDouble()
+                        : summary.get("medianForwardMs").asDouble());
+                boolean unsure = farEnd || summary.get("oneWayUncertaintyMs").asDouble() > delay;
+                // (this host's clock, in the answer's environment, may add the sender's to the far end's)
+                boolean warned = lines.get(1).startsWith("warning: ");
+                assertTrue(unsure ? warned : !warned || lines.get(1).contains("sender's"), run.out());
+                if (farEnd) {
+                    assertTrue(lines.get(1).contains(verb[0].equals("owamp") ? "receiver's" : "reflector's"), lines.get(1));
+                }
+            }
+        }
+    }
+
+    /** Issue 26: query had round trips only, one value per figure without its time; now a row per result of every kind. */
+    @Test
+    void queryPrintsARowPerResultOfEveryKindWithItsTimeAndPagesThroughCutAnswers() throws Exception {
+        Instant from = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(0, nmws("rtt", "127.0.0.1", "--count", "3", "--interval", "0.001").status());
+        }
+        assertEquals(0, nmws("latency", "127.0.0.1", "--count", "10", "--interval", "0.001").status());
+        JsonNode rtts = JSON.readTree(service.get("/api/observations?test=ROUND_TRIP&dst=127.0.0.1&from=" + from + "&limit=1000")
+                .body()).get("results");
+        assertEquals(3, rtts.size());
+        // two a page: three round trips come in two answers, the first cut
+        Run rtt = nmws("query", "127.0.0.1", "--type", "rtt", "--from", from.toString(), "--page", "2");
+        assertEquals(0, rtt.status(), rtt.err());
+        List<String> lines = rtt.out().lines().toList();
+        assertEquals("ROUND_TRIP: 3 results", lines.get(0));
+        List<Map<String, String>> rows = table(String.join("\n", lines.subList(1, lines.size())));
+        assertEquals(3, rows.size(), rtt.out());
+        for (int i = 0; i < 3; i++) {
+            JsonNode r = rtts.get(i);
+            assertEquals(second(r.get("start").asText()), rows.get(i).get("START"));
+            assertEquals(r.get("id").asText(), rows.get(i).get("ID"));
+            assertEquals("127.0.0.1", rows.get(i).get("DST"));
+            assertEquals(shown(new java.math.BigDecimal(r.get("summary").get("medianRtt").asText())), rows.get(i).get("medianRtt(ms)"));
+            assertEquals(r.get("summary").get("lossPercent").asDouble(), Double.parseDouble(rows.get(i).get("lossPercent")));
+        }
+        // every kind stored since then, one table each; a one-way table has the clocks' column
+        Run all = nmws("query", "--from", from.toString());
+        assertEquals(0, all.status(), all.err());
+        assertTrue(all.out().contains("ROUND_TRIP: 3 results\n") && all.out().contains("UDP_STREAM: 1 result\n"), all.out());
+        String oneWay = all.out().substring(all.out().indexOf("UDP_STREAM: 1 result"));
+        assertTrue(oneWay.lines().anyMatch(l -> l.matches("START +SRC +DST +medianDelayMs +lossPercent +CLOCKS +ID")), oneWay);
+
+        Run none = nmws("query", "192.0.2.1", "--from", "PT1M");
+        assertEquals(0, none.status());
+        assertTrue(none.out().startsWith("no results to 192.0.2.1 from "), none.out());
+        Run badTime = nmws("query", "--from", "yesterday");
+        assertEquals(2, badTime.status());
+        assertTrue(badTime.err().contains("--from 'yesterday' is neither an ISO 8601 time"), badTime.err());
+    }
+
+    /** nmws troubleshoot: each check in order against real servers, and what to fix when nothing answers. */
+    @Test
+    void troubleshootChecksInOrderAgainstRealServersAndSaysWhatToFix() throws Exception {
+        int udp = freeUdpPort();
+        try (OwampServer servers = OwampServer.start();
+             Responder stamp = Responder.start("127.0.0.1", List.of("--stamp-port", Integer.toString(udp)))) {
+            Run run = nmws("troubleshoot", "127.0.0.1", "--port", Integer.toString(stamp.port), "--owamp-port",
+                    Integer.toString(servers.owampPort), "--twamp-port", Integer.toString(servers.twampPort), "--stamp-port",
+                    Integer.toString(udp));
+            String checks = run.out().substring(0, run.out().indexOf("\n\n"));
+            List<Map<String, String>> rows = table(checks);
+            assertEquals(List.of("reachable", "nmws responder", "OWAMP server", "TWAMP server", "STAMP reflector", "clock here",
+                    "clock at 127.0.0.1", "limits, credentials"), rows.stream().map(r -> r.get("CHECK")).toList(), run.out());
+            for (int i = 0; i < 5; i++) {
+                assertEquals("ok", rows.get(i).get("RESULT"), run.out());
+            }
+            assertTrue(rows.get(1).get("DETAIL").startsWith("TCP " + stamp.port + " open; round trip "), run.out());
+            assertEquals("ok", rows.get(7).get("RESULT"), run.out());
+            // this host's clock as the service's environment states it
+            String env = nmws("--xml", "rtt", "127.0.0.1", "--count", "2").out();
+            Matcher clock = Pattern.compile("<env:clock [^>]*errorNs=\"(\\d+)\"[^>]*synchronized=\"(true|false)\"").matcher(env);
+            assertTrue(clock.find(), env);
+            boolean synced = clock.group(2).equals("true");
+            assertTrue(rows.get(5).get("DETAIL").startsWith(synced ? "synchronised; " : "NOT synchronised; "), run.out());
+            assertTrue(rows.get(5).get("DETAIL").endsWith("error \u00b1" + shown(new java.math.BigDecimal(clock.group(1))
+                    .movePointLeft(6)) + " ms"), run.out());
+            // the far end's as its TWAMP reflector states it
+            JsonNode twamp = readJson(nmws("--json", "twamp", "127.0.0.1", "--port", Integer.toString(servers.twampPort), "--count",
+                    "2").out()).get("results").get(0).get("figures");
+            assertTrue(rows.get(6).get("DETAIL").startsWith(twamp.get("reflectorSynchronised").asInt() == 1 ? "synchronised"
+                    : "NOT synchronised"), run.out());
+            assertTrue(rows.get(6).get("DETAIL").contains("error \u00b1" + shown(new java.math.BigDecimal(twamp.get("reflectorErrorMs")
+                    .asText())) + " ms"), run.out());
+            boolean clocksFine = rows.get(5).get("RESULT").equals("ok") && rows.get(6).get("RESULT").equals("ok");
+            assertEquals(clocksFine ? 0 : 1, run.status(), run.out());
+            assertEquals(clocksFine, run.out().contains("\nnothing to fix\n"), run.out());
+        }
+        // nothing listens on the ports asked about: the responder is missing, the rest optional
+        int closed = Responder.freePort();
+        Run none = nmws("troubleshoot", "127.0.0.1", "--port", Integer.toString(closed), "--owamp-port", Integer.toString(closed),
+                "--twamp-port", Integer.toString(closed), "--stamp-port", Integer.toString(freeUdpPort()));
+        assertEquals(1, none.status(), none.out());
+        List<Map<String, String>> rows = table(none.out().substring(0, none.out().indexOf("\n\n")));
+        assertEquals("ok", rows.get(0).get("RESULT"), "a refusal is an answer: " + none.out());
+        assertEquals("FAIL", rows.get(1).get("RESULT"), none.out());
+        assertEquals(List.of("none", "none", "none"), rows.subList(2, 5).stream().map(r -> r.get("RESULT")).toList(), none.out());
+        assertTrue(none.out().contains("what to fix:\n  1. start nmprobe-responder on 127.0.0.1 (port " + closed), none.out());
+    }
+
+    /** A number as tables print it: four significant digits, the whole part from 1000 on, no exponent. */
+    private static String shown(java.math.BigDecimal d) {
+        java.math.BigDecimal r = d.abs().compareTo(java.math.BigDecimal.valueOf(1000)) >= 0
+                ? d.setScale(0, java.math.RoundingMode.HALF_EVEN) : d.round(new java.math.MathContext(4));
+        return r.stripTrailingZeros().toPlainString();
+    }
+
+    /** A UDP port nothing listens on now. */
+    private static int freeUdpPort() throws java.net.SocketException {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 
     /** A table's rows as header -> cell; columns start where their header does (cells may hold spaces). */

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -45,16 +46,39 @@ class MetricsEndToEndTest {
             assertEquals(before.getOrDefault(rtt, 0.0) + 1, after.get(rtt), "one more round trip kept");
             assertEquals(before.getOrDefault(rttTimed, 0.0) + 1, after.get(rttTimed), "and timed");
 
-            // The gauge of each figure reads what /api/results gives for the test just kept.
+            // A gauge per figure family in base units reads what /api/results gives for the test just kept.
             JsonNode kept = JSON.readTree(service.get("/api/results?dst=127.0.0.1&limit=1").body()).get("results").get(0);
-            String path = "src=\"" + kept.get("srcAddress").asText() + "\",dst=\"127.0.0.1\",characteristic=\"path.delay.roundTrip\"";
-            for (String figure : new String[] {"meanRtt", "minRtt", "sent", "lossPercent"}) {
-                String key = "nmws_path_last{characteristic=\"path.delay.roundTrip\",dst=\"127.0.0.1\",figure=\"" + figure
-                        + "\",src=\"" + kept.get("srcAddress").asText() + "\"}";
-                assertEquals(kept.get("summary").get(figure).asDouble(), after.get(key), figure + " of " + path + " in\n" + after);
+            String labels = "characteristic=\"path.delay.roundTrip\",dst=\"127.0.0.1\",src=\"" + kept.get("srcAddress").asText() + "\"";
+            JsonNode summary = kept.get("summary");
+            for (String stat : new String[] {"min", "mean", "median", "max", "p99"}) {
+                String key = "nmws_path_rtt_seconds{" + labels + ",stat=\"" + stat + "\",test=\"round_trip\"}";
+                double ms = summary.get(stat + "Rtt").asDouble();
+                assertEquals(ms / 1000, after.get(key), ms * 1e-15, key + " in\n" + after);
             }
-            assertEquals(7.0, after.get("nmws_path_last{characteristic=\"path.delay.roundTrip\",dst=\"127.0.0.1\",figure=\"sent\",src=\""
-                    + kept.get("srcAddress").asText() + "\"}"));
+            assertEquals(summary.get("lossPercent").asDouble() / 100, after.get("nmws_path_loss_ratio{" + labels + ",test=\"round_trip\"}"));
+            assertEquals(7.0, after.get("nmws_path_sent{" + labels + ",test=\"round_trip\"}"));
+            assertEquals(Instant.parse(kept.get("end").asText()).toEpochMilli() / 1000.0,
+                    after.get("nmws_path_last_end_timestamp_seconds{" + labels + ",test=\"round_trip\"}"), 1e-3);
+            // issue 26: no figure under one name with its unit in a label, no empty label
+            assertTrue(after.keySet().stream().noneMatch(k -> k.startsWith("nmws_path_last{") || k.contains("=\"\"")), after.keySet().toString());
+
+            // A round trip while a TCP test holds the path: busy, refused before it starts, counted apart from failures.
+            java.util.concurrent.CompletableFuture<org.nmws.client.nmwg.Message> tcp = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> org.nmws.client.NmwsClient.soap11(service.baseUrl).measure("127.0.0.1", "path.bandwidth.achievable.TCP",
+                            Map.of("timeDuration", "3")));
+            for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline
+                    && !service.get("/api/tests").body().contains("path.bandwidth.achievable.TCP"); ) {
+                Thread.sleep(50);
+            }
+            String busy = service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 3, ""), "application/xml", null).body();
+            assertTrue(busy.contains("error.mp.busy"), busy);
+            assertFalse(org.nmws.client.NmwsClient.eventTypes(tcp.get(30, java.util.concurrent.TimeUnit.SECONDS)).stream()
+                    .anyMatch(t -> t.startsWith("error.")), "the TCP test ran");
+            Map<String, Double> afterBusy = scrape(service);
+            String notStarted = "nmws_tests_not_started_total{characteristic=\"path.delay.roundTrip\",reason=\"busy\",test=\"round_trip\"}";
+            assertEquals(before.getOrDefault(notStarted, 0.0) + 1, afterBusy.get(notStarted));
+            assertEquals(sum(after, "nmws_tests_total{characteristic=\"path.delay.roundTrip\""),
+                    sum(afterBusy, "nmws_tests_total{characteristic=\"path.delay.roundTrip\""), "a busy round trip is no test that ran");
 
             // A test that fails (nothing listens on port 1) is counted as failed and leaves no gauge.
             String failed = service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 3,
@@ -67,16 +91,35 @@ class MetricsEndToEndTest {
             Map<String, Double> last = scrape(service);
             assertEquals(before.getOrDefault(rttFailed, 0.0) + 1, last.get(rttFailed), "one failed round trip");
             assertEquals(before.getOrDefault(rtt, 0.0) + 2, last.get(rtt), "two kept");
-            assertTrue(last.keySet().stream().noneMatch(k -> k.startsWith("nmws_path_last") && k.contains("dst=\"127.0.0.1\"")),
+            assertTrue(last.keySet().stream().noneMatch(k -> k.startsWith("nmws_path_") && k.contains("dst=\"127.0.0.1\"")),
                     "the older path was dropped: " + last.keySet());
-            assertEquals(3.0, last.entrySet().stream().filter(e -> e.getKey().startsWith("nmws_path_last{")
-                    && e.getKey().contains("dst=\"localhost\"") && e.getKey().contains("figure=\"sent\"")).findFirst().orElseThrow().getValue());
+            assertEquals(3.0, last.entrySet().stream().filter(e -> e.getKey().startsWith("nmws_path_sent{")
+                    && e.getKey().contains("dst=\"localhost\"")).findFirst().orElseThrow().getValue());
+
+            // The user guide's alert on the failing share of started tests, evaluated as Prometheus would over
+            // the window since the first scrape (rate() over one window is increase / window: the window cancels):
+            //   sum by (instance, test) (rate(nmws_tests_total{outcome!="ok"}[15m]))
+            //     / sum by (instance, test) (rate(nmws_tests_total[15m])) > 0.1
+            // Two round trips kept, one failed, one busy: 1 / 3, and it fires; with busy counted as a failure
+            // (as before issue 26) it would read 2 / 4.
+            double failing = increase(before, last, "nmws_tests_total{", "test=\"round_trip\"", "outcome=\"ok\"");
+            double all = increase(before, last, "nmws_tests_total{", "test=\"round_trip\"", null);
+            assertEquals(1.0 / 3, failing / all, 1e-12);
+            assertTrue(failing / all > 0.1, "the alert fires");
+            // the stale-path alert: time() - nmws_path_last_end_timestamp_seconds > 900 does not fire for a path just tested
+            double age = Instant.now().toEpochMilli() / 1000.0 - last.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("nmws_path_last_end_timestamp_seconds{") && e.getKey().contains("dst=\"localhost\""))
+                    .findFirst().orElseThrow().getValue();
+            assertTrue(age >= 0 && age < 900, "age " + age);
+            // the loss alert: nmws_path_loss_ratio > 0.01 does not fire on loopback
+            assertTrue(last.entrySet().stream().filter(e -> e.getKey().startsWith("nmws_path_loss_ratio{"))
+                    .allMatch(e -> e.getValue() <= 0.01), last.toString());
 
             // The schedule's runs to a host without a responder: failed ones, then back-off non-starters.
             long deadline = System.nanoTime() + 20_000_000_000L;
             Map<String, Double> runs;
-            String failedRuns = "nmws_scheduled_runs_total{cause=\"failed\",status=\"failed\"}";
-            String backedOff = "nmws_scheduled_runs_total{cause=\"backoff\",status=\"nonstarter\"}";
+            String failedRuns = "nmws_scheduled_runs_total{outcome=\"failed\"}";
+            String backedOff = "nmws_scheduled_runs_not_started_total{reason=\"backoff\"}";
             do {
                 Thread.sleep(500);
                 runs = scrape(service);
@@ -91,6 +134,23 @@ class MetricsEndToEndTest {
             assertEquals(404, service.get("/actuator/env").statusCode());
             assertEquals(404, service.get("/actuator/heapdump").statusCode());
         }
+    }
+
+    /** The sum of the samples whose key starts with prefix. */
+    private static double sum(Map<String, Double> samples, String prefix) {
+        return samples.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToDouble(Map.Entry::getValue).sum();
+    }
+
+    /** How much the samples of prefix having label (and not the label without, if given) grew from a to b. */
+    private static double increase(Map<String, Double> a, Map<String, Double> b, String prefix, String label, String without) {
+        double d = 0;
+        for (Map.Entry<String, Double> e : b.entrySet()) {
+            String k = e.getKey();
+            if (k.startsWith(prefix) && k.contains(label) && (without == null || !k.contains(without))) {
+                d += e.getValue() - a.getOrDefault(k, 0.0);
+            }
+        }
+        return d;
     }
 
     /** Every sample of /actuator/prometheus by its name and labels as written. */

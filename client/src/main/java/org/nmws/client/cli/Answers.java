@@ -233,28 +233,42 @@ final class Answers {
     }
 
     /**
-     * "warning: ..." when a one-way result's delays are smaller than what the clocks can vouch
-     * for (oneWayUncertaintyMs above the delay's magnitude) or a clock said it was not
-     * synchronised; empty otherwise.
+     * "warning: ..." when a one-way result's delays rest on clocks that cannot vouch for them:
+     * a host's clock said it was not synchronised (this host's in the environment; the far
+     * end's as OWAMP's receiverSynchronised or STAMP and TWAMP's reflectorSynchronised figure),
+     * or the bound on one-way delays (oneWayUncertaintyMs, both ends' stated errors) is above
+     * the delay itself; empty otherwise, and for results without one-way figures.
      */
     static java.util.Optional<String> clockWarning(Result r, Map<String, String[]> named) {
-        java.util.Optional<java.math.BigDecimal> bound = java.util.Optional.ofNullable(named.get("oneWayUncertaintyMs"))
-                .flatMap(v -> Values.decimal(v[0]));
-        java.util.Optional<java.math.BigDecimal> delay = java.util.stream.Stream.of("medianDelayMs", "meanDelayMs", "minDelayMs")
-                .map(named::get).filter(java.util.Objects::nonNull).map(v -> Values.decimal(v[0]))
-                .flatMap(java.util.Optional::stream).findFirst();
-        boolean oneWay = delay.isPresent() || bound.isPresent();
-        boolean exceeds = bound.isPresent() && delay.isPresent() && bound.get().compareTo(delay.get().abs()) > 0;
-        if (!oneWay || !(exceeds || !r.unsynchronisedClocks().isEmpty())) {
+        java.util.Optional<java.math.BigDecimal> bound = figure(named, "oneWayUncertaintyMs");
+        java.util.Optional<java.math.BigDecimal> delay = java.util.stream.Stream.of("medianDelayMs", "medianForwardMs",
+                        "meanDelayMs", "minDelayMs").map(n -> figure(named, n)).flatMap(java.util.Optional::stream).findFirst();
+        if (delay.isEmpty() && bound.isEmpty()) {
             return java.util.Optional.empty();
         }
-        String which = r.unsynchronisedClocks().isEmpty() ? "the clocks are not synchronised well enough"
-                : "the " + String.join(" and ", r.unsynchronisedClocks().stream()
-                        .map(role -> role.equals("dst") ? "receiver's" : role.equals("src") ? "sender's" : role + "'s").toList())
-                        + " clock " + (r.unsynchronisedClocks().size() > 1 ? "are" : "is") + " not synchronised";
+        List<String> whose = new ArrayList<>();
+        for (String role : r.unsynchronisedClocks()) {
+            whose.add(role.equals("dst") ? "receiver's" : role.equals("src") ? "sender's" : role + "'s");
+        }
+        if (figure(named, "receiverSynchronised").map(v -> v.signum() == 0).orElse(false) && !whose.contains("receiver's")) {
+            whose.add("receiver's");
+        }
+        if (figure(named, "reflectorSynchronised").map(v -> v.signum() == 0).orElse(false)) {
+            whose.add("reflector's");
+        }
+        boolean exceeds = bound.isPresent() && delay.isPresent() && bound.get().compareTo(delay.get().abs()) > 0;
+        if (whose.isEmpty() && !exceeds) {
+            return java.util.Optional.empty();
+        }
+        String which = whose.isEmpty() ? "the clocks are not synchronised well enough"
+                : "the " + String.join(" and ", whose) + " clock" + (whose.size() > 1 ? "s are" : " is") + " not synchronised";
         return java.util.Optional.of("warning: " + which + "; the one-way figures are bounded only by "
                 + bound.map(b -> "\u00b1" + Values.plain(b) + " ms").orElse("an unknown error")
                 + (delay.isPresent() ? " (median delay " + Values.plain(delay.get()) + " ms)" : ""));
+    }
+
+    private static java.util.Optional<java.math.BigDecimal> figure(Map<String, String[]> named, String name) {
+        return java.util.Optional.ofNullable(named.get(name)).flatMap(v -> Values.decimal(v[0]));
     }
 
     /** What a table of datums without a name holds, from their namespace: "hops", "iperf summary", ... */

@@ -28,8 +28,11 @@ import picocli.CommandLine.Parameters;
         footer = {"", "Examples:",
                 "  nmws echo                            # is the service there?",
                 "  nmws rtt 10.0.0.2 --count 100        # round trip, loss, jitter now",
+                "  nmws latency 10.0.0.2                # one-way delay (owamp, twamp,",
+                "  nmws throughput 10.0.0.2 -t PT10S    #   stamp, trace, capacity too)",
                 "  nmws measure 10.0.0.2 -c path.bandwidth.achievable.TCP",
-                "  nmws query 10.0.0.2 --from 2026-11-21T00:00:00Z --json",
+                "  nmws query 10.0.0.2 --from PT1H      # stored results, every kind",
+                "  nmws troubleshoot 10.0.0.2           # what stands between here and there",
                 "  nmws tests                           # running tests, with progress",
                 "  nmws schedule list                   # regular tests; schedule runs NAME",
                 "  nmws cost --dst 10.0.0.2 --dst 10.0.0.3 --bytes 1e9   # cheapest first",
@@ -39,7 +42,9 @@ import picocli.CommandLine.Parameters;
                 "A progress bar goes to standard error during long tests when it is a terminal.",
                 "Exit status: 0 success, 1 the service answered with an error (printed as",
                 "\"error: ...\" on standard error), 2 a usage error or the service not reached."},
-        subcommands = {NmwsCli.Echo.class, NmwsCli.Rtt.class, NmwsCli.Measure.class, NmwsCli.Query.class,
+        subcommands = {NmwsCli.Echo.class, TestVerbs.Rtt.class, TestVerbs.Latency.class, TestVerbs.Throughput.class,
+                TestVerbs.Trace.class, TestVerbs.Owamp.class, TestVerbs.Twamp.class, TestVerbs.Stamp.class,
+                TestVerbs.Capacity.class, NmwsCli.Measure.class, Query.class, Troubleshoot.class,
                 NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.Diagnose.class, NmwsCli.HashPassword.class,
                 NmwsCli.Completion.class})
 public final class NmwsCli {
@@ -137,7 +142,11 @@ public final class NmwsCli {
         } catch (IOException notJson) {
             // the body as it came
         }
-        return serviceError(text.isEmpty() ? "HTTP " + r.statusCode() : text);
+        if (text.isEmpty()) {
+            text = "HTTP " + r.statusCode();
+        }
+        return serviceError(r.statusCode() == 401 || r.statusCode() == 403
+                ? text + " (this client's credentials: --api-key or --user)" : text);
     }
 
     /** "error: TEXT" on standard error; exit status 1. */
@@ -187,6 +196,15 @@ public final class NmwsCli {
     public static CommandLine commandLine() {
         CXF_LOG.setLevel(java.util.logging.Level.OFF);
         CommandLine cli = new CommandLine(new NmwsCli());
+        // A usage error is its reason, picocli's suggestions (--count for --cnt) and where the help is, not the whole usage.
+        cli.setParameterExceptionHandler((e, args) -> {
+            CommandLine cmd = e.getCommandLine();
+            cmd.getErr().println("nmws: " + e.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(e, cmd.getErr());
+            cmd.getErr().println("see '" + cmd.getCommandSpec().qualifiedName() + " --help'");
+            cmd.getErr().flush();
+            return 2;
+        });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             // The service's own refusal over SOAP (a Fault, or an HTTP error status such as 401) is its error answer.
             for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -235,37 +253,6 @@ public final class NmwsCli {
         }
     }
 
-    @Command(name = "rtt", description = "MeasurementRequest: round-trip delay, loss and jitter to DST now.",
-            footer = {"", "Examples:", "  nmws rtt 10.0.0.2", "  nmws rtt 10.0.0.2 --count 1000 --interval 0.01 --size 1400",
-                    "  nmws --json rtt 10.0.0.2 | jq .results[0].figures.meanRtt"})
-    static final class Rtt implements Callable<Integer> {
-        @CommandLine.ParentCommand
-        NmwsCli parent;
-        @Parameters(index = "0", description = "destination host running nmprobe-responder")
-        String dst;
-        @Option(names = "--count", description = "frames to send") Integer count;
-        @Option(names = "--size", description = "UDP payload bytes per frame") Integer size;
-        @Option(names = "--interval", description = "seconds between frames") String interval;
-        @Option(names = "--port", description = "responder control port") Integer port;
-        @Option(names = "--raw", description = "include one datum per frame") boolean raw;
-
-        @Override
-        public Integer call() throws Exception {
-            Map<String, String> p = new LinkedHashMap<>();
-            if (count != null) p.put("count", count.toString());
-            if (size != null) p.put("packetSize", size.toString());
-            if (interval != null) p.put("interval", interval);
-            if (port != null) p.put("port", port.toString());
-            if (raw) p.put("raw", "true");
-            parent.format();
-            org.nmws.client.nmwg.Message answer;
-            try (AutoCloseable bar = parent.progress(dst)) {
-                answer = parent.client().roundTrip(dst, p);
-            }
-            return parent.print(answer);
-        }
-    }
-
     @Command(name = "measure", description = "MeasurementRequest for any characteristic to DST now.",
             footer = {"", "Examples:", "  nmws measure 10.0.0.2 -c path.delay.oneWay -p count=1000 -p packetSize=200",
                     "  nmws measure 10.0.0.2 -c path.bandwidth.achievable.TCP -p streams=4",
@@ -289,22 +276,6 @@ public final class NmwsCli {
                 answer = parent.client().measure(dst, characteristic, parameters);
             }
             return parent.print(answer);
-        }
-    }
-
-    @Command(name = "query", description = "SetupDataRequest: stored round-trip results to DST.",
-            footer = {"", "Examples:", "  nmws query 10.0.0.2 --from 2026-11-21T00:00:00Z", "  nmws --xml query 10.0.0.2 --raw"})
-    static final class Query implements Callable<Integer> {
-        @CommandLine.ParentCommand
-        NmwsCli parent;
-        @Parameters(index = "0", description = "destination as it was measured") String dst;
-        @Option(names = "--from", description = "ISO 8601 start, e.g. 2026-11-21T00:00:00Z") Instant from;
-        @Option(names = "--to", description = "ISO 8601 end") Instant to;
-        @Option(names = "--raw", description = "include one datum per frame") boolean raw;
-
-        @Override
-        public Integer call() {
-            return parent.print(parent.client().storedRoundTrips(dst, from, to, raw));
         }
     }
 

@@ -77,7 +77,7 @@ class CommandLineTest {
     void scheduleAddWithoutACharacteristicIsAUsageErrorBeforeAnythingIsSent() {
         Run r = nmws("schedule", "add", "rtt-b", "--dst", "10.0.0.2", "--period", "PT1M");
         assertEquals(2, r.status());
-        assertTrue(r.err().startsWith("Missing required option: '--characteristic=<characteristic>'"), r.err());
+        assertTrue(r.err().startsWith("nmws: Missing required option: '--characteristic=<characteristic>'"), r.err());
         assertEquals("", r.out());
         assertEquals(null, lastBody.get(), "nothing sent");
     }
@@ -86,7 +86,7 @@ class CommandLineTest {
     void aPeriodUnderTenSecondsIsRefusedWithTheReason() {
         Run r = nmws("schedule", "add", "rtt-b", "-c", "path.delay.roundTrip", "--dst", "10.0.0.2", "--period", "PT1S");
         assertEquals(2, r.status());
-        assertTrue(r.err().startsWith("--period PT1S is 1.0 s: the CLI schedules tests at most every 10 s (did you mean PT1M?)"),
+        assertTrue(r.err().startsWith("nmws: --period PT1S is 1.0 s: the CLI schedules tests at most every 10 s (did you mean PT1M?)"),
                 r.err());
         assertEquals(null, lastBody.get(), "nothing sent");
         Run seconds = nmws("schedule", "add", "rtt-b", "-c", "path.delay.roundTrip", "--dst", "10.0.0.2", "--period", "5");
@@ -115,7 +115,7 @@ class CommandLineTest {
         for (List<String> command : List.of(List.of("schedule", "add", "x", "-c", "path.delay.roundTrip", "--dst", "h"),
                 List.of("schedule", "list"), List.of("schedule", "runs", "x"), List.of("schedule", "remove", "x"),
                 List.of("tests"), List.of("cost", "--dst", "h", "--bytes", "1e9"), List.of("diagnose", "--dst", "h"),
-                List.of("--json", "cost", "--dst", "h", "--bytes", "1e9"))) {
+                List.of("--json", "cost", "--dst", "h", "--bytes", "1e9"), List.of("query", "h"))) {
             Run r = nmws(command.toArray(String[]::new));
             assertEquals(1, r.status(), command + ": " + r.err());
             assertEquals("error: parameter 'cnt' is not read by path.delay.roundTrip\n", r.err(), command.toString());
@@ -125,7 +125,7 @@ class CommandLineTest {
         status = 401;
         answer = "";
         for (List<String> command : List.of(List.of("echo"), List.of("rtt", "h"), List.of("measure", "h", "-c", "path.delay.roundTrip"),
-                List.of("query", "h"))) {
+                List.of("--xml", "query", "h"), List.of("query", "h"), List.of("tests"))) {
             Run r = nmws(command.toArray(String[]::new));
             assertEquals(1, r.status(), command + ": " + r.err());
             assertTrue(r.err().startsWith("error: HTTP 401") && r.err().contains("--api-key or --user")

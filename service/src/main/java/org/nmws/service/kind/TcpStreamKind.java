@@ -23,6 +23,7 @@ import org.nmws.service.observation.Unit;
 final class TcpStreamKind implements MeasurementKind<TcpParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MBIT_PER_SECOND, "throughputMbps", "sendMbps", "maxDeliveryRateMbps")
+            .of(Unit.BYTES, "bytesSent", "bytesReceived")
             .of(Unit.MICROSECONDS, "meanSrttUs", "maxRttvarUs")
             .of(Unit.MILLISECONDS, "minLatenessMs", "medianLatenessMs", "p99LatenessMs", "maxLatenessMs",
                     "steadyMaxLatenessMs")

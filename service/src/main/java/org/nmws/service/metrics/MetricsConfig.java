@@ -15,8 +15,9 @@ import org.springframework.context.annotation.Configuration;
 class MetricsConfig {
 
     @Bean
-    TestMetrics testMetrics(MeterRegistry registry, @Value("${nmws.metrics.max-paths:100}") int maxPaths) {
-        return new TestMetrics(registry, maxPaths);
+    TestMetrics testMetrics(MeterRegistry registry, @Value("${nmws.metrics.max-paths:100}") int maxPaths,
+                            org.nmws.service.measure.MeasurementKinds kinds) {
+        return new TestMetrics(registry, maxPaths, new PathFigures(kinds));
     }
 
     /** Tests running now, on demand and scheduled. */

@@ -147,6 +147,7 @@ class TcpStreamKindTest {
         assertEquals(Unit.MICROSECONDS, kind.unit("stream0FinalSrttUs"));
         assertEquals(Unit.MILLISECONDS, kind.unit("steadyMaxLatenessMs"));
         assertEquals(Unit.PERCENT, kind.unit("cwndLimitedPercent"));
+        assertEquals(Unit.BYTES, kind.unit("bytesSent")); // issue 26: a table shows 3.46 GB, not 3459645440
         assertEquals(Unit.NONE, kind.unit("retransmits"));
     }
 
