@@ -89,6 +89,19 @@ class OwampTwampEndToEndTest {
         assertTrue(medians.getLength() >= 2, "both sessions stored: " + medians.getLength());
     }
 
+    /** owping -f's direction: the server sends, the point receives; the path is kept from the server to here. */
+    @Test
+    void oneWayDelayFromTheServerWithDirectionFrom() throws Exception {
+        Element m = Service.validatedMessage(service.soap11(request("path.delay.oneWay", server.owampPort,
+                param("protocol", "OWAMP") + param("count", 50) + param("direction", "from"))).body());
+        assertEquals("MeasurementResponse", m.getAttribute("type"), m.getTextContent());
+        assertEquals(50, figure(m, "received"), 0.0);
+        double owd = figure(m, "medianDelayMs");
+        assertTrue(owd > 0 && owd < 20, "loopback one-way delay from the server " + owd + " ms");
+        String log = server.logText();
+        assertTrue(log.contains("this end sends"), "the server sent the session: " + log);
+    }
+
     @Test
     void roundTripsOverTwampInOpenAndMixedModes() throws Exception {
         for (String mode : new String[] {"open", "mixed"}) {

@@ -12,20 +12,30 @@ import org.nmws.service.observation.Params;
 /**
  * The NMWG parameters of an OWAMP or TWAMP session (protocol=OWAMP / protocol=TWAMP): count,
  * packetPadding (octets), interval and timeout (seconds), port (the server's control port),
- * mode (open, authenticated, encrypted; TWAMP also mixed), keyId, ttl and raw. The key itself
+ * mode (open, authenticated, encrypted; TWAMP also mixed), keyId, ttl, raw, and for OWAMP
+ * direction (to: this host sends, the default; from: the server sends to this host, as owping
+ * -f measures). The key itself
  * is never a parameter: the point reads it from its own key file (nmws.key-file, owampd's
  * pfs format), so a client names a key id the point was given, not a secret.
  */
 record ControlSessionParameters(boolean twamp, int count, int padding, double intervalSeconds,
-                                double timeoutSeconds, int port, String mode, String keyId, int ttl, boolean raw) {
+                                double timeoutSeconds, int port, String mode, String keyId, int ttl, boolean raw,
+                                boolean fromServer) {
 
     static final Set<String> READS = Set.of("count", "packetPadding", "interval", "timeout", "port", "mode", "keyId",
             "ttl", "protocol");
+    static final Set<String> OWAMP_READS = Set.of("count", "packetPadding", "interval", "timeout", "port", "mode",
+            "keyId", "ttl", "protocol", "direction");
 
     static ControlSessionParameters parse(Map<String, String> p, boolean twamp, Path keyFile, int maxCount,
                                           Duration maxDuration) {
         String test = twamp ? "TWAMP" : "OWAMP";
-        ParameterNames.check(p, test, READS);
+        ParameterNames.check(p, test, twamp ? READS : OWAMP_READS);
+        String direction = p.getOrDefault("direction", "to").trim().toLowerCase(Locale.ROOT);
+        if (!direction.equals("to") && !direction.equals("from")) {
+            throw new IllegalArgumentException("parameter 'direction' is '" + Params.echo(direction)
+                    + "': expected to (this host sends) or from (the server sends to this host)");
+        }
         int count = Params.integer(p, "count", 10, 1, Math.min(maxCount, OwampSpec.MAX_COUNT));
         int padding = Params.integer(p, "packetPadding", 0, 0, OwampSpec.MAX_PADDING);
         double interval = Params.decimal(p, "interval", 0.1, 0.0, 60.0);
@@ -57,12 +67,13 @@ record ControlSessionParameters(boolean twamp, int count, int padding, double in
         Params.withinDuration(count * interval + timeout, maxDuration, "count %d x interval %.3f s + timeout %.3f s",
                 count, interval, timeout);
         return new ControlSessionParameters(twamp, count, padding, interval, timeout, port, mode, keyId, ttl,
-                Params.bool(p, "raw"));
+                Params.bool(p, "raw"), direction.equals("from"));
     }
 
     OwampSpec spec(String host, Path keyFile) {
-        return new OwampSpec(twamp, host, port, count, padding, Math.round(intervalSeconds * 1e9),
+        OwampSpec s = new OwampSpec(twamp, host, port, count, padding, Math.round(intervalSeconds * 1e9),
                 Math.round(timeoutSeconds * 1e9), mode, keyId, keyId == null ? null : keyFile.toString(), ttl);
+        return fromServer ? s.fromServer() : s;
     }
 
     Map<String, String> asNmwg() {
@@ -77,6 +88,9 @@ record ControlSessionParameters(boolean twamp, int count, int padding, double in
             m.put("keyId", keyId);
         }
         m.put("ttl", Integer.toString(ttl));
+        if (fromServer) {
+            m.put("direction", "from");
+        }
         m.put("protocol", twamp ? "TWAMP" : "OWAMP");
         return m;
     }

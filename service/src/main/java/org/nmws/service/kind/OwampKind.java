@@ -15,6 +15,7 @@ import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
+import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Environment;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.observation.PathSubject;
@@ -101,6 +102,17 @@ final class OwampKind implements MeasurementKind<ControlSessionParameters> {
             long owd = f.valueNanos()[i];
             frames.add(new Observation.Frame(f.seq()[i], f.sendEpochNanos()[i], owd < 0 ? Observation.Frame.LOST : owd,
                     bytes, f.ttl().length > i ? f.ttl()[i] : -1));
+        }
+        if (p.fromServer()) {
+            // the server sent: the path measured runs from it to this host, and each end's error is its own
+            Environment env = new Environment(Environment.Host.remote(dst, r.remoteAddress()),
+                    runner.host().describe("dst", r.localAddress()));
+            PathSubject path = new PathSubject(new Endpoint(dst, subject.dst().type()),
+                    new Endpoint(r.localAddress(), r.localAddress().contains(":") ? "ipv6" : "ipv4"));
+            return new Observation(0, runner.measurementPoint(), ProbeTest.OWAMP, path, r.remoteAddress(),
+                    r.localAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
+                    MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s,
+                    frames);
         }
         Environment env = new Environment(runner.host().describe("src", r.localAddress()),
                 Environment.Host.remote(dst, r.remoteAddress()));

@@ -91,6 +91,22 @@ class OwampTwampKindTest {
     }
 
     @Test
+    void directionFromAsksTheServerToSendAndKeepsThePathFromIt() throws Exception {
+        OwampKind kind = new OwampKind(null);
+        FakeEngine engine = new FakeEngine().answer(OwampSpec.class, OwampTwampKindTest::owamp);
+        Observation o = kind.run(kind.parse(with("OWAMP", "count", "4", "direction", "from"),
+                Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT), PATH, engine.runner());
+        assertEquals("from", ((OwampSpec) engine.specs.get(0)).direction());
+        assertEquals("192.0.2.9", o.subject().src().host(), "the server sent: the path runs from it");
+        assertEquals("192.0.2.1", o.subject().dst().host());
+        assertEquals("from", o.parameters().get("direction"));
+        assertThrows(IllegalArgumentException.class, () -> kind.parse(with("OWAMP", "direction", "sideways"),
+                Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT));
+        assertThrows(IllegalArgumentException.class, () -> new TwampKind(null).parse(with("TWAMP", "direction", "from"),
+                Characteristic.PATH_DELAY_ROUNDTRIP, RoundTripKindTest.CONTEXT), "TWAMP measures both ways at once");
+    }
+
+    @Test
     void aTwampSessionKeepsTheStampKindsNames() throws Exception {
         TwampKind kind = new TwampKind(null);
         FakeEngine engine = new FakeEngine().answer(OwampSpec.class, OwampTwampKindTest::twamp);
