@@ -121,6 +121,7 @@ class ScheduleController {
         m.put("testClass", s.testClass().label());
         m.put("enabled", s.enabled());
         m.put("owner", s.owner());
+        m.put("archives", s.archives().stream().map(a -> a.shown()).toList());
         return m;
     }
 }

@@ -89,6 +89,7 @@ final class Planner {
                         + (ours.isEmpty() ? "no tool" : String.join(", ", new java.util.TreeSet<>(ours))) + " only");
             }
         }
+        Map<String, JsonNode> archives = new java.util.LinkedHashMap<>();
         for (JsonNode a : spec.path("archives")) {
             JsonNode archive = t.path("archives").get(a.asText());
             if (archive == null) {
@@ -98,6 +99,7 @@ final class Planner {
                 throw new TestMapping.NotRunnable("archive " + a.asText() + " has archiver " + archive.path("archiver").asText()
                         + ", which nmws does not know (it knows " + String.join(", ", new java.util.TreeSet<>(KNOWN_ARCHIVERS)) + ")");
             }
+            archives.put(a.asText(), archive);
         }
         if (spec.has("subtasks")) {
             throw new TestMapping.NotRunnable("subtasks are not run by nmws");
@@ -123,7 +125,7 @@ final class Planner {
                 continue; // another point's share
             }
             try {
-                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule));
+                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule, archives));
             } catch (TestMapping.NotRunnable why) {
                 notRun.add(new Plan.NotRun(task, pair, why.getMessage()));
             }
@@ -131,7 +133,7 @@ final class Planner {
     }
 
     private Plan.Planned planned(String task, String type, JsonNode testSpec, List<Address> tuple, Address me, boolean flip,
-                                 TaskSchedule schedule) throws TestMapping.NotRunnable {
+                                 TaskSchedule schedule, Map<String, JsonNode> archives) throws TestMapping.NotRunnable {
         JsonNode spec = fill(testSpec, tuple, me, flip);
         if (spec.path("flip").asBoolean(false)) {
             throw new TestMapping.NotRunnable("the test is flipped (its source has no agent): nmws measures from this point only");
@@ -163,8 +165,35 @@ final class Planner {
                 m.continuous() ? null : Durations.seconds(schedule.repeat()),
                 m.continuous() ? null : Durations.seconds(schedule.slip()),
                 schedule.start() == null ? null : schedule.start().toString(),
-                schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous());
+                schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous(),
+                archives(archives, tuple, me, flip));
         return new Plan.Planned(task, name, me.name(), far == null ? dest : far.name(), type, r, List.copyOf(notes));
+    }
+
+    /**
+     * The task's archives as nmws's archive specs (a JSON array), their template variables
+     * filled for this pair ({% scheduled_by_address %} in a Logstash URL, say), each named by its
+     * key in the template and checked as a schedule's archives are.
+     */
+    private static JsonNode archives(Map<String, JsonNode> archives, List<Address> tuple, Address me, boolean flip)
+            throws TestMapping.NotRunnable {
+        if (archives.isEmpty()) {
+            return null;
+        }
+        var out = JsonNodeFactory.instance.arrayNode();
+        for (Map.Entry<String, JsonNode> e : archives.entrySet()) {
+            ObjectNode filled = (ObjectNode) fill(e.getValue(), tuple, me, flip);
+            if (!filled.has("name") && !filled.has("label")) {
+                filled.put("name", e.getKey());
+            }
+            try {
+                org.nmws.service.archive.ArchiveTarget.parse(filled, e.getKey());
+            } catch (IllegalArgumentException bad) {
+                throw new TestMapping.NotRunnable("archive " + e.getKey() + ": " + bad.getMessage());
+            }
+            out.add(filled);
+        }
+        return out;
     }
 
     /** The group's address tuples, less excludes and excludes-self. */
