@@ -34,7 +34,7 @@ class PackageDependenciesTest {
                 .layer("Transports").definedBy("..service.transport..", "..service.api..", "..service.xmlrpc..",
                         "..service.security..", "..service.metrics..", "..service.dashboard..", "..service.web..",
                         "..service.archiver..")
-                .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..")
+                .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..", "..service.perfsonar..")
                 .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..",
                         "..service.psconfig..")
                 .layer("Services").definedBy("..service.measure..", "..service.kind..", "..service.archive..",

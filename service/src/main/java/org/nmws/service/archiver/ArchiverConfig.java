@@ -27,6 +27,11 @@ class ArchiverConfig {
     }
 
     @Bean
+    ResultBodies resultBodies() {
+        return new PerfsonarBodies();
+    }
+
+    @Bean
     Delivery delivery(Outbox outbox, Archive archive, ResultBodies bodies, ArchiverProperties props, MeterRegistry registry,
                       ObjectMapper json) {
         return new Delivery(outbox, archive, bodies, props, registry, json, Clock.systemUTC());

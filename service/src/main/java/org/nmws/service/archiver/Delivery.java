@@ -231,7 +231,7 @@ public final class Delivery implements SmartLifecycle {
                 gone.add(r.id());
                 continue;
             }
-            Optional<Observation> o = archive.findById(r.observationId(), false);
+            Optional<Observation> o = archive.findById(r.observationId(), true); // frames: the histograms and round trips
             if (o.isEmpty()) {
                 fail(s, target, r, "the result is no longer in this point's archive (retention removed it)");
                 gone.add(r.id());
@@ -239,9 +239,9 @@ public final class Delivery implements SmartLifecycle {
             }
             try {
                 String type = bodies.testType(o.get());
-                ObjectNode body = target.archiver().equals("opensearch") ? bodies.openSearchDocument(o.get(), r.resultKey())
-                        : bodies.archiveBody(o.get(), r.resultKey());
-                items.add(new Sender.Item(r.id(), r.resultKey(), type, body));
+                ObjectNode body = target.archiver().equals("opensearch") ? bodies.openSearchDocument(o.get())
+                        : bodies.archiveBody(o.get());
+                items.add(new Sender.Item(r.id(), bodies.id(o.get()), type, body));
                 rowOf.put(r.id(), r);
             } catch (ResultBodies.NoForm | RuntimeException bad) {
                 fail(s, target, r, "no pScheduler form: " + bad.getMessage());

@@ -7,7 +7,7 @@ import org.nmws.service.observation.Observation;
 /**
  * What a stored result is sent as: pScheduler's archive body (http, rabbitmq, kafka) or the
  * document perfSONAR's Logstash makes of it (opensearch). The archivers only deliver; the
- * shapes are the perfsonar dialect's.
+ * shapes are the perfsonar dialect's ({@link PerfsonarBodies}).
  */
 public interface ResultBodies {
 
@@ -21,9 +21,15 @@ public interface ResultBodies {
     /** pScheduler's test type of the result (latency, rtt, throughput, trace, ...): its data stream is pscheduler_TYPE. */
     String testType(Observation o) throws NoForm;
 
-    /** The body pScheduler's http, rabbitmq and kafka archivers send. */
-    ObjectNode archiveBody(Observation o, UUID key) throws NoForm;
+    /**
+     * The result's id in every archive: the body's result id, the OpenSearch {@code _id}, the
+     * Kafka record key and the AMQP message-id, the same each time the result is sent.
+     */
+    UUID id(Observation o);
+
+    /** What pScheduler's http, rabbitmq and kafka archivers send: the archive body's result. */
+    ObjectNode archiveBody(Observation o) throws NoForm;
 
     /** The OpenSearch document Logstash makes of the archive body (with its @timestamp). */
-    ObjectNode openSearchDocument(Observation o, UUID key) throws NoForm;
+    ObjectNode openSearchDocument(Observation o) throws NoForm;
 }

@@ -13,8 +13,8 @@ interface Sender extends AutoCloseable {
     /**
      * One result to send.
      *
-     * @param key the result's key: the id that makes a retry no duplicate (OpenSearch _id, the
-     *        Kafka record key, the AMQP message-id)
+     * @param key the result's id ({@link ResultBodies#id}): what makes a retry no duplicate
+     *        (OpenSearch _id, the Kafka record key, the AMQP message-id)
      * @param type pScheduler's test type
      */
     record Item(long rowId, UUID key, String type, ObjectNode body) {

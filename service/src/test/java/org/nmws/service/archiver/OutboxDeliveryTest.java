@@ -131,7 +131,9 @@ class OutboxDeliveryTest {
         assertEquals(0, count(s, "SELECT COUNT(*) FROM outbox"), "acknowledged: the row is gone");
         assertEquals(5, requests.get());
         List<String> ids = received.stream().map(b -> b.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1")).sorted().toList();
-        assertEquals(keys.stream().map(UUID::toString).sorted().toList(), ids, "each result once");
+        KeyBodies bodies = new KeyBodies();
+        assertEquals(keys.stream().map(k -> bodies.id(s.archive().findById(s.archive().idOf(k).orElseThrow(), false)
+                .orElseThrow()).toString()).sorted().toList(), ids, "each result once");
 
         Map<String, Object> state = delivery.state().get(0);
         assertEquals("logstash", state.get("name"));
@@ -228,13 +230,18 @@ class OutboxDeliveryTest {
         }
 
         @Override
-        public ObjectNode archiveBody(Observation o, UUID key) {
-            return JSON.createObjectNode().put("id", key.toString()).put("observation", o.id());
+        public UUID id(Observation o) {
+            return UUID.nameUUIDFromBytes(("test:" + o.id()).getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
-        public ObjectNode openSearchDocument(Observation o, UUID key) {
-            return archiveBody(o, key);
+        public ObjectNode archiveBody(Observation o) {
+            return JSON.createObjectNode().put("id", id(o).toString()).put("observation", o.id());
+        }
+
+        @Override
+        public ObjectNode openSearchDocument(Observation o) {
+            return archiveBody(o);
         }
     }
 }
