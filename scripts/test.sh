@@ -20,6 +20,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="$pkgs linuxptp"
   # the dashboard test (tests/.../DashboardEndToEndTest) drives a real browser: Debian's chromium and its chromedriver
   pkgs="$pkgs chromium chromium-driver"
+  # the archiver tests' RabbitMQ broker (tests/.../RabbitMqEngine starts a private node of it)
+  pkgs="$pkgs rabbitmq-server"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

@@ -33,6 +33,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import java.io.File;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -41,6 +42,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.nmws.service.archive.Archive;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import org.nmws.service.archive.JdbcArchive;
 import org.nmws.service.observation.Observation;
 import org.nmws.service.perfsonar.LogstashDocuments;
@@ -57,7 +64,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * after OpenSearch and then RabbitMQ were stopped for 15 s during the run; OpenSearch answers
  * the queries perfSONAR's Grafana dashboards make (terms on test.spec.source/dest, max of
  * result.packets.loss, min of result.rtt.min, avg of result.throughput) with the archive's
- * truth. Then the service jar, killed with results in its outbox, delivers them once after its
+ * truth; the dashboard's Archives view shows the figures. Then the service jar, killed with results in its outbox, delivers them once after its
  * restart. Figures are printed for the notes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -155,6 +162,7 @@ class ArchiversEndToEndTest {
                 assertEquals(0, a.path("backlog").asLong(), a.toString());
             }
             grafanaQueries(expected);
+            dashboardShows(service, get(service, "/api/archivers"));
             String prom = service.get("/actuator/prometheus").body();
             assertTrue(prom.contains("nmws_archive_delivered_total{archive=\"os\",archiver=\"opensearch\"} " + expected.size()
                     + ".0"), "delivered in the metrics");
@@ -235,6 +243,33 @@ class ArchiversEndToEndTest {
                     expected.size(), drainedMs / 1000.0);
         } finally {
             Engines.stop(second, Duration.ofSeconds(30));
+        }
+    }
+
+    /** The dashboard's Archives view, in Debian's chromium, shows each archive's figures as /api/archivers has them. */
+    private static void dashboardShows(Service service, JsonNode state) {
+        ChromeOptions options = new ChromeOptions().setBinary("/usr/bin/chromium")
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage");
+        ChromeDriverService driver = new ChromeDriverService.Builder().usingDriverExecutable(new File("/usr/bin/chromedriver"))
+                .usingAnyFreePort().build();
+        ChromeDriver browser = new ChromeDriver(driver, options);
+        try {
+            browser.get(service.baseUrl + "/dashboard/#archives");
+            WebElement view = browser.findElement(By.id("view"));
+            new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> !"loading".equals(view.getAttribute("data-state")));
+            assertEquals("ready", view.getAttribute("data-state"), () -> browser.findElement(By.id("message")).getText());
+            for (JsonNode a : state.path("archives")) {
+                List<WebElement> td = browser.findElement(By.cssSelector("#archives tr[data-name='" + a.path("name").asText() + "']"))
+                        .findElements(By.tagName("td"));
+                assertEquals(a.path("archiver").asText(), td.get(1).getText());
+                assertEquals(a.path("destination").asText(), td.get(2).getText());
+                assertEquals("ok", td.get(3).getText());
+                assertEquals("0", td.get(4).getText());
+                assertEquals(a.path("delivered").asText(), td.get(6).getText());
+                assertEquals(a.path("retried").asText(), td.get(7).getText());
+            }
+        } finally {
+            browser.quit();
         }
     }
 
