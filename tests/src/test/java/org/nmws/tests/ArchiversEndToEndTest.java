@@ -129,6 +129,14 @@ class ArchiversEndToEndTest {
         String[] args = {"--nmws.responder-port=" + responder.port, "--nmws.measurement-point=point-arch",
                 "--nmws.archivers.backoff-max=PT2S"};
         try (Service service = Service.start(data, args)) {
+            archivedOnce(service);
+        } finally {
+            Engines.deleteTree(data);
+        }
+    }
+
+    private void archivedOnce(Service service) throws Exception {
+        {
             put(service, "rtt-arch", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1S\","
                     + "\"parameters\":{\"count\":\"10\",\"interval\":\"0.01\"},\"archives\":" + archives() + "}");
             put(service, "tcp-arch", "{\"characteristic\":\"path.bandwidth.achievable.TCP\",\"dst\":\"127.0.0.1\",\"period\":\"PT5S\","
@@ -218,10 +226,15 @@ class ArchiversEndToEndTest {
         opensearch.stop();
         Process first = ServiceProcess.start(jar, args, data.resolve("first.log"), port);
         String base = "http://127.0.0.1:" + port;
-        waitFor("results waiting in the outbox", Duration.ofSeconds(60), () -> backlogAt(base, "os") >= 4);
-        long atKill = backlogAt(base, "os");
-        ServiceProcess.kill9(first);
-        opensearch.startAgain();
+        long atKill;
+        try {
+            waitFor("results waiting in the outbox", Duration.ofSeconds(60), () -> backlogAt(base, "os") >= 4);
+            atKill = backlogAt(base, "os");
+            ServiceProcess.kill9(first);
+        } finally {
+            first.destroyForcibly();
+            opensearch.startAgain();
+        }
         args.add("--nmws.scheduler.enabled=false"); // no new runs: what is delivered is what the outbox held
         long restarted = System.nanoTime();
         Process second = ServiceProcess.start(jar, args, data.resolve("second.log"), port);
@@ -243,6 +256,7 @@ class ArchiversEndToEndTest {
                     expected.size(), drainedMs / 1000.0);
         } finally {
             Engines.stop(second, Duration.ofSeconds(30));
+            Engines.deleteTree(data);
         }
     }
 

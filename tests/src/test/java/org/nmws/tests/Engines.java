@@ -22,6 +22,32 @@ final class Engines {
     private Engines() {
     }
 
+    /**
+     * n different loopback ports that were free: held open together while chosen, and never one
+     * handed out before in this JVM, so two engines started at once never get the same port
+     * (ports asked one after another may be).
+     */
+    static synchronized int[] freePorts(int n) throws IOException {
+        List<java.net.ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; ) {
+                java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                held.add(s);
+                if (GIVEN.add(s.getLocalPort())) { // never one an engine started in parallel was given
+                    ports[i++] = s.getLocalPort();
+                }
+            }
+            return ports;
+        } finally {
+            for (java.net.ServerSocket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    private static final java.util.Set<Integer> GIVEN = new java.util.HashSet<>();
+
     /** The test JVM's classpath as surefire built it (not its booter jar). */
     static String classpath() {
         return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));

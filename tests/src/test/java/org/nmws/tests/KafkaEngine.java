@@ -30,7 +30,8 @@ final class KafkaEngine implements AutoCloseable {
     }
 
     static KafkaEngine start() throws Exception {
-        KafkaEngine k = new KafkaEngine(Responder.freePort(), Responder.freePort(), Files.createTempDirectory("nmws-kafka"));
+        int[] ports = Engines.freePorts(2);
+        KafkaEngine k = new KafkaEngine(ports[0], ports[1], Files.createTempDirectory("nmws-kafka"));
         Path config = k.dir.resolve("server.properties");
         Files.writeString(config, String.join("\n",
                 "process.roles=broker,controller",
@@ -51,6 +52,17 @@ final class KafkaEngine implements AutoCloseable {
                 "share.coordinator.state.topic.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",
                 "") + "\n");
+        try {
+            k.start(config);
+        } catch (Exception | Error e) {
+            k.close(); // a broker that did not come up does not outlive the test
+            throw e;
+        }
+        return k;
+    }
+
+    private void start(Path config) throws Exception {
+        KafkaEngine k = this;
         List<String> jvm = List.of("-Xms256m", "-Xmx384m", "-XX:TieredStopAtLevel=1");
         Process format = Engines.javaProcess("kafka.tools.StorageTool", jvm,
                 List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()), k.log);
@@ -71,7 +83,6 @@ final class KafkaEngine implements AutoCloseable {
                 }
             });
         }
-        return k;
     }
 
     String server() {

@@ -26,8 +26,14 @@ final class OpenSearchEngine implements AutoCloseable {
 
     static OpenSearchEngine start() throws Exception {
         Path home = Files.createTempDirectory("nmws-opensearch");
-        OpenSearchEngine e = new OpenSearchEngine(Responder.freePort(), Responder.freePort(), home);
-        e.startAgain();
+        int[] ports = Engines.freePorts(2);
+        OpenSearchEngine e = new OpenSearchEngine(ports[0], ports[1], home);
+        try {
+            e.startAgain();
+        } catch (Exception | Error failed) {
+            e.close(); // a node that did not answer in time does not outlive the test
+            throw failed;
+        }
         return e;
     }
 

@@ -49,9 +49,14 @@ final class RabbitMqEngine implements AutoCloseable {
             throw new IllegalStateException("RabbitMQ is not installed (" + BIN + "rabbitmq-server): apt-get install rabbitmq-server"
                     + " (scripts/test.sh installs it)");
         }
-        RabbitMqEngine r = new RabbitMqEngine(Responder.freePort(), Responder.freePort(), Responder.freePort(),
-                Files.createTempDirectory("nmws-rabbitmq"));
-        r.startAgain();
+        int[] ports = Engines.freePorts(3);
+        RabbitMqEngine r = new RabbitMqEngine(ports[0], ports[1], ports[2], Files.createTempDirectory("nmws-rabbitmq"));
+        try {
+            r.startAgain();
+        } catch (Exception | Error e) {
+            r.close(); // a broker that half started, and its epmd, do not outlive the test
+            throw e;
+        }
         return r;
     }
 
@@ -72,7 +77,7 @@ final class RabbitMqEngine implements AutoCloseable {
 
     /** rabbitmqctl shutdown: the broker stops and its port refuses until {@link #startAgain()}. */
     void stop() throws Exception {
-        if (process == null || !process.isAlive()) {
+        if (process == null) {
             return;
         }
         Process shutdown = Engines.process(List.of(BIN + "rabbitmqctl", "-n", node, "shutdown"), env, log);

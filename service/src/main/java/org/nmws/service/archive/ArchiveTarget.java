@@ -44,8 +44,8 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
             throw new IllegalArgumentException("archiver '" + archiver + "' is not known (nmws delivers to "
                     + String.join(", ", new java.util.TreeSet<>(ARCHIVERS)) + ")");
         }
-        if (name == null || !name.matches("[A-Za-z0-9._:@/-]{1,128}")) {
-            throw new IllegalArgumentException("an archive's name is 1..128 of [A-Za-z0-9._:@/-], was '" + name + "'");
+        if (name == null || !name.matches("[A-Za-z0-9._:@/\\[\\],-]{1,128}")) {
+            throw new IllegalArgumentException("an archive's name is 1..128 of [A-Za-z0-9._:@/[],-], was '" + name + "'");
         }
         if (ttl != null && (ttl.isNegative() || ttl.isZero() || ttl.toDays() > 366)) {
             throw new IllegalArgumentException("archive " + name + ": ttl must be above 0 and at most 366 days, was " + ttl);
@@ -91,7 +91,8 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
         String name = spec.hasNonNull("name") ? spec.get("name").asText()
                 : spec.hasNonNull("label") ? spec.get("label").asText() : defaultName;
         if (name == null) {
-            name = archiver + ":" + hostOf(archiver, (ObjectNode) data);
+            String host = hostOf(archiver, (ObjectNode) data);
+            name = host.isEmpty() ? archiver : archiver + ":" + host;
         }
         return new ArchiveTarget(name, archiver, (ObjectNode) data, ttl);
     }
@@ -183,15 +184,19 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
         return n;
     }
 
+    /** Scheme, host and port of the archive's URL (kafka: its servers); empty when it has none that reads. */
     private static String hostOf(String archiver, ObjectNode data) {
         if (archiver.equals("kafka")) {
-            return data.path("server").asText("?");
+            return data.path("server").asText("");
         }
         try {
             URI u = URI.create(data.path("_url").asText(""));
+            if (u.getScheme() == null || u.getHost() == null) {
+                return "";
+            }
             return u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
         } catch (IllegalArgumentException e) {
-            return "?";
+            return "";
         }
     }
 

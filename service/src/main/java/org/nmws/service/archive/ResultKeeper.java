@@ -215,6 +215,9 @@ public final class ResultKeeper implements AutoCloseable {
             return archive.save(o, key);
         }
         Outbox box = outbox;
+        if (box == null) { // a held result drained before the outbox was handed over at start: the next pass writes it
+            throw new IllegalStateException("the outbox is not ready yet");
+        }
         box.prepare(archives);
         Observation saved = archive.atomically(() -> {
             Observation s = archive.save(o, key);

@@ -196,8 +196,12 @@ public final class Delivery implements SmartLifecycle {
         }
     }
 
-    /** One batch of an archiver's due rows; returns how many rows it settled or rescheduled. */
-    int pass(String archiver) {
+    /**
+     * One batch of an archiver's due rows, on the caller's thread (the delivery threads call it
+     * in a loop; tests and the benchmark call it directly); returns how many rows it settled
+     * or rescheduled.
+     */
+    public int pass(String archiver) {
         List<Outbox.Row> rows = outbox.due(archiver, props.batch());
         if (rows.isEmpty()) {
             return 0;

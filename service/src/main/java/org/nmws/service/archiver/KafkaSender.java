@@ -40,7 +40,10 @@ final class KafkaSender implements Sender {
         p.put(ProducerConfig.CLIENT_ID_CONFIG, d.path("archiver_id").asText("nmws-" + point));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        // a body is 1-10 kB (more with per-packet round trips): the default 16 kB batches would
+        // carry one or two, and five requests in flight would bound a backlog's drain
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000); // a broker that is down: the batch fails in 10 s, not 60
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);

@@ -132,6 +132,24 @@ class TemplateReaderTest {
                 plan.archives());
     }
 
+    /** Issue 23, item 3: a task's archives are its schedules', their template variables filled for the pair. */
+    @Test
+    void aTasksArchivesAreItsSchedulesArchivesFilledForThePair() throws Exception {
+        Plan.Planned run = byName(planAs("share.json", "10.1.0.1")).get("psconfig:rtt-mesh:alpha:bravo");
+        org.nmws.service.schedule.Schedule s = run.request().toSchedule(run.name(), "alpha", (c, p) ->
+                org.nmws.service.measure.TestClass.BACKGROUND);
+        assertEquals(1, s.archives().size());
+        org.nmws.service.archive.ArchiveTarget central = s.archives().get(0);
+        assertEquals("central", central.name());
+        assertEquals("http", central.archiver());
+        assertEquals("https://archive.example.net/logstash", central.data().path("_url").asText());
+        assertEquals("10.1.0.1", central.data().path("_headers").path("x-ps-observer").asText(), "scheduled_by_address filled");
+        assertEquals("https://archive.example.net", central.destination());
+        assertEquals("hidden", central.shown().path("data").path("_url").asText());
+        assertTrue(byName(planAs("share.json", "10.1.0.1")).get("psconfig:latency-uni:alpha:bravo").request().archives() == null,
+                "a task without archives sends nowhere");
+    }
+
     @Test
     void includesAddWhatTheIncludingTemplateDoesNotDefine() throws Exception {
         TemplateReader.Read read = reader.read(fixture("main-with-include.json"));
