@@ -137,8 +137,17 @@ class ArchiversEndToEndTest {
 
     private void archivedOnce(Service service) throws Exception {
         {
-            put(service, "rtt-arch", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1S\","
-                    + "\"parameters\":{\"count\":\"10\",\"interval\":\"0.01\"},\"archives\":" + archives() + "}");
+            // the round trips by an NMWG request (schedule.archives), the throughput by the JSON API
+            org.w3c.dom.Element made = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 10,
+                    "<nmwg:parameter name=\"schedule.period\">PT1S</nmwg:parameter>"
+                            + "<nmwg:parameter name=\"schedule.name\">rtt-arch</nmwg:parameter>"
+                            + "<nmwg:parameter name=\"schedule.archives\">" + archives() + "</nmwg:parameter>")).body());
+            assertEquals("success.schedule", made.getElementsByTagNameNS(Service.NMWG, "eventType").item(0).getTextContent(),
+                    made.getTextContent());
+            SoapEndToEndTest.assertError(service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 10,
+                    "<nmwg:parameter name=\"schedule.period\">PT1S</nmwg:parameter>"
+                            + "<nmwg:parameter name=\"schedule.archives\">[{\"archiver\":\"esmond\",\"data\":{}}]</nmwg:parameter>"),
+                    "application/xml", null), "error.common.parameter");
             put(service, "tcp-arch", "{\"characteristic\":\"path.bandwidth.achievable.TCP\",\"dst\":\"127.0.0.1\",\"period\":\"PT5S\","
                     + "\"parameters\":{\"timeDuration\":\"0.5\"},\"archives\":" + archives() + "}");
             Archive archive = service.context.getBean(Archive.class);
@@ -169,6 +178,13 @@ class ArchiversEndToEndTest {
                 assertEquals(0, a.path("expired").asLong(), a.toString());
                 assertEquals(0, a.path("backlog").asLong(), a.toString());
             }
+            // written into data streams made by nmws's index template (replicas 0 on one node)
+            JsonNode streams = JSON.readTree(Engines.http("GET", opensearch.url() + "/_data_stream/pscheduler_*", null, null).body());
+            assertEquals(List.of("pscheduler_rtt", "pscheduler_throughput"), streams.findValuesAsText("name").stream()
+                    .filter(n -> n.startsWith("pscheduler_")).sorted().toList(), streams.toString());
+            JsonNode template = JSON.readTree(Engines.http("GET", opensearch.url() + "/_index_template/pscheduler", null, null).body());
+            assertEquals("0", template.path("index_templates").path(0).path("index_template").path("template").path("settings")
+                    .path("index").path("number_of_replicas").asText(), template.toString());
             grafanaQueries(expected);
             dashboardShows(service, get(service, "/api/archivers"));
             String prom = service.get("/actuator/prometheus").body();
