@@ -51,7 +51,12 @@ public final class LogstashDocuments {
 
     /** The document for a stored result, in its own test's type. */
     public static ObjectNode document(Observation o) {
-        ObjectNode doc = fromArchiveBody(PschedulerResults.archiveBody(o));
+        return document(o, PschedulerType.required(o));
+    }
+
+    /** The document of a result written as the given type. */
+    public static ObjectNode document(Observation o, PschedulerType type) {
+        ObjectNode doc = fromArchiveBody(PschedulerResults.archiveBody(o, type));
         // 03 resolves names through DNS; the addresses the test itself used are the answer here
         ObjectNode meta = (ObjectNode) doc.get("meta");
         if (o.srcAddress() != null) {

@@ -63,6 +63,11 @@ public final class PschedulerResults {
         return archiveBody(o, PschedulerType.required(o), uriHost(o));
     }
 
+    /** The archive body with the result written as the given type (a UDP stream as throughput). */
+    public static ObjectNode archiveBody(Observation o, PschedulerType type) {
+        return archiveBody(o, type, uriHost(o));
+    }
+
     /**
      * @param uriHost the host named in task-href and run-href (pScheduler's uri-host): perfSONAR's
      *     Logstash takes the observer (meta.observer) from it

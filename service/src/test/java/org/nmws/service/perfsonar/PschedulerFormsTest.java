@@ -30,6 +30,11 @@ class PschedulerFormsTest {
     private static final Instant T0 = Instant.parse("2026-05-01T12:00:00Z");
     private static final PschedulerSchemas SCHEMAS = new PschedulerSchemas();
 
+    private static Environment env(String src, String dst) {
+        return new Environment(new Environment.Host("src", "me", src, null, null, null, null, null, null),
+                Environment.Host.remote(dst, dst));
+    }
+
     static Observation stream() {
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("sent", 100.0);
@@ -49,7 +54,7 @@ class PschedulerFormsTest {
         p.put("interval", "0.01");
         p.put("timeout", "0.5");
         return new Observation(7, "pointA", ProbeTest.UDP_STREAM, new PathSubject(null, new Endpoint("127.0.0.1", "ipv4")),
-                "127.0.0.1", "127.0.0.1", "nmprobe", "3.1", p, null, T0, T0.plusMillis(1500), s, frames);
+                "127.0.0.1", "127.0.0.1", "nmprobe", "3.1", p, env("127.0.0.1", "127.0.0.1"), T0, T0.plusMillis(1500), s, frames);
     }
 
     static Observation roundTrip() {
@@ -69,7 +74,7 @@ class PschedulerFormsTest {
         p.put("ttl", "0");
         p.put("timeout", "1");
         return new Observation(8, "pointA", ProbeTest.ROUND_TRIP, new PathSubject(new Endpoint("a.example", "hostname"),
-                new Endpoint("b.example", "hostname")), "10.0.0.1", "10.0.0.2", "nmprobe", "3.1", p, null, T0,
+                new Endpoint("b.example", "hostname")), "10.0.0.1", "10.0.0.2", "nmprobe", "3.1", p, env("10.0.0.1", "10.0.0.2"), T0,
                 T0.plusSeconds(1), s, frames);
     }
 
@@ -102,7 +107,7 @@ class PschedulerFormsTest {
         p.put("windowSize", "0");
         p.put("congestion", "cubic");
         return new Observation(9, "pointA", ProbeTest.TCP_STREAM, new PathSubject(null, new Endpoint("::1", "ipv6")),
-                "::1", "::1", "nmprobe", "3.1", p, null, T0, T0.plusSeconds(2), s, frames);
+                "::1", "::1", "nmprobe", "3.1", p, env("::1", "::1"), T0, T0.plusSeconds(2), s, frames);
     }
 
     static Observation hops() {
