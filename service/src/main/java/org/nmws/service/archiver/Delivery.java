@@ -100,6 +100,11 @@ public final class Delivery implements SmartLifecycle {
         if (waiting > 0) {
             log.info("{} results wait in the outbox from before this start; delivering them", waiting);
         }
+        // counted also while delivery is off: the gauges and the bound hold
+        Thread counter = new Thread(this::countLoop, "nmws-archiver-backlog");
+        counter.setDaemon(true);
+        threads.add(counter);
+        counter.start();
         if (!props.enabled()) {
             log.info("delivery to archives is off (nmws.archivers.enabled=false): results wait in the outbox");
             return;
@@ -110,10 +115,6 @@ public final class Delivery implements SmartLifecycle {
             threads.add(t);
             t.start();
         }
-        Thread counter = new Thread(this::countLoop, "nmws-archiver-backlog");
-        counter.setDaemon(true);
-        threads.add(counter);
-        counter.start();
     }
 
     @Override
