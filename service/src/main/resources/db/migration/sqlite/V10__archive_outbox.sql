@@ -1,6 +1,9 @@
 -- Archivers (issue 23): a schedule may name archives (pScheduler's archive specs: archiver,
 -- data, ttl) that each of its results is sent to. NULL: none.
 ALTER TABLE schedule ADD COLUMN archives TEXT;
+-- The source a schedule's tests name (a pSConfig task's spec source, one of this point's
+-- addresses), so its results say it as pScheduler's do (test.spec.source). NULL: none named.
+ALTER TABLE schedule ADD COLUMN src TEXT;
 
 -- Each distinct archive spec once, found by the SHA-256 of its canonical JSON; rows are never
 -- changed, so their ids may be cached.

@@ -58,7 +58,8 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Issue 23, item 3: results of real loopback tests, by schedule through the real service, sent
+ * Issue 23, item 3: results of real loopback tests, by schedules through the real service (made
+ * by an NMWG request, the JSON API and a pSConfig template's task with the archives it defines), sent
  * to a real OpenSearch node, a real RabbitMQ broker and a real Kafka broker at once (each
  * started here on loopback). Every result is in each exactly once (counted by its id), also
  * after OpenSearch and then RabbitMQ were stopped for 15 s during the run; OpenSearch answers
@@ -122,14 +123,44 @@ class ArchiversEndToEndTest {
         return a.toString();
     }
 
+    /**
+     * A pSConfig template whose latency task (this point to 127.0.0.2, every 3 s) names the same
+     * three archives, defined in the template.
+     */
+    private String template(int farPort) throws Exception {
+        ObjectNode t = JSON.createObjectNode();
+        t.putObject("addresses").putObject("p1").put("address", "127.0.0.1");
+        ((ObjectNode) t.get("addresses")).putObject("p2").put("address", "127.0.0.2").putObject("_meta")
+                .put("nmws-responder-port", farPort);
+        ObjectNode group = t.putObject("groups").putObject("pair").put("type", "disjoint").put("unidirectional", true);
+        group.putArray("a-addresses").addObject().put("name", "p1");
+        group.putArray("b-addresses").addObject().put("name", "p2");
+        t.putObject("tests").putObject("owd").put("type", "latency").putObject("spec").put("source", "{% address[0] %}")
+                .put("dest", "{% address[1] %}").put("packet-count", 20).put("packet-interval", 0.01).put("packet-timeout", 1);
+        t.putObject("schedules").putObject("often").put("repeat", "PT3S");
+        ObjectNode archives = t.putObject("archives");
+        for (JsonNode a : JSON.readTree(archives())) {
+            ObjectNode spec = a.deepCopy();
+            archives.set(spec.remove("name").asText(), spec); // named by its key, as pSConfig names them
+        }
+        ObjectNode task = t.putObject("tasks").putObject("owd-pair").put("group", "pair").put("test", "owd").put("schedule", "often");
+        task.putArray("archives").add("os").add("rmq").add("kafka");
+        return t.toString();
+    }
+
     @Test
     @Order(1)
     void everyResultReachesEachArchiveOnceAlsoWhenOpenSearchAndThenRabbitMqAreDown() throws Exception {
         Path data = Files.createTempDirectory("nmws-archivers");
-        String[] args = {"--nmws.responder-port=" + responder.port, "--nmws.measurement-point=point-arch",
-                "--nmws.archivers.backoff-max=PT2S"};
-        try (Service service = Service.start(data, args)) {
-            archivedOnce(service);
+        try (Responder far = Responder.start("127.0.0.2")) {
+            Path template = data.resolve("template.json");
+            Files.writeString(template, template(far.port));
+            String[] args = {"--nmws.responder-port=" + responder.port, "--nmws.measurement-point=point-arch",
+                    "--nmws.archivers.backoff-max=PT2S", "--nmws.psconfig.file=" + template, "--nmws.psconfig.self=127.0.0.1",
+                    "--nmws.psconfig.refresh=PT2S"};
+            try (Service service = Service.start(data, args)) {
+                archivedOnce(service);
+            }
         } finally {
             Engines.deleteTree(data);
         }
@@ -159,6 +190,12 @@ class ArchiversEndToEndTest {
 
             delete(service, "rtt-arch");
             delete(service, "tcp-arch");
+            Path file = Path.of(service.context.getEnvironment().getProperty("nmws.psconfig.file"));
+            ObjectNode none = (ObjectNode) JSON.readTree(Files.readString(file));
+            none.putObject("tasks"); // the task removed: its schedule goes at the next read
+            Files.writeString(file, none.toString());
+            waitFor("the template's schedule gone at its re-read", Duration.ofSeconds(90),
+                    () -> service.get("/api/schedules/psconfig:owd-pair:p1:p2/runs").statusCode() == 404);
             Thread.sleep(1500); // a run under way when its schedule went ends and is kept
             waitFor("every backlog drained", Duration.ofSeconds(90), () -> backlogs(service) == 0);
             Map<String, Observation> expected = new TreeMap<>();
@@ -180,7 +217,7 @@ class ArchiversEndToEndTest {
             }
             // written into data streams made by nmws's index template (replicas 0 on one node)
             JsonNode streams = JSON.readTree(Engines.http("GET", opensearch.url() + "/_data_stream/pscheduler_*", null, null).body());
-            assertEquals(List.of("pscheduler_rtt", "pscheduler_throughput"), streams.findValuesAsText("name").stream()
+            assertEquals(List.of("pscheduler_latency", "pscheduler_rtt", "pscheduler_throughput"), streams.findValuesAsText("name").stream()
                     .filter(n -> n.startsWith("pscheduler_")).sorted().toList(), streams.toString());
             JsonNode template = JSON.readTree(Engines.http("GET", opensearch.url() + "/_index_template/pscheduler", null, null).body());
             assertEquals("0", template.path("index_templates").path(0).path("index_template").path("template").path("settings")
@@ -190,11 +227,12 @@ class ArchiversEndToEndTest {
             String prom = service.get("/actuator/prometheus").body();
             assertTrue(prom.contains("nmws_archive_delivered_total{archive=\"os\",archiver=\"opensearch\"} " + expected.size()
                     + ".0"), "delivered in the metrics");
-            System.out.printf("archivers: %d results (%d rtt, %d throughput), each once in OpenSearch, RabbitMQ and Kafka;"
+            System.out.printf("archivers: %d results (%d rtt, %d throughput, %d latency by pSConfig), each once in OpenSearch, RabbitMQ and Kafka;"
                             + " OpenSearch down %d s: backlog up to %d, drained %.1f s after it was back; RabbitMQ down %d s:"
                             + " backlog up to %d, drained %.1f s after it was back%n", expected.size(),
                     expected.values().stream().filter(o -> o.test().name().equals("ROUND_TRIP")).count(),
                     expected.values().stream().filter(o -> o.test().name().equals("TCP_STREAM")).count(),
+                    expected.values().stream().filter(o -> o.test().name().equals("UDP_STREAM")).count(),
                     DOWN.toSeconds(), osDown[0], osDown[1] / 1000.0, DOWN.toSeconds(), rmqDown[0], rmqDown[1] / 1000.0);
         }
     }
@@ -311,19 +349,41 @@ class ArchiversEndToEndTest {
         int tputs = 0;
         String source = null;
         String dest = null;
+        double latencyLoss = 0;
+        int latencies = 0;
         for (Observation o : expected.values()) {
             ObjectNode doc = LogstashDocuments.document(o);
-            if (o.test().name().equals("ROUND_TRIP")) {
-                maxLoss = Math.max(maxLoss, doc.path("result").path("packets").path("loss").asDouble());
-                minRtt = Math.min(minRtt, doc.path("result").path("rtt").path("min").asDouble());
-                source = doc.path("test").path("spec").path("source").asText(null);
-                dest = doc.path("test").path("spec").path("dest").asText();
-            } else {
-                sumTput += doc.path("result").path("throughput").asDouble();
-                tputs++;
+            switch (LogstashDocuments.dataStream(o)) {
+                case "pscheduler_rtt" -> {
+                    maxLoss = Math.max(maxLoss, doc.path("result").path("packets").path("loss").asDouble());
+                    minRtt = Math.min(minRtt, doc.path("result").path("rtt").path("min").asDouble());
+                    source = doc.path("test").path("spec").path("source").asText(null);
+                    dest = doc.path("test").path("spec").path("dest").asText();
+                }
+                case "pscheduler_throughput" -> {
+                    sumTput += doc.path("result").path("throughput").asDouble();
+                    tputs++;
+                }
+                case "pscheduler_latency" -> {
+                    latencyLoss = Math.max(latencyLoss, doc.path("result").path("packets").path("loss").asDouble());
+                    latencies++;
+                }
+                default -> throw new AssertionError(LogstashDocuments.dataStream(o));
             }
         }
         assertTrue(tputs > 0, "throughput results kept");
+        assertTrue(latencies > 0, "latency results kept");
+        // the pSConfig task's one-way tests: the grid cell of 127.0.0.1 -> 127.0.0.2, as the latency dashboard asks it
+        JsonNode owd = JSON.readTree(Engines.http("POST", opensearch.url() + "/pscheduler_latency/_search",
+                "{\"size\":0,\"aggs\":{\"src\":{\"terms\":{\"field\":\"test.spec.source.keyword\"},\"aggs\":{\"dst\":"
+                        + "{\"terms\":{\"field\":\"test.spec.dest.keyword\"},\"aggs\":{\"loss\":{\"max\":{\"field\":"
+                        + "\"result.packets.loss\"}}}}}}}}", "application/json").body());
+        JsonNode owdSrc = owd.path("aggregations").path("src").path("buckets");
+        assertEquals(1, owdSrc.size(), owd.toString());
+        assertEquals("127.0.0.1", owdSrc.get(0).path("key").asText());
+        assertEquals("127.0.0.2", owdSrc.get(0).path("dst").path("buckets").path(0).path("key").asText(), owd.toString());
+        assertEquals(latencies, owdSrc.get(0).path("dst").path("buckets").path(0).path("doc_count").asInt());
+        assertEquals(latencyLoss, owdSrc.get(0).path("dst").path("buckets").path(0).path("loss").path("value").asDouble(), 1e-6);
         String query = "{\"size\":0,\"aggs\":{\"src\":{\"terms\":{\"field\":\"test.spec.source.keyword\",\"missing\":\"-\"},"
                 + "\"aggs\":{\"dst\":{\"terms\":{\"field\":\"test.spec.dest.keyword\"},\"aggs\":{"
                 + "\"loss\":{\"max\":{\"field\":\"result.packets.loss\"}},\"rtt\":{\"min\":{\"field\":\"result.rtt.min\"}}}}}}}}";

@@ -112,6 +112,7 @@ class ScheduleController {
         m.put("name", s.name());
         m.put("point", s.point());
         m.put("characteristic", s.characteristic());
+        m.put("src", s.src());
         m.put("dst", s.dst());
         m.put("parameters", s.parameters());
         m.put("period", s.period().toString());

@@ -71,8 +71,9 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
                 throw new IllegalArgumentException("archive " + (defaultName == null ? "" : defaultName + " ")
                         + "has a transform (a jq program), which nmws does not run: its archivers send pScheduler's body as it is");
             }
-            if (!Set.of("archiver", "data", "ttl", "name", "label", "schema").contains(f)) {
-                throw new IllegalArgumentException("archive field '" + f + "' is not known (archiver, data, ttl, name, label, schema)");
+            if (!Set.of("archiver", "data", "ttl", "name", "label", "schema", "_meta").contains(f)) { // _meta: pSConfig's notes, not sent
+                throw new IllegalArgumentException("archive field '" + f + "' is not known (archiver, data, ttl, name, label, schema,"
+                        + " _meta)");
             }
         }
         String archiver = spec.path("archiver").asText("");

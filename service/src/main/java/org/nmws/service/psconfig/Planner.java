@@ -166,8 +166,28 @@ final class Planner {
                 m.continuous() ? null : Durations.seconds(schedule.slip()),
                 schedule.start() == null ? null : schedule.start().toString(),
                 schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous(),
-                archives(archives, tuple, me, flip));
+                archives(archives, tuple, me, flip), namedSource(spec, source, dest, notes));
         return new Plan.Planned(task, name, me.name(), far == null ? dest : far.name(), type, r, List.copyOf(notes));
+    }
+
+    /**
+     * The spec's source when it names one that is an address of this host: the schedule's tests
+     * name it, so their results carry it as pScheduler's do (test.spec.source, the rows of
+     * perfSONAR's Grafana grids). A source this host does not hold (an address behind NAT) is
+     * left out with a note: the test still runs from here.
+     */
+    private static String namedSource(JsonNode spec, String source, String dest, List<String> notes) {
+        if (!spec.hasNonNull("source")) {
+            return null;
+        }
+        try {
+            org.nmws.service.measure.MeasurementService.checkSourceIsLocal(new org.nmws.service.observation.PathSubject(
+                    org.nmws.service.observation.Endpoint.parse(source, null), org.nmws.service.observation.Endpoint.parse(dest, null)));
+            return source;
+        } catch (org.nmws.service.measure.MeasurementException | IllegalArgumentException e) {
+            notes.add("source " + source + " is not an address of this host: its results name no source");
+            return null;
+        }
     }
 
     /**

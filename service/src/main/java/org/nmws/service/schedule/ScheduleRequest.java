@@ -16,11 +16,17 @@ import org.nmws.service.observation.Params;
  */
 public record ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
                               String start, String end, String testClass, String point, Boolean enabled, Boolean continuous,
-                              JsonNode archives) {
+                              JsonNode archives, String src) {
 
     public ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
                            String start, String end, String testClass, String point, Boolean enabled, Boolean continuous) {
-        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, continuous, null);
+        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, continuous, null, null);
+    }
+
+    public ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
+                           String start, String end, String testClass, String point, Boolean enabled, Boolean continuous,
+                           JsonNode archives) {
+        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, continuous, archives, null);
     }
 
     /** Frames a second of a continuous one-way stream unless its parameters say otherwise (powstream's default). */
@@ -42,7 +48,7 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
      */
     public Schedule toSchedule(String name, String defaultPoint, Classes classes) {
         List<ArchiveTarget> to = ArchiveTarget.parseAll(archives);
-        return schedule(name, defaultPoint, classes).withArchives(to);
+        return schedule(name, defaultPoint, classes).withArchives(to).withSrc(src == null || src.isBlank() ? null : src.trim());
     }
 
     private Schedule schedule(String name, String defaultPoint, Classes classes) {

@@ -40,15 +40,15 @@ public final class ScheduleStore {
             return existing.get(); // a restart re-reading its configuration changes nothing
         }
         jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
-                        + "test_class, enabled, created_ms, owner, owner_address, archives) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                        + "test_class, enabled, created_ms, owner, owner_address, archives, src) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                         + "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, owner_address = excluded.owner_address, "
                         + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
                         + "parameters = excluded.parameters, period_ms = excluded.period_ms, slip_ms = excluded.slip_ms, "
                         + "start_ms = excluded.start_ms, end_ms = excluded.end_ms, test_class = excluded.test_class, "
-                        + "enabled = excluded.enabled, archives = excluded.archives",
+                        + "enabled = excluded.enabled, archives = excluded.archives, src = excluded.src",
                 s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()), s.period().toMillis(),
                 s.slip().toMillis(), s.start().toEpochMilli(), s.end() == null ? null : s.end().toEpochMilli(),
-                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s));
+                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s), s.src());
         Schedule stored = byName(s.name()).orElseThrow();
         // A changed schedule plans afresh: slots not yet run are dropped and planned again.
         jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
@@ -61,7 +61,7 @@ public final class ScheduleStore {
                 && a.start().equals(b.start()) && java.util.Objects.equals(a.end(), b.end()) && a.testClass() == b.testClass()
                 && a.enabled() == b.enabled() && java.util.Objects.equals(a.owner(), b.owner())
                 && java.util.Objects.equals(a.ownerAddress(), b.ownerAddress())
-                && java.util.Objects.equals(archives(a), archives(b));
+                && java.util.Objects.equals(archives(a), archives(b)) && java.util.Objects.equals(a.src(), b.src());
     }
 
     /** The archives as a JSON array of their specs; null for none. */
@@ -225,7 +225,8 @@ public final class ScheduleStore {
                 rs.getString("dst"), read(rs.getString("parameters")), Duration.ofMillis(rs.getLong("period_ms")),
                 Duration.ofMillis(rs.getLong("slip_ms")), Instant.ofEpochMilli(rs.getLong("start_ms")),
                 rs.wasNull() || end == 0 ? null : Instant.ofEpochMilli(end), TestClass.parse(rs.getString("test_class")),
-                rs.getBoolean("enabled"), rs.getString("owner"), rs.getString("owner_address"), archives(rs.getString("archives")));
+                rs.getBoolean("enabled"), rs.getString("owner"), rs.getString("owner_address"), archives(rs.getString("archives")),
+                rs.getString("src"));
     }
 
     private List<ArchiveTarget> archives(String text) {

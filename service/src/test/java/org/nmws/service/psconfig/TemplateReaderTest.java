@@ -17,6 +17,14 @@ import org.junit.jupiter.api.Test;
 class TemplateReaderTest {
     private final TemplateReader reader = new TemplateReader();
 
+    private static final java.util.function.Function<String, com.fasterxml.jackson.databind.JsonNode> JSON_TEMPLATE = text -> {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    };
+
     private static String fixture(String name) throws URISyntaxException {
         return Path.of(TemplateReaderTest.class.getResource("/psconfig/" + name).toURI()).toString();
     }
@@ -148,6 +156,18 @@ class TemplateReaderTest {
         assertEquals("hidden", central.shown().path("data").path("_url").asText());
         assertTrue(byName(planAs("share.json", "10.1.0.1")).get("psconfig:latency-uni:alpha:bravo").request().archives() == null,
                 "a task without archives sends nowhere");
+        // the spec's source 10.1.0.1 is this point's in the template but no address of this host: named nowhere, with a note
+        assertEquals(null, s.src());
+        assertTrue(run.notes().contains("source 10.1.0.1 is not an address of this host: its results name no source"),
+                run.notes().toString());
+        Plan.Planned local = byName(new Planner(Set.of("127.0.0.1")::contains).plan(JSON_TEMPLATE.apply(
+                "{\"addresses\":{\"a\":{\"address\":\"127.0.0.1\"},\"b\":{\"address\":\"127.0.0.2\"}},\"groups\":{\"g\":"
+                + "{\"type\":\"disjoint\",\"unidirectional\":true,\"a-addresses\":[{\"name\":\"a\"}],\"b-addresses\":"
+                + "[{\"name\":\"b\"}]}},\"tests\":{\"t\":{\"type\":\"rtt\",\"spec\":{\"source\":\"{% address[0] %}\","
+                + "\"dest\":\"{% address[1] %}\"}}},\"schedules\":{\"s\":{\"repeat\":\"PT1M\"}},\"tasks\":{\"k\":"
+                + "{\"group\":\"g\",\"test\":\"t\",\"schedule\":\"s\"}}}"))).get("psconfig:k:a:b");
+        assertEquals("127.0.0.1", local.request().toSchedule(local.name(), "a", (c, p) ->
+                org.nmws.service.measure.TestClass.BACKGROUND).src(), "a source of this host is the schedule's");
     }
 
     @Test
