@@ -25,6 +25,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   pkgs="$pkgs tshark"
   # tshark's package asks whether non-root users may capture: answer it before apt does
   echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+  # the archiver tests' RabbitMQ broker (tests/.../RabbitMqEngine starts a private node of it)
+  pkgs="$pkgs rabbitmq-server"
   missing=""
   for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
   if [ -n "$missing" ]; then

@@ -1,5 +1,6 @@
 // The nmws dashboard: one page, a view per location hash, drawn from the service's JSON API
-// (/api/overview, /api/paths, /api/observations, /api/results, /api/tests, /api/schedules).
+// (/api/overview, /api/paths, /api/observations, /api/results, /api/tests, /api/schedules,
+// /api/archivers).
 // Every plot keeps the table it was drawn from in window.nmws.plots[id] (what its CSV holds),
 // so a reader, or a test, can compare what is shown with what the archive stored.
 'use strict';
@@ -464,6 +465,36 @@ views.schedules = async main => {
   }
   if (schedules.length === 0) table.append(el('tr', {}, el('td', { colspan: 7 }, 'no schedules')));
   main.append(el('h2', {}, 'Schedules'), table, runs);
+};
+
+// The archives results are sent to (the outbox's delivery): each one's backlog, what was
+// delivered, retried, refused for good (failed) and given up at its ttl (expired), refreshed
+// every 2 s; the same figures are the nmws_archive_* metrics.
+views.archives = async main => {
+  const table = el('table', { id: 'archives' });
+  const status = el('p', { class: 'note', id: 'archives-status' });
+  main.append(el('h2', {}, 'Archives'), table, status);
+  let timer = null;
+  const refresh = async () => {
+    const a = await api('/api/archivers');
+    table.replaceChildren(el('tr', {}, ['archive', 'archiver', 'destination', 'state', 'backlog', 'oldest waiting (s)',
+      'delivered', 'retried', 'failed', 'expired', 'last delivered', 'last error'].map(h => el('th', {}, h))));
+    for (const x of a.archives) {
+      table.append(el('tr', { 'data-name': x.name, 'data-state': x.state },
+        el('td', {}, x.name), el('td', {}, x.archiver), el('td', {}, x.destination), el('td', {}, x.state),
+        el('td', { class: 'num' }, x.backlog), el('td', { class: 'num' }, x.oldestWaitingSeconds === null ? '' : x.oldestWaitingSeconds),
+        el('td', { class: 'num' }, x.delivered), el('td', { class: 'num' }, x.retried), el('td', { class: 'num' }, x.failed),
+        el('td', { class: 'num' }, x.expired), el('td', {}, x.lastDelivered || ''),
+        el('td', {}, x.lastError ? (x.lastErrorAt || '') + ' ' + x.lastError : '')));
+    }
+    if (a.archives.length === 0) table.append(el('tr', {}, el('td', { colspan: 12 }, 'no archives: no schedule names one')));
+    status.textContent = 'point ' + a.point + '; at most ' + a.maxBacklog + ' results wait for one archive';
+  };
+  await refresh();
+  timer = setInterval(() => {
+    if (!document.body.contains(table)) { clearInterval(timer); return; }
+    refresh().catch(e => showMessage(e.message));
+  }, 2000);
 };
 
 let generation = 0;

@@ -32,7 +32,8 @@ class PackageDependenciesTest {
     void layersDependDownwardsOnly() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("Transports").definedBy("..service.transport..", "..service.api..", "..service.xmlrpc..",
-                        "..service.security..", "..service.metrics..", "..service.dashboard..", "..service.web..")
+                        "..service.security..", "..service.metrics..", "..service.dashboard..", "..service.web..",
+                        "..service.archiver..")
                 .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..", "..service.perfsonar..")
                 .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..",
                         "..service.psconfig..")

@@ -184,36 +184,11 @@ class ServiceKilledFaultTest {
     }
 
     private Process start(Path jar, List<String> args, Path log, int port) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toAbsolutePath().toString()));
-        cmd.addAll(args);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException("service exited: " + Files.readString(log));
-            }
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                        + "/actuator/health")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200 || r.statusCode() == 503) {
-                    return p;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(250);
-        }
-        p.destroyForcibly();
-        throw new IllegalStateException("service did not answer within 90 s: " + Files.readString(log));
+        return ServiceProcess.start(jar, args, log, port);
     }
 
-    /** SIGKILL, as the kernel's OOM killer or kill -9 gives it: no shutdown hook runs. */
     private static void kill9(Process p) throws Exception {
-        Process k = new ProcessBuilder("kill", "-9", Long.toString(p.pid())).start();
-        assertEquals(0, k.waitFor());
-        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-        assertEquals(137, p.exitValue());
+        ServiceProcess.kill9(p);
     }
 
     private HttpResponse<String> post(int port, String body) throws Exception {

@@ -488,6 +488,9 @@ public final class NmwsCli {
             @Option(names = "--continuous", description = "a one-way stream kept a minute at a time") boolean continuous;
             @Option(names = {"-p", "--parameter"}, description = "NMWG parameter name=value, repeatable")
             Map<String, String> parameters = new LinkedHashMap<>();
+            @Option(names = "--archive", paramLabel = "SPEC", description = "an archive each result is also sent to: pScheduler's"
+                    + " archive spec as JSON ({\"archiver\":\"opensearch\",\"data\":{\"_url\":\"https://...\"}}), repeatable")
+            java.util.List<String> archives = new java.util.ArrayList<>();
 
             @Override
             public Integer call() throws InterruptedException, IOException {
@@ -543,6 +546,17 @@ public final class NmwsCli {
                     j.put("continuous", true);
                 }
                 j.putPOJO("parameters", parameters);
+                if (!archives.isEmpty()) {
+                    com.fasterxml.jackson.databind.node.ArrayNode a = j.putArray("archives");
+                    for (String text : archives) {
+                        try {
+                            a.add(Answers.JSON.readTree(text));
+                        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                            throw new CommandLine.ParameterException(spec.commandLine(), "--archive " + text + " is not JSON: "
+                                    + e.getOriginalMessage());
+                        }
+                    }
+                }
                 return Answers.JSON.writeValueAsString(j);
             }
         }

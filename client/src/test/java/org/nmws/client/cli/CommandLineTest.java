@@ -108,6 +108,25 @@ class CommandLineTest {
         assertEquals(Values.anyTime("2026-11-26T10:00:00Z"), table(r.out()).get("START"), r.out());
     }
 
+    /** Issue 23: --archive sends each spec as the schedule's archives; one that is not JSON is a usage error. */
+    @Test
+    void archivesAreSentAsTheSchedulesArchives() throws Exception {
+        answer = "{\"name\":\"rtt-b\"}";
+        String os = "{\"archiver\":\"opensearch\",\"data\":{\"_url\":\"https://os.example.net:9200\"}}";
+        String kafka = "{\"archiver\":\"kafka\",\"data\":{\"server\":\"k:9092\",\"topic\":\"t\"}}";
+        Run r = nmws("schedule", "add", "rtt-b", "-c", "path.delay.roundTrip", "--dst", "10.0.0.2", "--period", "PT1M",
+                "--archive", os, "--archive", kafka);
+        assertEquals(0, r.status(), r.err());
+        JsonNode sent = new ObjectMapper().readTree(lastBody.get());
+        assertEquals(new ObjectMapper().readTree("[" + os + "," + kafka + "]"), sent.get("archives"));
+        lastBody.set(null);
+        Run bad = nmws("schedule", "add", "rtt-b", "-c", "path.delay.roundTrip", "--dst", "10.0.0.2", "--period", "PT1M",
+                "--archive", "{opensearch");
+        assertEquals(2, bad.status());
+        assertTrue(bad.err().startsWith("--archive {opensearch is not JSON"), bad.err());
+        assertEquals(null, lastBody.get(), "nothing sent");
+    }
+
     @Test
     void everyCommandPrintsAServiceErrorAsOneLineOnStandardErrorWithStatusOne() {
         status = 400;

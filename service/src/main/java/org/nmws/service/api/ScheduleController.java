@@ -112,6 +112,7 @@ class ScheduleController {
         m.put("name", s.name());
         m.put("point", s.point());
         m.put("characteristic", s.characteristic());
+        m.put("src", s.src());
         m.put("dst", s.dst());
         m.put("parameters", s.parameters());
         m.put("period", s.period().toString());
@@ -121,6 +122,7 @@ class ScheduleController {
         m.put("testClass", s.testClass().label());
         m.put("enabled", s.enabled());
         m.put("owner", s.owner());
+        m.put("archives", s.archives().stream().map(a -> a.shown()).toList());
         return m;
     }
 }

@@ -56,6 +56,7 @@ public final class ResultKeeper implements AutoCloseable {
 
     private final Archive archive;
     private final ResultSpool spool;
+    private volatile Outbox outbox;
     private final Duration drainInterval;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong heldTotal = new AtomicLong();
@@ -80,6 +81,11 @@ public final class ResultKeeper implements AutoCloseable {
         this.archive = archive;
         this.spool = spool;
         this.drainInterval = drainInterval;
+    }
+
+    /** Results meant for archives are queued in this outbox, in the transaction that keeps them. */
+    public void setOutbox(Outbox outbox) {
+        this.outbox = outbox;
     }
 
     public void addListener(Listener l) {
@@ -121,6 +127,23 @@ public final class ResultKeeper implements AutoCloseable {
      * spool is at its bound.
      */
     public void checkRoom() throws NotKept {
+        checkRoom(List.of());
+    }
+
+    /**
+     * As {@link #checkRoom()}, and refuses a test whose result is meant for an archive whose
+     * outbox backlog is at its bound.
+     */
+    public void checkRoom(List<ArchiveTarget> archives) throws NotKept {
+        Outbox o = outbox;
+        if (!archives.isEmpty() && o != null) {
+            try {
+                o.checkRoom(archives);
+            } catch (Outbox.Full e) {
+                refused.incrementAndGet();
+                throw new NotKept(e.getMessage(), e);
+            }
+        }
         if (spool != null && spool.isFull()) {
             refused.incrementAndGet();
             throw new NotKept("the archive cannot keep results now (" + lastFailure + ") and the spool of held results is"
@@ -136,15 +159,27 @@ public final class ResultKeeper implements AutoCloseable {
      *         or its disk refuses): the result is lost and the caller is told so
      */
     public Kept keep(Observation o, UUID key) throws NotKept {
+        return keep(o, key, List.of());
+    }
+
+    /**
+     * Keeps a result under its key and queues it for each archive it is meant for, in one
+     * transaction: in the archive now, or held on disk with its archives and written (and
+     * queued) later.
+     */
+    public Kept keep(Observation o, UUID key, List<ArchiveTarget> archives) throws NotKept {
+        if (!archives.isEmpty() && outbox == null) {
+            throw new IllegalStateException("results meant for archives need the outbox");
+        }
         if (spool == null) {
-            return new Kept(archive.save(o, key), false, key);
+            return new Kept(save(o, key, archives), false, key);
         }
         String cause;
         if (spool.entries() > 0) {
             cause = "results held before it are not yet written (" + lastFailure + ")";
         } else {
             try {
-                return new Kept(archive.save(o, key), false, key);
+                return new Kept(save(o, key, archives), false, key);
             } catch (DataAccessException | TransactionException e) {
                 cause = describe(e);
                 lastFailure = cause;
@@ -152,7 +187,7 @@ public final class ResultKeeper implements AutoCloseable {
             }
         }
         try {
-            spool.hold(key, o, cause);
+            spool.hold(key, o, cause, archives);
         } catch (ResultSpool.FullException e) {
             refused.incrementAndGet();
             log.error("result {} of {} to {} not kept: {}; {}", key, o.test().key(), o.subject().dst().host(), cause,
@@ -168,6 +203,29 @@ public final class ResultKeeper implements AutoCloseable {
         }
         heldTotal.incrementAndGet();
         return new Kept(o.withId(0), true, key);
+    }
+
+    /**
+     * The result and its outbox rows in one transaction: either both are kept or neither, so a
+     * kept result always reaches its archives. A second save under a key finds the first row and
+     * adds no second outbox row.
+     */
+    private Observation save(Observation o, UUID key, List<ArchiveTarget> archives) {
+        if (archives.isEmpty()) {
+            return archive.save(o, key);
+        }
+        Outbox box = outbox;
+        if (box == null) { // a held result drained before the outbox was handed over at start: the next pass writes it
+            throw new IllegalStateException("the outbox is not ready yet");
+        }
+        box.prepare(archives);
+        Observation saved = archive.atomically(() -> {
+            Observation s = archive.save(o, key);
+            box.add(s.id(), key, archives);
+            return s;
+        });
+        box.added(archives);
+        return saved;
     }
 
     private void drainSafely() {
@@ -201,7 +259,7 @@ public final class ResultKeeper implements AutoCloseable {
                 }
                 Observation saved;
                 try {
-                    saved = archive.save(e.observation(), e.key());
+                    saved = save(e.observation(), e.key(), e.archives());
                 } catch (DataIntegrityViolationException bad) {
                     log.error("held result {} is refused by the archive for good, set aside under failed/: {}", file,
                             bad.getMostSpecificCause().toString());

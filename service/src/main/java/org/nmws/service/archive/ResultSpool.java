@@ -34,12 +34,17 @@ final class ResultSpool {
     private static final String SUFFIX = ".held";
     private static final String TEMP_PREFIX = ".writing-";
 
-    /** One held result: its key, the observation with its frames, and why it was held. */
-    record Entry(Path file, UUID key, Observation observation, Instant heldAt, String cause, long bytes) {
+    /** One held result: its key, the observation with its frames, why it was held, and the archives it goes to. */
+    record Entry(Path file, UUID key, Observation observation, Instant heldAt, String cause, long bytes,
+                 List<ArchiveTarget> archives) {
     }
 
-    /** What a file holds: the observation without frames, and its frames packed as the archive packs them. */
-    record Stored(UUID key, Instant heldAt, String cause, Observation observation, int frames, List<String> frameChunks) {
+    /**
+     * What a file holds: the observation without frames, and its frames packed as the archive
+     * packs them; the archives it is meant for as their specs (none in files held before V10).
+     */
+    record Stored(UUID key, Instant heldAt, String cause, Observation observation, int frames, List<String> frameChunks,
+                  List<com.fasterxml.jackson.databind.JsonNode> archives) {
     }
 
     /** Past a bound: the result is not held. */
@@ -120,9 +125,10 @@ final class ResultSpool {
      * @throws FullException past the count or byte bound (nothing is written)
      * @throws UncheckedIOException when the disk refuses (full, read-only): nothing is held
      */
-    void hold(UUID key, Observation o, String cause) throws FullException {
+    void hold(UUID key, Observation o, String cause, List<ArchiveTarget> archives) throws FullException {
         byte[] content = encode(new Stored(key, Instant.now(), cause, o.withFrames(List.of()).withId(0),
-                o.frames().size(), chunks(o.frames())));
+                o.frames().size(), chunks(o.frames()),
+                archives.stream().map(a -> (com.fasterxml.jackson.databind.JsonNode) a.toJson()).toList()));
         synchronized (this) {
             if (entries + 1 > maxEntries || bytes + content.length > maxBytes) {
                 throw new FullException("the spool of held results is full (" + entries + " of " + maxEntries
@@ -186,7 +192,13 @@ final class ResultSpool {
             FrameCodec.decode(Base64.getDecoder().decode(chunk), n, frames);
             left -= n;
         }
-        return new Entry(file, s.key(), s.observation().withFrames(frames), s.heldAt(), s.cause(), content.length);
+        List<ArchiveTarget> archives = new ArrayList<>();
+        if (s.archives() != null) {
+            for (com.fasterxml.jackson.databind.JsonNode a : s.archives()) {
+                archives.add(ArchiveTarget.parse(a, null));
+            }
+        }
+        return new Entry(file, s.key(), s.observation().withFrames(frames), s.heldAt(), s.cause(), content.length, archives);
     }
 
     /** Removes a file once its result is in the archive; forced, so a written result is not written again after a crash. */

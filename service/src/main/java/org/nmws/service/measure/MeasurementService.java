@@ -5,6 +5,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,7 @@ import java.util.function.Supplier;
 import org.nmws.probe.ProbeException;
 import org.nmws.service.NmwsProperties;
 import org.nmws.service.archive.Archive;
+import org.nmws.service.archive.ArchiveTarget;
 import org.nmws.service.archive.ResultKeeper;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Observation;
@@ -154,8 +156,18 @@ public class MeasurementService {
      */
     public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
                             TestClass testClass, long waitMillis, UUID key) throws MeasurementException {
+        return measure(caller, c, subject, nmwgParameters, testClass, waitMillis, key, List.of());
+    }
+
+    /**
+     * As above, the result also sent to archives (a schedule's): queued in the outbox in the
+     * transaction that keeps it. A test whose archive's backlog is at its bound does not start.
+     */
+    public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
+                            TestClass testClass, long waitMillis, UUID key, List<ArchiveTarget> archives)
+            throws MeasurementException {
         Admitted<?> a = admit(caller, c, subject, nmwgParameters);
-        return measure(a, c, subject, testClass, waitMillis, key);
+        return measure(a, c, subject, testClass, waitMillis, key, archives);
     }
 
     /**
@@ -235,11 +247,11 @@ public class MeasurementService {
     }
 
     private <P> Measured measure(Admitted<P> admitted, Characteristic c, PathSubject subject, TestClass testClass,
-                                 long waitMillis, UUID key) throws MeasurementException {
+                                 long waitMillis, UUID key, List<ArchiveTarget> archives) throws MeasurementException {
         MeasurementKind<P> kind = admitted.kind();
         P parameters = admitted.parameters();
         try {
-            keeper.checkRoom(); // no test whose result nothing could keep
+            keeper.checkRoom(archives); // no test whose result nothing could keep, or its archives could not queue
         } catch (ResultKeeper.NotKept e) {
             throw new MeasurementException(MeasurementException.Kind.STORAGE, e.getMessage());
         }
@@ -250,7 +262,7 @@ public class MeasurementService {
         try {
             Observation measured = kind.run(parameters, subject, new Runner(admitted.caller(), c.dottedName(), testClass, waitMillis));
             try {
-                result = keeper.keep(measured, key);
+                result = keeper.keep(measured, key, archives);
             } catch (ResultKeeper.NotKept e) {
                 throw new MeasurementException(MeasurementException.Kind.STORAGE, e.getMessage(), e);
             }

@@ -31,8 +31,8 @@ public record Plan(List<Planned> runs, List<NotRun> notRun, List<Archive> archiv
     }
 
     /**
-     * An archive the template defines. Parsed and listed only: results go to nmws's own archive;
-     * sending them to the template's archives is issue 23's item 3.
+     * An archive the template defines; the schedules of the tasks that name it send each result
+     * to it through the outbox (nmws's own archive keeps it too).
      */
     public record Archive(String name, String archiver, boolean known) {
     }

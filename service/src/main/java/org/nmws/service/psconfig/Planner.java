@@ -93,6 +93,7 @@ final class Planner {
                         + (ours.isEmpty() ? "no tool" : String.join(", ", new java.util.TreeSet<>(ours))) + " only");
             }
         }
+        Map<String, JsonNode> archives = new java.util.LinkedHashMap<>();
         for (JsonNode a : spec.path("archives")) {
             JsonNode archive = t.path("archives").get(a.asText());
             if (archive == null) {
@@ -102,6 +103,7 @@ final class Planner {
                 throw new TestMapping.NotRunnable("archive " + a.asText() + " has archiver " + archive.path("archiver").asText()
                         + ", which nmws does not know (it knows " + String.join(", ", new java.util.TreeSet<>(KNOWN_ARCHIVERS)) + ")");
             }
+            archives.put(a.asText(), archive);
         }
         if (spec.has("subtasks")) {
             throw new TestMapping.NotRunnable("subtasks are not run by nmws");
@@ -127,7 +129,7 @@ final class Planner {
                 continue; // another point's share
             }
             try {
-                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule, tool));
+                runs.add(planned(task, type, test.path("spec"), tuple, me, flip, schedule, tool, archives));
             } catch (TestMapping.NotRunnable why) {
                 notRun.add(new Plan.NotRun(task, pair, why.getMessage()));
             }
@@ -135,7 +137,8 @@ final class Planner {
     }
 
     private Plan.Planned planned(String task, String type, JsonNode testSpec, List<Address> tuple, Address me, boolean flip,
-                                 TaskSchedule schedule, String tool) throws TestMapping.NotRunnable {
+                                 TaskSchedule schedule, String tool, Map<String, JsonNode> archives)
+            throws TestMapping.NotRunnable {
         JsonNode spec = fill(testSpec, tuple, me, flip);
         if (spec.path("flip").asBoolean(false)) {
             throw new TestMapping.NotRunnable("the test is flipped (its source has no agent): nmws measures from this point only");
@@ -167,8 +170,55 @@ final class Planner {
                 m.continuous() ? null : Durations.seconds(schedule.repeat()),
                 m.continuous() ? null : Durations.seconds(schedule.slip()),
                 schedule.start() == null ? null : schedule.start().toString(),
-                schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous());
+                schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous(),
+                archives(archives, tuple, me, flip), namedSource(spec, source, dest, notes));
         return new Plan.Planned(task, name, me.name(), far == null ? dest : far.name(), type, r, List.copyOf(notes));
+    }
+
+    /**
+     * The spec's source when it names one that is an address of this host: the schedule's tests
+     * name it, so their results carry it as pScheduler's do (test.spec.source, the rows of
+     * perfSONAR's Grafana grids). A source this host does not hold (an address behind NAT) is
+     * left out with a note: the test still runs from here.
+     */
+    private static String namedSource(JsonNode spec, String source, String dest, List<String> notes) {
+        if (!spec.hasNonNull("source")) {
+            return null;
+        }
+        try {
+            org.nmws.service.measure.MeasurementService.checkSourceIsLocal(new org.nmws.service.observation.PathSubject(
+                    org.nmws.service.observation.Endpoint.parse(source, null), org.nmws.service.observation.Endpoint.parse(dest, null)));
+            return source;
+        } catch (org.nmws.service.measure.MeasurementException | IllegalArgumentException e) {
+            notes.add("source " + source + " is not an address of this host: its results name no source");
+            return null;
+        }
+    }
+
+    /**
+     * The task's archives as nmws's archive specs (a JSON array), their template variables
+     * filled for this pair ({% scheduled_by_address %} in a Logstash URL, say), each named by its
+     * key in the template and checked as a schedule's archives are.
+     */
+    private static JsonNode archives(Map<String, JsonNode> archives, List<Address> tuple, Address me, boolean flip)
+            throws TestMapping.NotRunnable {
+        if (archives.isEmpty()) {
+            return null;
+        }
+        var out = JsonNodeFactory.instance.arrayNode();
+        for (Map.Entry<String, JsonNode> e : archives.entrySet()) {
+            ObjectNode filled = (ObjectNode) fill(e.getValue(), tuple, me, flip);
+            if (!filled.has("name") && !filled.has("label")) {
+                filled.put("name", e.getKey());
+            }
+            try {
+                org.nmws.service.archive.ArchiveTarget.parse(filled, e.getKey());
+            } catch (IllegalArgumentException bad) {
+                throw new TestMapping.NotRunnable("archive " + e.getKey() + ": " + bad.getMessage());
+            }
+            out.add(filled);
+        }
+        return out;
     }
 
     /** The group's address tuples, less excludes and excludes-self. */

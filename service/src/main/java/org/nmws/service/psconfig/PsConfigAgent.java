@@ -175,7 +175,7 @@ public final class PsConfigAgent implements SmartLifecycle {
                 am.put("name", a.name());
                 am.put("archiver", a.archiver());
                 am.put("known", a.known());
-                am.put("delivered", false); // results go to nmws's archive only for now (issue 23, item 3)
+                am.put("delivered", a.known()); // through the outbox; each archive's state at /api/archivers
                 archives.add(am);
             }
         }

@@ -27,7 +27,7 @@ final class NmwgSchedules implements Schedules {
         parameters.forEach((k, v) -> (k.startsWith("schedule.") ? sched : test).put(k, v));
         for (String k : sched.keySet()) {
             if (!java.util.Set.of("schedule.period", "schedule.name", "schedule.slip", "schedule.class", "schedule.start",
-                    "schedule.end", "schedule.continuous").contains(k)) {
+                    "schedule.end", "schedule.continuous", "schedule.archives").contains(k)) {
                 throw new IllegalArgumentException("unknown schedule parameter " + org.nmws.service.observation.Params.echo(k));
             }
         }
@@ -38,9 +38,23 @@ final class NmwgSchedules implements Schedules {
         String name = sched.getOrDefault("schedule.name", characteristic + ":" + dst);
         Schedule s = schedules.put(caller, name, new ScheduleRequest(characteristic, dst, test, sched.get("schedule.period"),
                 sched.get("schedule.slip"), sched.get("schedule.start"), sched.get("schedule.end"), sched.get("schedule.class"),
-                null, true, "true".equals(continuous)));
+                null, true, "true".equals(continuous), archives(sched.get("schedule.archives"))));
         return "schedule " + s.name() + ": " + s.characteristic() + " to " + s.dst() + " every " + s.period() + " (slip up to "
                 + s.slip() + ", class " + s.testClass().label() + ") from " + s.point() + "; its runs at /api/schedules/"
                 + s.name() + "/runs";
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode archives(String text) {
+        if (text == null) {
+            return null;
+        }
+        if (text.length() > 65536) {
+            throw new IllegalArgumentException("schedule.archives is longer than 64 KiB");
+        }
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("schedule.archives is not JSON: " + e.getOriginalMessage());
+        }
     }
 }

@@ -2,18 +2,29 @@ package org.nmws.service.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import org.nmws.service.archive.ArchiveTarget;
 import org.nmws.service.measure.TestClass;
 
 /**
  * A test repeated every period: which characteristic towards which destination with which
  * NMWG parameters, run by which measurement point, from start to end (open when null), each
  * repetition slipped by a random part of slip so that points do not synchronise. A schedule a
- * client made has that client as its owner: its runs carry the owner's identity and limits.
+ * client made has that client as its owner: its runs carry the owner's identity and limits. Each
+ * result is also sent to the schedule's archives (pScheduler's archive specs), through the outbox.
  */
 public record Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
                        Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled,
-                       String owner, String ownerAddress) {
+                       String owner, String ownerAddress, List<ArchiveTarget> archives, String src) {
+
+    /** Without archives: its results stay in this point's archive only. */
+    public Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
+                    Duration period, Duration slip, Instant start, Instant end, TestClass testClass, boolean enabled,
+                    String owner, String ownerAddress) {
+        this(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled, owner, ownerAddress,
+                List.of(), null);
+    }
 
     /** The service's own (from its configuration or the mesh file): no owner. */
     public Schedule(long id, String name, String point, String characteristic, String dst, Map<String, String> parameters,
@@ -24,7 +35,19 @@ public record Schedule(long id, String name, String point, String characteristic
     /** This schedule made by a client: "account NAME" or "address A" (Caller.owner()), from an address. */
     public Schedule ownedBy(String newOwner, String address) {
         return new Schedule(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled,
-                newOwner, newOwner == null ? null : address);
+                newOwner, newOwner == null ? null : address, archives, src);
+    }
+
+    /** This schedule with its results also sent to these archives. */
+    public Schedule withArchives(List<ArchiveTarget> to) {
+        return new Schedule(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled,
+                owner, ownerAddress, to, src);
+    }
+
+    /** This schedule's tests naming a source (one of this point's addresses), as a pSConfig task's spec does. */
+    public Schedule withSrc(String source) {
+        return new Schedule(id, name, point, characteristic, dst, parameters, period, slip, start, end, testClass, enabled,
+                owner, ownerAddress, archives, source);
     }
 
     public Schedule {
@@ -44,6 +67,13 @@ public record Schedule(long id, String name, String point, String characteristic
             throw new IllegalArgumentException("schedule " + name + ": end " + end + " is not after start " + start);
         }
         parameters = Map.copyOf(parameters);
+        archives = archives == null ? List.of() : List.copyOf(archives);
+        if (src != null && (src.isBlank() || src.length() > 255)) {
+            throw new IllegalArgumentException("schedule " + name + ": src is a host of this point (at most 255 characters)");
+        }
+        if (archives.size() > 16) {
+            throw new IllegalArgumentException("schedule " + name + ": at most 16 archives, were " + archives.size());
+        }
     }
 
     /**

@@ -31,9 +31,12 @@ public record ScheduleProperties(@DefaultValue("true") boolean enabled, @Default
         schedules = List.copyOf(schedules);
     }
 
-    /** One configured schedule; unset start means slots aligned to the epoch, unset class the characteristic's. */
+    /**
+     * One configured schedule; unset start means slots aligned to the epoch, unset class the
+     * characteristic's; archives, when set, is a JSON array of pScheduler archive specs.
+     */
     public record Entry(String name, String characteristic, String dst, @DefaultValue Map<String, String> parameters,
                         Duration period, @DefaultValue("PT0S") Duration slip, Instant start, Instant end, String testClass,
-                        @DefaultValue("true") boolean enabled, @DefaultValue("false") boolean continuous) {
+                        @DefaultValue("true") boolean enabled, @DefaultValue("false") boolean continuous, String archives) {
     }
 }

@@ -2,7 +2,10 @@ package org.nmws.service.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import com.fasterxml.jackson.databind.JsonNode;
+import org.nmws.service.archive.ArchiveTarget;
 import org.nmws.service.measure.TestClass;
 import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Params;
@@ -12,7 +15,19 @@ import org.nmws.service.observation.Params;
  * parameters are checked as a test of the characteristic would check them, when it first runs.
  */
 public record ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
-                              String start, String end, String testClass, String point, Boolean enabled, Boolean continuous) {
+                              String start, String end, String testClass, String point, Boolean enabled, Boolean continuous,
+                              JsonNode archives, String src) {
+
+    public ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
+                           String start, String end, String testClass, String point, Boolean enabled, Boolean continuous) {
+        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, continuous, null, null);
+    }
+
+    public ScheduleRequest(String characteristic, String dst, Map<String, String> parameters, String period, String slip,
+                           String start, String end, String testClass, String point, Boolean enabled, Boolean continuous,
+                           JsonNode archives) {
+        this(characteristic, dst, parameters, period, slip, start, end, testClass, point, enabled, continuous, archives, null);
+    }
 
     /** Frames a second of a continuous one-way stream unless its parameters say otherwise (powstream's default). */
     static final String CONTINUOUS_INTERVAL = "0.1";
@@ -27,7 +42,16 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
         TestClass of(Characteristic c, Map<String, String> parameters);
     }
 
+    /**
+     * The schedule asked for, with its archives (a JSON array of pScheduler archive specs)
+     * checked field by field.
+     */
     public Schedule toSchedule(String name, String defaultPoint, Classes classes) {
+        List<ArchiveTarget> to = ArchiveTarget.parseAll(archives);
+        return schedule(name, defaultPoint, classes).withArchives(to).withSrc(src == null || src.isBlank() ? null : src.trim());
+    }
+
+    private Schedule schedule(String name, String defaultPoint, Classes classes) {
         Characteristic c = Characteristic.lookup(characteristic == null ? "" : characteristic).orElseThrow(() ->
                 new IllegalArgumentException("characteristic '" + Params.echo(String.valueOf(characteristic)) + "' is not known"));
         if (Boolean.TRUE.equals(continuous)) {
@@ -88,6 +112,17 @@ public record ScheduleRequest(String characteristic, String dst, Map<String, Str
     static ScheduleRequest of(ScheduleProperties.Entry e) {
         return new ScheduleRequest(e.characteristic(), e.dst(), e.parameters(), e.period() == null ? null : e.period().toString(),
                 e.slip().toString(), e.start() == null ? null : e.start().toString(), e.end() == null ? null : e.end().toString(),
-                e.testClass(), null, e.enabled(), e.continuous());
+                e.testClass(), null, e.enabled(), e.continuous(), archivesOf(e));
+    }
+
+    private static JsonNode archivesOf(ScheduleProperties.Entry e) {
+        if (e.archives() == null || e.archives().isBlank()) {
+            return null;
+        }
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(e.archives());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException bad) {
+            throw new IllegalArgumentException("schedule " + e.name() + ": archives is not JSON: " + bad.getOriginalMessage());
+        }
     }
 }

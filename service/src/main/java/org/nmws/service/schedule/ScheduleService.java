@@ -50,7 +50,12 @@ public final class ScheduleService {
         }
         Characteristic c = Characteristic.lookup(wanted.characteristic()).orElseThrow();
         // The test as the client may ask for it now: its networks, durations and rates.
-        measurements.check(caller, c, new PathSubject(null, Endpoint.parse(wanted.dst(), null)), wanted.parameters());
+        PathSubject subject = new PathSubject(wanted.src() == null ? null : Endpoint.parse(wanted.src(), null),
+                Endpoint.parse(wanted.dst(), null));
+        if (wanted.point().equals(self)) {
+            MeasurementService.checkSourceIsLocal(subject); // a src names this point's own address, or nothing
+        }
+        measurements.check(caller, c, subject, wanted.parameters());
         // Who may change a name is decided and written in one step: two clients creating the same
         // name at once would otherwise both find it free, and the second would take the first's.
         synchronized (changes) {

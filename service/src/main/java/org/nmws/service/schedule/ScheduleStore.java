@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.nmws.service.archive.ArchiveTarget;
 import org.nmws.service.measure.TestClass;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -39,15 +40,15 @@ public final class ScheduleStore {
             return existing.get(); // a restart re-reading its configuration changes nothing
         }
         jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
-                        + "test_class, enabled, created_ms, owner, owner_address) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+                        + "test_class, enabled, created_ms, owner, owner_address, archives, src) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                         + "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, owner_address = excluded.owner_address, "
                         + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
                         + "parameters = excluded.parameters, period_ms = excluded.period_ms, slip_ms = excluded.slip_ms, "
                         + "start_ms = excluded.start_ms, end_ms = excluded.end_ms, test_class = excluded.test_class, "
-                        + "enabled = excluded.enabled",
+                        + "enabled = excluded.enabled, archives = excluded.archives, src = excluded.src",
                 s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()), s.period().toMillis(),
                 s.slip().toMillis(), s.start().toEpochMilli(), s.end() == null ? null : s.end().toEpochMilli(),
-                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress());
+                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s), s.src());
         Schedule stored = byName(s.name()).orElseThrow();
         // A changed schedule plans afresh: slots not yet run are dropped and planned again.
         jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
@@ -59,7 +60,16 @@ public final class ScheduleStore {
                 && a.parameters().equals(b.parameters()) && a.period().equals(b.period()) && a.slip().equals(b.slip())
                 && a.start().equals(b.start()) && java.util.Objects.equals(a.end(), b.end()) && a.testClass() == b.testClass()
                 && a.enabled() == b.enabled() && java.util.Objects.equals(a.owner(), b.owner())
-                && java.util.Objects.equals(a.ownerAddress(), b.ownerAddress());
+                && java.util.Objects.equals(a.ownerAddress(), b.ownerAddress())
+                && java.util.Objects.equals(archives(a), archives(b)) && java.util.Objects.equals(a.src(), b.src());
+    }
+
+    /** The archives as a JSON array of their specs; null for none. */
+    private static String archives(Schedule s) {
+        if (s.archives().isEmpty()) {
+            return null;
+        }
+        return "[" + String.join(",", s.archives().stream().map(ArchiveTarget::canonical).toList()) + "]";
     }
 
     public Optional<Schedule> byName(String name) {
@@ -215,7 +225,19 @@ public final class ScheduleStore {
                 rs.getString("dst"), read(rs.getString("parameters")), Duration.ofMillis(rs.getLong("period_ms")),
                 Duration.ofMillis(rs.getLong("slip_ms")), Instant.ofEpochMilli(rs.getLong("start_ms")),
                 rs.wasNull() || end == 0 ? null : Instant.ofEpochMilli(end), TestClass.parse(rs.getString("test_class")),
-                rs.getBoolean("enabled"), rs.getString("owner"), rs.getString("owner_address"));
+                rs.getBoolean("enabled"), rs.getString("owner"), rs.getString("owner_address"), archives(rs.getString("archives")),
+                rs.getString("src"));
+    }
+
+    private List<ArchiveTarget> archives(String text) {
+        if (text == null) {
+            return List.of();
+        }
+        try {
+            return ArchiveTarget.parseAll(json.readTree(text));
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new IllegalStateException("a schedule's archives cannot be read: " + e.getMessage(), e);
+        }
     }
 
     /** How many schedules a client owns (its Caller.owner()). */

@@ -312,8 +312,9 @@ public final class Scheduler implements SmartLifecycle {
         while (true) {
             try {
                 // as its owner: the owner's role, networks, durations and rates hold for every run
-                return measurements.measure(owners.callerOf(s), c, new PathSubject(null, Endpoint.parse(s.dst(), null)), s.parameters(),
-                        s.testClass(), waitMs, key);
+                return measurements.measure(owners.callerOf(s), c, new PathSubject(s.src() == null ? null : Endpoint.parse(s.src(), null),
+                                Endpoint.parse(s.dst(), null)), s.parameters(),
+                        s.testClass(), waitMs, key, s.archives());
             } catch (MeasurementException e) {
                 Instant now = clock.instant();
                 if (e.kind() != MeasurementException.Kind.BUSY || !running || now.plusMillis(RETRY_MS).isAfter(deadline)) {

@@ -33,7 +33,7 @@ import org.nmws.service.observation.PathSubject;
  * The archive contract: every backend (SQLite, PostgreSQL) runs these same tests on a real
  * database, migrated by the same Flyway scripts the service runs.
  */
-abstract class ArchiveContractTest {
+public abstract class ArchiveContractTest {
     static final Instant T0 = Instant.parse("2026-03-01T12:00:00.123456789Z");
 
     /** A fresh, empty store migrated to {@code target} (null: the latest version). */
@@ -55,7 +55,7 @@ abstract class ArchiveContractTest {
         }
     }
 
-    static Observation observation(String point, String src, String dst, Instant start, Map<String, Double> summary,
+    public static Observation observation(String point, String src, String dst, Instant start, Map<String, Double> summary,
                                    List<Frame> frames) {
         Map<String, String> params = new LinkedHashMap<>();
         params.put("count", Integer.toString(frames.size()));

@@ -138,6 +138,37 @@ class ResultKeeperTest {
         }
     }
 
+    /** Issue 23: a result held while the archive was down keeps its archives, and gets its outbox rows when written, once. */
+    @Test
+    void aHeldResultIsQueuedForItsArchivesWhenItIsWritten() throws Exception {
+        try (TestArchives.Store s = TestArchives.sqliteStore(dir, null)) {
+            Flaky archive = new Flaky(s.archive());
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            Outbox outbox = new Outbox(s.jdbc(), json, "mp-a", Duration.ofHours(1), 100, java.time.Clock.systemUTC());
+            ResultKeeper keeper = ResultKeeper.spooling(archive, dir.resolve("spool-outbox"), 100, 64L << 20, Duration.ofSeconds(1));
+            keeper.setOutbox(outbox);
+            ArchiveTarget os = ArchiveTarget.parse(json.readTree("{\"archiver\":\"opensearch\",\"ttl\":\"PT2H\",\"data\":"
+                    + "{\"_url\":\"http://127.0.0.1:9200\"}}"), "os");
+            archive.down = true;
+            UUID key = UUID.randomUUID();
+            assertTrue(keeper.keep(observation(T0, 1.0), key, List.of(os)).held());
+            assertEquals(0L, s.jdbc().queryForObject("SELECT COUNT(*) FROM outbox", Long.class));
+
+            ResultKeeper restarted = ResultKeeper.spooling(archive, dir.resolve("spool-outbox"), 100, 64L << 20, Duration.ofSeconds(1));
+            restarted.setOutbox(outbox);
+            archive.down = false;
+            assertEquals(1, restarted.drain());
+            assertEquals(List.of(key.toString()), s.jdbc().queryForList("SELECT result_key FROM outbox", String.class));
+            long created = s.jdbc().queryForObject("SELECT created_ms FROM outbox", Long.class);
+            assertEquals(created + Duration.ofHours(2).toMillis(), s.jdbc().queryForObject("SELECT expires_ms FROM outbox", Long.class),
+                    "the archive's ttl came with it");
+            // kept again under its key (a drain repeated after a crash before the file went): no second row
+            restarted.keep(observation(T0, 1.0), key, List.of(os));
+            assertEquals(1L, s.jdbc().queryForObject("SELECT COUNT(*) FROM observation", Long.class));
+            assertEquals(1L, s.jdbc().queryForObject("SELECT COUNT(*) FROM outbox", Long.class));
+        }
+    }
+
     @Test
     void pastItsBoundsTheSpoolRefusesClearlyAndNoTestStarts() throws Exception {
         try (TestArchives.Store s = TestArchives.sqliteStore(dir, null)) {

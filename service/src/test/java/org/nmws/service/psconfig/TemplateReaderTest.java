@@ -17,6 +17,14 @@ import org.junit.jupiter.api.Test;
 class TemplateReaderTest {
     private final TemplateReader reader = new TemplateReader();
 
+    private static final java.util.function.Function<String, com.fasterxml.jackson.databind.JsonNode> JSON_TEMPLATE = text -> {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    };
+
     private static String fixture(String name) throws URISyntaxException {
         return Path.of(TemplateReaderTest.class.getResource("/psconfig/" + name).toURI()).toString();
     }
@@ -152,6 +160,36 @@ class TemplateReaderTest {
                 reasonOf(plan, "jq-task", "alpha->charlie"));
         assertEquals(List.of(new Plan.Archive("central", "http", true), new Plan.Archive("old-esmond", "esmond", false)),
                 plan.archives());
+    }
+
+    /** Issue 23, item 3: a task's archives are its schedules', their template variables filled for the pair. */
+    @Test
+    void aTasksArchivesAreItsSchedulesArchivesFilledForThePair() throws Exception {
+        Plan.Planned run = byName(planAs("share.json", "10.1.0.1")).get("psconfig:rtt-mesh:alpha:bravo");
+        org.nmws.service.schedule.Schedule s = run.request().toSchedule(run.name(), "alpha", (c, p) ->
+                org.nmws.service.measure.TestClass.BACKGROUND);
+        assertEquals(1, s.archives().size());
+        org.nmws.service.archive.ArchiveTarget central = s.archives().get(0);
+        assertEquals("central", central.name());
+        assertEquals("http", central.archiver());
+        assertEquals("https://archive.example.net/logstash", central.data().path("_url").asText());
+        assertEquals("10.1.0.1", central.data().path("_headers").path("x-ps-observer").asText(), "scheduled_by_address filled");
+        assertEquals("https://archive.example.net", central.destination());
+        assertEquals("hidden", central.shown().path("data").path("_url").asText());
+        assertTrue(byName(planAs("share.json", "10.1.0.1")).get("psconfig:latency-uni:alpha:bravo").request().archives() == null,
+                "a task without archives sends nowhere");
+        // the spec's source 10.1.0.1 is this point's in the template but no address of this host: named nowhere, with a note
+        assertEquals(null, s.src());
+        assertTrue(run.notes().contains("source 10.1.0.1 is not an address of this host: its results name no source"),
+                run.notes().toString());
+        Plan.Planned local = byName(new Planner(Set.of("127.0.0.1")::contains).plan(JSON_TEMPLATE.apply(
+                "{\"addresses\":{\"a\":{\"address\":\"127.0.0.1\"},\"b\":{\"address\":\"127.0.0.2\"}},\"groups\":{\"g\":"
+                + "{\"type\":\"disjoint\",\"unidirectional\":true,\"a-addresses\":[{\"name\":\"a\"}],\"b-addresses\":"
+                + "[{\"name\":\"b\"}]}},\"tests\":{\"t\":{\"type\":\"rtt\",\"spec\":{\"source\":\"{% address[0] %}\","
+                + "\"dest\":\"{% address[1] %}\"}}},\"schedules\":{\"s\":{\"repeat\":\"PT1M\"}},\"tasks\":{\"k\":"
+                + "{\"group\":\"g\",\"test\":\"t\",\"schedule\":\"s\"}}}"))).get("psconfig:k:a:b");
+        assertEquals("127.0.0.1", local.request().toSchedule(local.name(), "a", (c, p) ->
+                org.nmws.service.measure.TestClass.BACKGROUND).src(), "a source of this host is the schedule's");
     }
 
     @Test
