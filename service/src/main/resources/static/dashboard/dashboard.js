@@ -266,7 +266,8 @@ function definitionBlock(d, groups) {
   } else {
     div.append(el('div', { class: 'age' }, 'no result yet'));
   }
-  if (d.state !== 'ok') div.append(el('div', { class: 'state-words' }, STATE_WORDS[d.state] || d.state));
+  if (d.state !== 'ok' || !d.enabled) div.append(el('div', { class: 'state-words' },
+    (STATE_WORDS[d.state] || d.state) + (d.enabled ? '' : ', disabled')));
   return div;
 }
 
@@ -364,7 +365,8 @@ views.overview = async main => {
     + 'with their latest result and its age. ',
   el('span', { class: 'sample ok' }, 'fresh'), ' ', el('span', { class: 'sample warn' }, 'fresh, over the warn threshold'), ' ',
   el('span', { class: 'sample bad' }, 'fresh, over the bad threshold'), ' ',
-  el('span', { class: 'sample stale' }, 'stale: older than ' + g.staleAfterPeriods + ' periods'), ' ',
+  el('span', { class: 'sample stale' }, 'stale: older than ' + (g.staleAfterPeriods === 1 ? 'one period'
+    : g.staleAfterPeriods + ' periods')), ' ',
   el('span', { class: 'sample failing' }, 'failing: its last two runs gave no result'), ' ',
   el('span', { class: 'sample pending' }, 'not run yet'), ' ',
   el('span', { class: 'sample unreachable' }, 'point not answering'));
@@ -436,7 +438,7 @@ function robustBounds(values, log) {
   const lo = quantile(v, 0.01);
   const hi = quantile(v, 0.99);
   if (log) return { min: lo / 1.5, max: hi * 1.5 };
-  const pad = hi > lo ? (hi - lo) / 10 : Math.max(Math.abs(hi) / 20, 1e-9);
+  const pad = hi > lo ? (hi - lo) / 10 : hi !== 0 ? Math.abs(hi) / 10 : 1; // all alike: room around them
   return { min: lo >= 0 && lo - pad < 0 ? 0 : lo - pad, max: hi + pad };
 }
 
@@ -466,11 +468,18 @@ function pathChart(container, [id, title, unit, sources], found, defs, opts) {
       if (!groups.has(key)) groups.set(key, { def: o.definition ? defs.get(o.definition) : null, params: o.parameters, points: [] });
       groups.get(key).points.push([Date.parse(o.start), v, o.id]);
     }
+    // tests asked for on demand are told apart by the parameters in which they differ
+    const adhoc = [...groups.values()].filter(gr => !gr.def);
+    const differ = new Set();
+    for (const gr of adhoc) {
+      for (const [k, v] of Object.entries(gr.params)) if (adhoc.some(o => o.params[k] !== v)) differ.add(k);
+    }
     for (const gr of groups.values()) {
       if (gr.points.length === 0) continue; // a legend names only series with data
       gr.points.sort((a, b) => a[0] - b[0]);
+      const shown = Object.fromEntries(Object.entries(gr.params).filter(([k]) => differ.has(k)));
       const name = (mixed ? what + ': ' : '') + (gr.def ? gr.def.name + ' (' + paramText(gr.def.parameters) + ')'
-        : 'on demand (' + paramText(gr.params) + ')');
+        : 'on demand' + (differ.size ? ' (' + paramText(shown) + ')' : ''));
       gr.points.forEach(p => { rows.push([new Date(p[0]).toISOString(), name, p[1], p[2]]); all.push(p[1]); });
       let data = gr.points.map(p => [p[0], opts.log && p[1] <= 0 ? null : p[1]]);
       if (gr.def) data = withGaps(data, gr.def.periodSeconds, gr.def.slipSeconds);
@@ -501,7 +510,8 @@ function pathChart(container, [id, title, unit, sources], found, defs, opts) {
     tooltip: { trigger: 'item', formatter: p => p.seriesName + '<br>' + humanTime(new Date(p.data[0]).toISOString()) + ': '
       + fmt(p.data.length > 2 ? p.data[2] : p.data[1]) + ' ' + unit },
     xAxis: { type: 'time', min: opts.from ? Date.parse(opts.from) : null, max: opts.from ? Date.now() : null },
-    yAxis: valueAxis(unit, Object.assign({ type: opts.log ? 'log' : 'value', scale: !opts.log },
+    yAxis: valueAxis(unit, Object.assign({ type: opts.log ? 'log' : 'value', scale: !opts.log,
+      axisLabel: { formatter: v => String(Number(Number(v).toPrecision(4))) } },
       bounds ? { min: bounds.min, max: bounds.max } : {})),
     grid: { left: 70, right: 30, top: 60, bottom: 70 },
     legend: { top: 0, type: 'scroll' },
