@@ -510,10 +510,10 @@ function pathChart(container, [id, title, unit, sources], found, defs, opts) {
     tooltip: { trigger: 'item', formatter: p => p.seriesName + '<br>' + humanTime(new Date(p.data[0]).toISOString()) + ': '
       + fmt(p.data.length > 2 ? p.data[2] : p.data[1]) + ' ' + unit },
     xAxis: { type: 'time', min: opts.from ? Date.parse(opts.from) : null, max: opts.from ? Date.now() : null },
-    yAxis: valueAxis(unit, Object.assign({ type: opts.log ? 'log' : 'value', scale: !opts.log,
+    yAxis: valueAxis(unit, Object.assign({ type: opts.log ? 'log' : 'value', scale: !opts.log, nameGap: 58,
       axisLabel: { formatter: v => String(Number(Number(v).toPrecision(4))) } },
       bounds ? { min: bounds.min, max: bounds.max } : {})),
-    grid: { left: 70, right: 30, top: 60, bottom: 70 },
+    grid: { left: 90, right: 30, top: 60, bottom: 70 },
     legend: { top: 0, type: 'scroll' },
     dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, height: 16, bottom: 8, filterMode: 'none' }],
     series,
