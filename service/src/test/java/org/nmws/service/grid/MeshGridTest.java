@@ -48,9 +48,14 @@ class MeshGridTest {
     private ScheduleStore store;
     private RemoteGrids remote;
 
+    /** The archive the grid reads: SQLite here, PostgreSQL in {@link MeshGridPostgresTest}. */
+    TestArchives.Store newStore(Path dir) throws Exception {
+        return TestArchives.sqliteStore(dir, null);
+    }
+
     @BeforeEach
-    void open() {
-        db = TestArchives.sqliteStore(dir, null);
+    void open() throws Exception {
+        db = newStore(dir);
         store = new ScheduleStore(db.jdbc(), new ObjectMapper());
         remote = new RemoteGrids(Duration.ofSeconds(1), 1 << 20);
     }
