@@ -129,6 +129,25 @@ class MeshGridTest {
     }
 
     @Test
+    void aPsConfigTasksScheduleIsNamedByItsTask() {
+        Schedule task = schedule("psconfig:rtt-every-minute:cern:ral", "198.51.100.7", Duration.ofMinutes(1));
+        run(task, 1, ScheduledRun.DONE, T0, 2.0);
+        Map<String, Object> d = definition(grid(T0.plusSeconds(5)), "cern", "ral", "psconfig:rtt-every-minute:cern:ral");
+        assertEquals("rtt-every-minute", d.get("definition"));
+        assertEquals("psconfig", d.get("origin"));
+        assertEquals("ok", d.get("state"));
+        assertEquals("PT1M", d.get("period"));
+        assertEquals(Map.of("status", "DONE", "planned", T0.toString(), "reason", "none"),
+                withNone(map(d.get("lastRun"))));
+    }
+
+    private static Map<String, Object> withNone(Map<String, Object> m) {
+        Map<String, Object> out = new java.util.HashMap<>(m);
+        out.replaceAll((k, v) -> v == null ? "none" : v);
+        return out;
+    }
+
+    @Test
     void withoutAMeshRowsAreThePointsAndColumnsTheDestinationsAsNamed() {
         Schedule rtt = schedule("mine", "203.0.113.9", Duration.ofMinutes(1));
         run(rtt, 1, ScheduledRun.DONE, T0, 3.0);
