@@ -23,12 +23,55 @@ function el(tag, attrs, ...children) {
 }
 
 async function api(path, options) {
-  const r = await fetch(path, Object.assign({ headers: { Accept: 'application/json' } }, options));
+  let r;
+  try {
+    r = await fetch(path, Object.assign({ headers: { Accept: 'application/json' } }, options));
+  } catch (e) {
+    throw new Error('The service could not be reached (' + e.message + '): is it running, and is the network up?');
+  }
   if (!r.ok) {
     const text = await r.text();
-    throw new Error(path + ': HTTP ' + r.status + (text ? ' ' + text : ''));
+    let detail = text;
+    try {
+      const j = JSON.parse(text);
+      if (j && j.error) detail = j.error;
+    } catch (ignored) { /* not JSON: the text as sent */ }
+    const e = new Error(inWords(r.status, detail));
+    e.status = r.status;
+    throw e;
   }
   return r.status === 200 ? r.json() : null;
+}
+
+/** An answer that is not a result, said as a reader would (no bare "HTTP 404"). */
+function inWords(status, detail) {
+  const why = detail ? ': ' + detail : '';
+  if (status === 404) return 'Nothing is stored here' + (detail ? why : ': it may never have been measured, or was removed by retention');
+  if (status === 401 || status === 403) return 'Not allowed: this browser\'s credentials may not read this' + why;
+  if (status === 400) return 'The service refused the request' + why;
+  if (status === 429 || status === 503) return 'The service is busy' + why + '; try again shortly';
+  return 'The service failed to answer (status ' + status + ')' + why;
+}
+
+/** A time as a reader reads it: local, to the second (an ISO time may carry nanoseconds). */
+function humanTime(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const p = n => String(n).padStart(2, '0');
+  return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':' + p(d.getMinutes())
+    + ':' + p(d.getSeconds());
+}
+
+/** An age as the grid's API words it (grid/Ages.java): "42 s", "5 min", "3 h 10 min", "2 d 4 h". */
+function ageWords(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 120) return s + ' s';
+  const m = Math.floor(s / 60);
+  if (m < 120) return m + ' min';
+  const h = Math.floor(m / 60);
+  if (h < 48) return h + ' h' + (m % 60 ? ' ' + (m % 60) + ' min' : '');
+  return Math.floor(h / 24) + ' d' + (h % 24 ? ' ' + (h % 24) + ' h' : '');
 }
 
 function showMessage(text) {
@@ -83,7 +126,7 @@ function plot(container, id, title, option, table, note) {
   container.append(fig);
   nmws.plots[id] = { title, columns: table.columns, rows: table.rows };
   if (table.rows.length === 0) {
-    div.replaceWith(el('p', { class: 'empty' }, 'no data'));
+    div.replaceWith(el('p', { class: 'empty' }, table.empty || 'no data'));
     return null;
   }
   const full = Object.assign({ animation: false, tooltip: { trigger: 'item' },
@@ -172,61 +215,177 @@ function histogramPlot(container, id, title, axisName, rows, extraSeries, note) 
 
 const views = {};
 
-views.overview = async main => {
-  const o = await api('/api/overview');
+// ---- the mesh: one grid of test definitions, from any point ---------------------------------
+
+/** The thresholds form (warn, bad) the grid's fresh cells are coloured by; onchange redraws. */
+function thresholdForm(onchange) {
   const t = { rttMs: [50, 150], lossPercent: [0.1, 1], throughputMbps: [100, 10] };
   const inputs = {};
-  const form = el('div', { class: 'thresholds' }, 'Thresholds (warn, bad): ');
-  const limits = [['rttMs', 'RTT ms'], ['lossPercent', 'loss %'], ['throughputMbps', 'throughput below Mbit/s']];
-  for (const [k, label] of limits) {
+  const form = el('div', { class: 'thresholds' }, 'Thresholds for fresh results (warn, bad): ');
+  for (const [k, label] of [['rttMs', 'RTT ms'], ['lossPercent', 'loss %'], ['throughputMbps', 'throughput below Mbit/s']]) {
     inputs[k] = [0, 1].map(i => el('input', { type: 'number', step: 'any', value: t[k][i], id: 'threshold-' + k + '-' + i,
-      onchange: () => colour() }));
+      onchange: () => onchange() }));
     form.append(el('label', {}, label + ' ', inputs[k][0], ' ', inputs[k][1]));
   }
+  form.limits = k => inputs[k].map(i => parseFloat(i.value));
+  return form;
+}
+
+/** 0 (ok), 1 (warn) or 2 (bad): the worst of a result's figures against the thresholds. */
+function thresholdLevel(figures, limits) {
+  let level = 0;
+  for (const k of ['rttMs', 'lossPercent']) {
+    if (figures[k] !== undefined) { const [w, b] = limits(k); level = Math.max(level, figures[k] >= b ? 2 : figures[k] >= w ? 1 : 0); }
+  }
+  if (figures.throughputMbps !== undefined) {
+    const [w, b] = limits('throughputMbps');
+    const v = figures.throughputMbps;
+    level = Math.max(level, v < b ? 2 : v < w ? 1 : 0);
+  }
+  return level;
+}
+
+const STATE_WORDS = { ok: 'fresh', stale: 'stale', failing: 'failing', pending: 'not run yet' };
+
+/** One definition of a cell: its name, its latest figures, their age and, unless fresh, its state in words. */
+function definitionBlock(d, groups) {
+  const r = d.result;
+  const div = el('div', { class: 'definition ' + d.state, 'data-name': d.name, 'data-state': d.state,
+    title: d.name + (Object.keys(d.parameters || {}).length ? ' (' + paramText(d.parameters) + ')' : '') + ', every '
+      + ageWords(d.periodSeconds) + ': ' + d.reason });
+  const head = el('div', { class: 'definition-name' }, d.definition + (d.origin === 'psconfig' ? ' (pSConfig)' : ''));
+  if (d.via === 'self' || d.via === 'archive') {
+    head.replaceChildren(el('a', { href: '#path?' + query({ dst: d.dst }) }, head.textContent));
+  }
+  div.append(head);
+  if (r) {
+    for (const { name: k, label, unit } of groups) {
+      if (r.figures[k] !== undefined) div.append(el('div', { 'data-figure': k, 'data-value': r.figures[k] },
+        label + ' ' + fmt(r.figures[k]) + ' ' + unit));
+    }
+    div.append(el('div', { class: 'age', 'data-age': r.ageSeconds }, ageWords(r.ageSeconds) + ' ago'));
+  } else {
+    div.append(el('div', { class: 'age' }, 'no result yet'));
+  }
+  if (d.state !== 'ok' || !d.enabled) div.append(el('div', { class: 'state-words' },
+    (STATE_WORDS[d.state] || d.state) + (d.enabled ? '' : ', disabled')));
+  return div;
+}
+
+/** Parameters as "k=v k=v", by name: the same set always reads the same. */
+function paramText(p) {
+  return Object.entries(p || {}).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v]) => k + '=' + v).join(' ');
+}
+
+/** Draws the grid into a table; returns a function that colours its fresh cells by the thresholds. */
+function definitionGrid(table, g, form) {
+  const cells = new Map(g.cells.map(c => [c.src + '\n' + c.dst, c]));
+  const points = new Map(g.points.map(p => [p.name, p]));
+  table.replaceChildren(el('tr', {}, el('th', {}, 'source \\ destination'), g.columns.map(c => el('th', {}, c))));
+  table.dataset.generated = g.generated;
+  const fresh = [];
+  for (const r of g.rows) {
+    const p = points.get(r);
+    const down = p && p.reachable === false;
+    const tr = el('tr', { 'data-point': r }, el('th', { class: down ? 'unreachable' : null, title: down ? p.error : null }, r,
+      down ? el('div', { class: 'state-words' }, 'unreachable') : null));
+    for (const c of g.columns) {
+      const cell = cells.get(r + '\n' + c);
+      const td = el('td', { 'data-src': r, 'data-dst': c });
+      if (down && r !== c) {
+        td.className = 'unreachable';
+        td.dataset.state = 'unreachable';
+        td.textContent = r + ' did not answer';
+        td.title = r + ' ' + p.error;
+      } else if (cell) {
+        td.dataset.state = cell.state;
+        for (const d of cell.definitions) td.append(definitionBlock(d, g.groups));
+        if (cell.state === 'ok') fresh.push([td, cell]);
+        else td.className = cell.state;
+      } else if (r !== c) {
+        td.className = 'none';
+        td.textContent = 'no test defined';
+      }
+      tr.append(td);
+    }
+    table.append(tr);
+  }
+  return () => {
+    for (const [td, cell] of fresh) {
+      let level = 0;
+      for (const d of cell.definitions) if (d.result) level = Math.max(level, thresholdLevel(d.result.figures, form.limits));
+      td.className = ['ok', 'warn', 'bad'][level];
+    }
+  };
+}
+
+/** The newest stored result per pair, whatever test it came from (on-demand ones too): what the archive holds. */
+function latestTable(o) {
   const cells = new Map(o.cells.map(c => [c.src + '\n' + c.dst, c]));
-  const table = el('table', { class: 'grid', id: 'mesh-grid', 'data-source': o.source },
+  const table = el('table', { class: 'grid latest', id: 'mesh-grid', 'data-source': o.source },
     el('tr', {}, el('th', {}, 'source \\ destination'), o.columns.map(c => el('th', {}, c))));
-  const tds = [];
   for (const r of o.rows) {
     const tr = el('tr', {}, el('th', {}, r));
     for (const c of o.columns) {
       const cell = cells.get(r + '\n' + c);
       const td = el('td', { 'data-src': r, 'data-dst': c });
       if (cell) {
-        // the cell's groups, their labels and units as the kinds declare them (/api/kinds)
         for (const { name: k, label, unit } of o.groups) {
-          if (cell[k]) td.append(el('div', { 'data-figure': k, 'data-value': cell[k].value },
+          if (cell[k]) td.append(el('div', { 'data-figure': k, 'data-value': cell[k].value, title: cell[k].test + ' at ' + humanTime(cell[k].at) },
             label + ' ' + fmt(cell[k].value) + ' ' + unit));
         }
-        td.addEventListener('click', () => { location.hash = '#path?' + query({ src: r, dst: c }); });
-        tds.push([td, cell]);
       } else if (r !== c) {
-        td.className = 'none';
         td.textContent = 'no results';
       }
       tr.append(td);
     }
     table.append(tr);
   }
-  function colour() {
-    const lim = k => inputs[k].map(i => parseFloat(i.value));
-    for (const [td, cell] of tds) {
-      let level = 0;
-      for (const k of ['rttMs', 'lossPercent']) {
-        if (cell[k]) { const [w, b] = lim(k); level = Math.max(level, cell[k].value >= b ? 2 : cell[k].value >= w ? 1 : 0); }
-      }
-      if (cell.throughputMbps) {
-        const [w, b] = lim('throughputMbps');
-        const v = cell.throughputMbps.value;
-        level = Math.max(level, v < b ? 2 : v < w ? 1 : 0);
-      }
-      td.className = ['ok', 'warn', 'bad'][level];
-    }
-  }
+  return table;
+}
+
+/** How often the shown grid is read again (a stopped point shows as unreachable by the next). */
+const GRID_REFRESH_MS = 30000;
+
+views.overview = async main => {
+  const [g, o] = await Promise.all([api('/api/grid'), api('/api/overview')]);
+  const table = el('table', { class: 'grid', id: 'definition-grid' });
+  let colour = () => {};
+  const form = thresholdForm(() => colour());
+  colour = definitionGrid(table, g, form);
   colour();
-  main.append(el('h2', {}, 'Mesh'),
-    el('p', { class: 'note' }, o.source === 'mesh' ? 'Points of the configured mesh; latest stored result per pair.'
-      : 'No mesh file configured: sources and destinations of the stored results.'), form, table);
+  const status = el('p', { class: 'note', id: 'grid-status' });
+  const said = grid => {
+    const down = grid.points.filter(p => p.reachable === false);
+    status.textContent = 'Read ' + humanTime(grid.generated) + ' from ' + grid.point + '; '
+      + (grid.cells.length ? grid.cells.reduce((n, c) => n + c.definitions.length, 0) + ' test definitions' : 'no test is defined yet')
+      + (down.length ? '; not answering: ' + down.map(p => p.name).join(', ') : '') + '. Read again every ' + GRID_REFRESH_MS / 1000 + ' s.';
+  };
+  said(g);
+  const key = el('p', { class: 'key' }, 'Each cell holds the pair\'s test definitions (schedules, mesh groups, pSConfig tasks) '
+    + 'with their latest result and its age. ',
+  el('span', { class: 'sample ok' }, 'fresh'), ' ', el('span', { class: 'sample warn' }, 'fresh, over the warn threshold'), ' ',
+  el('span', { class: 'sample bad' }, 'fresh, over the bad threshold'), ' ',
+  el('span', { class: 'sample stale' }, 'stale: older than ' + (g.staleAfterPeriods === 1 ? 'one period'
+    : g.staleAfterPeriods + ' periods')), ' ',
+  el('span', { class: 'sample failing' }, 'failing: its last two runs gave no result'), ' ',
+  el('span', { class: 'sample pending' }, 'not run yet'), ' ',
+  el('span', { class: 'sample unreachable' }, 'point not answering'));
+  main.append(el('h2', {}, 'Mesh'), key, form, table, status,
+    el('details', { id: 'latest-any' }, el('summary', {}, 'Latest stored result per pair, any test (on-demand tests included)'),
+      el('p', { class: 'note' }, o.source === 'mesh' ? 'Points of the configured mesh; the newest stored result of any test per pair.'
+        : 'No mesh file configured: sources and destinations of the stored results.'), latestTable(o)));
+  const timer = setInterval(async () => {
+    if (!document.body.contains(table)) { clearInterval(timer); return; }
+    try {
+      const again = await api('/api/grid');
+      colour = definitionGrid(table, again, form);
+      colour();
+      said(again);
+    } catch (e) {
+      status.textContent = 'Could not read the grid again: ' + e.message;
+    }
+  }, GRID_REFRESH_MS);
 };
 
 views.paths = async main => {
@@ -238,7 +397,7 @@ views.paths = async main => {
       el('td', {}, p.measurementPoint), el('td', {}, p.test), el('td', {}, p.src || ''),
       el('td', {}, el('a', { href: '#path?' + query({ dst: p.dst, src: p.src }) }, p.dst)),
       el('td', {}, Object.entries(p.parameters).map(([k, v]) => k + '=' + v).join(' ')),
-      el('td', { class: 'num' }, p.count), el('td', {}, p.first), el('td', {}, p.last)));
+      el('td', { class: 'num' }, p.count), el('td', {}, humanTime(p.first)), el('td', {}, humanTime(p.last))));
   }
   main.append(el('h2', {}, 'Stored paths'), table);
 };
@@ -248,55 +407,185 @@ function observations(test, dst, src, limit) {
   return api('/api/observations?' + query({ test, dst, src, limit: limit || 500 })).then(r => r.results);
 }
 
+// ---- a path: one line per test definition, over a chosen time range -------------------------
+
+const RANGES = [['1h', 'last hour', 3600e3], ['6h', 'last 6 hours', 6 * 3600e3], ['24h', 'last 24 hours', 24 * 3600e3],
+  ['7d', 'last 7 days', 7 * 86400e3], ['30d', 'last 30 days', 30 * 86400e3], ['all', 'everything stored', null]];
+
+/** The path's charts: each the figures it draws, as [test, summary datum, what to call it when a chart mixes tests]. */
+const PATH_CHARTS = [
+  ['path-rtt', 'Round-trip time (median)', 'ms', [['ROUND_TRIP', 'medianRtt', 'round trip'], ['STAMP', 'medianRtt', 'STAMP']]],
+  ['path-owd', 'One-way delay (median)', 'ms', [['UDP_STREAM', 'medianDelayMs', 'stream'], ['STAMP', 'medianForwardMs', 'STAMP forward']]],
+  ['path-loss', 'Loss', '%', [['ROUND_TRIP', 'lossPercent', 'round trip'], ['UDP_STREAM', 'lossPercent', 'stream'],
+    ['STAMP', 'lossPercent', 'STAMP']]],
+  ['path-throughput', 'Throughput', 'Mbit/s', [['TCP_STREAM', 'throughputMbps', 'TCP'], ['UDP_STREAM', 'receiverUserMbps', 'UDP received']]],
+];
+
+/** The value at quantile q of sorted values, interpolated between ranks (R-7, as numpy and R default). */
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  return sorted[lo] + (h - lo) * ((sorted[Math.min(lo + 1, sorted.length - 1)]) - sorted[lo]);
+}
+
+/**
+ * Axis bounds that one spike cannot flatten: the 1st to 99th percentile widened by a tenth of
+ * their span; values outside are outliers, drawn at the edge with a marker. log: only values > 0.
+ */
+function robustBounds(values, log) {
+  const v = values.filter(x => Number.isFinite(x) && (!log || x > 0)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  const lo = quantile(v, 0.01);
+  const hi = quantile(v, 0.99);
+  if (log) return { min: lo / 1.5, max: hi * 1.5 };
+  const pad = hi > lo ? (hi - lo) / 10 : hi !== 0 ? Math.abs(hi) / 10 : 1; // all alike: room around them
+  return { min: lo >= 0 && lo - pad < 0 ? 0 : lo - pad, max: hi + pad };
+}
+
+/** A definition's results as a line that breaks where runs are missing: a gap longer than period + slip + half a period. */
+function withGaps(points, periodSeconds, slipSeconds) {
+  const limitMs = (1.5 * periodSeconds + slipSeconds) * 1000;
+  const out = [];
+  for (let i = 0; i < points.length; i++) {
+    if (i > 0 && points[i][0] - points[i - 1][0] > limitMs) out.push([(points[i][0] + points[i - 1][0]) / 2, null]);
+    out.push(points[i]);
+  }
+  return out;
+}
+
+function pathChart(container, [id, title, unit, sources], found, defs, opts) {
+  const rows = [];
+  const series = [];
+  const all = [];
+  const mixed = sources.filter(([t]) => (found[t] || []).length > 0).length > 1;
+  for (const [test, datum, what] of sources) {
+    // one series per definition, and one per set of parameters asked for on demand
+    const groups = new Map();
+    for (const o of found[test] || []) {
+      const v = o.summary[datum];
+      if (v === undefined || v === null) continue;
+      const key = o.definition ? 'd:' + o.definition : 'o:' + paramText(o.parameters);
+      if (!groups.has(key)) groups.set(key, { def: o.definition ? defs.get(o.definition) : null, params: o.parameters, points: [] });
+      groups.get(key).points.push([Date.parse(o.start), v, o.id]);
+    }
+    // tests asked for on demand are told apart by the parameters in which they differ
+    const adhoc = [...groups.values()].filter(gr => !gr.def);
+    const differ = new Set();
+    for (const gr of adhoc) {
+      for (const [k, v] of Object.entries(gr.params)) if (adhoc.some(o => o.params[k] !== v)) differ.add(k);
+    }
+    for (const gr of groups.values()) {
+      if (gr.points.length === 0) continue; // a legend names only series with data
+      gr.points.sort((a, b) => a[0] - b[0]);
+      const shown = Object.fromEntries(Object.entries(gr.params).filter(([k]) => differ.has(k)));
+      const name = (mixed ? what + ': ' : '') + (gr.def ? gr.def.name + ' (' + paramText(gr.def.parameters) + ')'
+        : 'on demand' + (differ.size ? ' (' + paramText(shown) + ')' : ''));
+      gr.points.forEach(p => { rows.push([new Date(p[0]).toISOString(), name, p[1], p[2]]); all.push(p[1]); });
+      let data = gr.points.map(p => [p[0], opts.log && p[1] <= 0 ? null : p[1]]);
+      if (gr.def) data = withGaps(data, gr.def.periodSeconds, gr.def.slipSeconds);
+      series.push(gr.def ? { name, type: 'line', showSymbol: true, symbolSize: 4, connectNulls: false, data }
+        : { name, type: 'scatter', symbolSize: 6, data });
+    }
+  }
+  const bounds = robustBounds(all, opts.log);
+  let outliers = 0;
+  if (bounds) {
+    const out = [];
+    for (const s of series) {
+      for (const p of s.data) {
+        if (p[1] === null) continue;
+        if (p[1] > bounds.max) out.push([p[0], bounds.max, p[1], s.name]);
+        else if (p[1] < bounds.min) out.push([p[0], bounds.min, p[1], s.name]);
+      }
+    }
+    outliers = out.length;
+    if (out.length) {
+      series.push({ name: 'outliers (off the scale)', type: 'scatter', symbol: 'triangle', symbolSize: 10,
+        itemStyle: { color: '#d62728' }, data: out,
+        tooltip: { formatter: p => p.data[3] + ': ' + fmt(p.data[2]) + ' ' + unit + ' at ' + humanTime(new Date(p.data[0]).toISOString()) } });
+    }
+  }
+  const rangeName = RANGES.find(r => r[0] === opts.range)[1];
+  const chart = plot(container, id, title, {
+    tooltip: { trigger: 'item', formatter: p => p.seriesName + '<br>' + humanTime(new Date(p.data[0]).toISOString()) + ': '
+      + fmt(p.data.length > 2 ? p.data[2] : p.data[1]) + ' ' + unit },
+    xAxis: { type: 'time', min: opts.from ? Date.parse(opts.from) : null, max: opts.from ? Date.now() : null },
+    yAxis: valueAxis(unit, Object.assign({ type: opts.log ? 'log' : 'value', scale: !opts.log, nameGap: 58,
+      axisLabel: { formatter: v => String(Number(Number(v).toPrecision(4))) } },
+      bounds ? { min: bounds.min, max: bounds.max } : {})),
+    grid: { left: 90, right: 30, top: 60, bottom: 70 },
+    legend: { top: 0, type: 'scroll' },
+    dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, height: 16, bottom: 8, filterMode: 'none' }],
+    series,
+  }, { columns: ['time', 'series', 'value', 'observation'], rows,
+    empty: 'No ' + title.toLowerCase().replace(/ \(.*\)$/, '') + ' results on this path in the ' + rangeName.replace(/^last /, 'last ')
+      .replace('everything stored', 'archive') + '.' },
+  [outliers ? outliers + ' value' + (outliers > 1 ? 's' : '') + ' off the scale, marked ▲ at its edge.' : null,
+    opts.log && all.some(v => v <= 0) ? 'Zero values are not drawn on the log scale.' : null].filter(x => x).join(' ') || null);
+  if (chart) chart.group = 'path';
+}
+
 views.path = async main => {
   const p = params();
   const dst = p.get('dst');
+  if (!dst) throw new Error('Which path? Open one from the Mesh or Paths view (no destination was given).');
   const src = p.get('src') || undefined;
-  const [rr, stamp, stream, tcp, scan] = await Promise.all(['ROUND_TRIP', 'STAMP', 'UDP_STREAM', 'TCP_STREAM', 'LATENCY_SCAN']
-    .map(t => observations(t, dst, src)));
-  main.append(el('h2', {}, 'Path ' + (src ? src + ' → ' : '') + dst));
+  const range = RANGES.some(r => r[0] === p.get('range')) ? p.get('range') : '24h';
+  const log = p.get('log') === '1';
+  const span = RANGES.find(r => r[0] === range)[2];
+  const from = span ? new Date(Date.now() - span).toISOString() : undefined;
+  const tests = ['ROUND_TRIP', 'STAMP', 'UDP_STREAM', 'TCP_STREAM', 'LATENCY_SCAN'];
+  const answers = await Promise.all(tests.map(t => api('/api/observations?' + query({ test: t, dst, src, from, limit: 1000 }))));
+  const found = {};
+  const defs = new Map();
+  tests.forEach((t, i) => {
+    found[t] = answers[i].results;
+    (answers[i].definitions || []).forEach(d => defs.set(d.name, d));
+  });
+  const go = changes => { location.hash = '#path?' + query(Object.assign({ src, dst, range, log: log ? '1' : '' }, changes)); };
+  const picker = el('select', { id: 'range', onchange: e => go({ range: e.target.value }) },
+    RANGES.map(([k, label]) => el('option', Object.assign({ value: k }, k === range ? { selected: 'selected' } : {}), label)));
+  const logBox = el('input', Object.assign({ type: 'checkbox', id: 'log-scale', onchange: e => go({ log: e.target.checked ? '1' : '' }) },
+    log ? { checked: 'checked' } : {}));
+  const reset = el('button', { type: 'button', id: 'zoom-reset', onclick: () => Object.values(nmws.charts)
+    .forEach(c => c.dispatchAction({ type: 'dataZoom', start: 0, end: 100 })) }, 'Reset zoom');
+  main.append(el('h2', {}, 'Path ' + (src ? src + ' → ' : '') + dst),
+    el('div', { class: 'path-controls' }, el('label', {}, 'Time range ', picker), ' ', el('label', {}, logBox, ' log scale'), ' ', reset,
+      el('span', { class: 'note' }, ' Drag or scroll on a chart to zoom; the charts zoom together.')));
   const plots = el('div', { class: 'plots' });
   main.append(plots);
-  const time = o => o.start;
-  const timeSeries = (id, title, axis, sets) => {
-    // sets: [name, observations, datum]; one row per observation
-    const rows = [];
-    const series = sets.map(([name, obs, datum]) => {
-      const data = obs.filter(o => o.summary[datum] !== undefined).map(o => [time(o), o.summary[datum], o.id]);
-      data.forEach(d => rows.push([d[0], name, d[1], d[2]]));
-      return { name, type: 'line', showSymbol: true, symbolSize: 5, data: data.map(d => [d[0], d[1]]) };
-    });
-    plot(plots, id, title, { tooltip: { trigger: 'axis' }, xAxis: { type: 'time' }, yAxis: valueAxis(axis), series },
-      { columns: ['time', 'series', 'value', 'observation'], rows });
-  };
-  timeSeries('path-rtt', 'Round-trip time', 'ms', [['median RTT', rr, 'medianRtt'], ['min RTT', rr, 'minRtt'],
-    ['max RTT', rr, 'maxRtt'], ['STAMP median RTT', stamp, 'medianRtt']]);
-  timeSeries('path-owd', 'One-way delay', 'ms', [['median', stream, 'medianDelayMs'], ['min', stream, 'minDelayMs'],
-    ['p95', stream, 'p95DelayMs'], ['STAMP forward median', stamp, 'medianForwardMs']]);
-  timeSeries('path-loss', 'Loss', '%', [['round trip', rr, 'lossPercent'], ['one-way stream', stream, 'lossPercent'],
-    ['STAMP', stamp, 'lossPercent']]);
-  timeSeries('path-throughput', 'Throughput', 'Mbit/s', [['TCP', tcp, 'throughputMbps'],
-    ['UDP received', stream, 'receiverUserMbps']]);
-  const all = [].concat(rr, stamp, stream, tcp, scan).sort((a, b) => (a.start < b.start ? 1 : -1)).slice(0, 50);
-  const table = el('table', { id: 'tests' }, el('tr', {}, ['start', 'test', 'parameters', 'figures'].map(h => el('th', {}, h))));
+  for (const spec of PATH_CHARTS) pathChart(plots, spec, found, defs, { range, log, from });
+  echarts.connect('path');
+  const all = [].concat(...tests.map(t => found[t])).sort((a, b) => (a.start < b.start ? 1 : -1)).slice(0, 50);
+  const table = el('table', { id: 'tests' }, el('tr', {}, ['start', 'test', 'definition', 'parameters', 'figures'].map(h => el('th', {}, h))));
   for (const o of all) {
     const f = o.summary;
     const brief = ['medianRtt', 'lossPercent', 'medianDelayMs', 'receiverUserMbps', 'throughputMbps', 'slopeUsPerByte']
       .filter(k => f[k] !== undefined).map(k => k + ' ' + fmt(f[k])).join(', ');
-    table.append(el('tr', {}, el('td', {}, el('a', { href: '#test?id=' + o.id, 'data-test': o.test }, o.start)),
-      el('td', {}, o.test), el('td', {}, Object.entries(o.parameters).map(([k, v]) => k + '=' + v).join(' ')),
-      el('td', {}, brief)));
+    table.append(el('tr', {}, el('td', {}, el('a', { href: '#test?id=' + o.id, 'data-test': o.test }, humanTime(o.start))),
+      el('td', {}, o.test), el('td', {}, o.definition || 'on demand'), el('td', {}, paramText(o.parameters)), el('td', {}, brief)));
   }
+  if (all.length === 0) table.append(el('tr', {}, el('td', { colspan: 5 }, 'No tests on this path in the '
+    + RANGES.find(r => r[0] === range)[1] + '.')));
   main.append(el('h3', {}, 'Recent tests'), table);
 };
 
 views.test = async main => {
   const id = params().get('id');
-  const o = await api('/api/observations/' + encodeURIComponent(id));
-  main.append(el('h2', {}, o.test + ' to ' + o.dst + ' at ' + o.start),
-    el('p', { class: 'note', id: 'frames-note' }, o.framesTotal > o.frames.seq.length
-      ? 'Plots show frames ' + o.framesOffset + '..' + (o.framesOffset + o.frames.seq.length) + ' of ' + o.framesTotal
-      + ' (one answer is bounded by nmws.limits.max-answer-frames).' : o.framesTotal + ' frames stored.'));
+  if (!/^[0-9]+$/.test(id || '')) throw new Error('Which test? "' + (id || '') + '" is not a stored test\'s number.');
+  let o;
+  try {
+    o = await api('/api/observations/' + encodeURIComponent(id));
+  } catch (e) {
+    if (e.status === 404) throw new Error('No stored test has number ' + id + ': it may have been removed by retention.');
+    throw e;
+  }
+  main.append(el('h2', {}, o.test + ' to ' + o.dst + ' at ' + humanTime(o.start)), el('p', { class: 'note', id: 'frames-note' },
+    o.test === 'TCP_STREAM' ? o.samplesTotal + ' TCP_INFO samples stored.'
+      : o.framesTotal > o.frames.seq.length
+        ? 'Plots show frames ' + o.framesOffset + '..' + (o.framesOffset + o.frames.seq.length) + ' of ' + o.framesTotal
+        + ' (one answer is bounded by nmws.limits.max-answer-frames).' : o.framesTotal + ' frames stored.'));
   const plots = el('div', { class: 'plots' });
   main.append(plots);
   if (o.test === 'LATENCY_SCAN') {
@@ -423,7 +712,7 @@ views.running = async main => {
     table.replaceChildren(el('tr', {}, ['id', 'characteristic', 'destination', 'started', 'progress', ''].map(h => el('th', {}, h))));
     for (const t of tests) {
       table.append(el('tr', { 'data-id': t.id },
-        el('td', {}, t.id), el('td', {}, t.characteristic), el('td', {}, t.dst), el('td', {}, t.started),
+        el('td', {}, t.id), el('td', {}, t.characteristic), el('td', {}, t.dst), el('td', {}, humanTime(t.started)),
         el('td', {}, el('progress', { max: Math.max(1, t.total), value: t.done }), ' ' + t.done + ' / ' + t.total),
         el('td', {}, el('button', { type: 'button', class: 'cancel', onclick: async () => {
           try {
@@ -456,8 +745,8 @@ views.schedules = async main => {
         const r = await api('/api/schedules/' + encodeURIComponent(s.name) + '/runs?limit=20');
         runs.replaceChildren(el('h3', {}, 'Runs of ' + s.name), el('table', {},
           el('tr', {}, ['planned', 'status', 'started', 'ended', 'reason', 'result'].map(h => el('th', {}, h))),
-          r.map(x => el('tr', {}, el('td', {}, x.planned), el('td', {}, x.status), el('td', {}, x.started || ''),
-            el('td', {}, x.ended || ''), el('td', {}, x.reason || ''),
+          r.map(x => el('tr', {}, el('td', {}, humanTime(x.planned)), el('td', {}, x.status), el('td', {}, humanTime(x.started)),
+            el('td', {}, humanTime(x.ended)), el('td', {}, x.reason || ''),
             el('td', {}, x.observationId ? el('a', { href: '#test?id=' + x.observationId }, x.observationId) : '')))));
       } }, s.name)),
       el('td', {}, s.characteristic), el('td', {}, s.dst), el('td', {}, s.period), el('td', {}, s.testClass),

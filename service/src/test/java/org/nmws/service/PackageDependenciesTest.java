@@ -36,7 +36,7 @@ class PackageDependenciesTest {
                         "..service.archiver..")
                 .layer("Dialects").definedBy("..service.nmwg..", "..service.v1..", "..service.perfsonar..")
                 .layer("UseCases").definedBy("..service.usecase..", "..service.cost..", "..service.schedule..",
-                        "..service.psconfig..")
+                        "..service.psconfig..", "..service.grid..")
                 .layer("Services").definedBy("..service.measure..", "..service.kind..", "..service.archive..",
                         "..service.mesh..")
                 .layer("Observation").definedBy("..service.observation..")

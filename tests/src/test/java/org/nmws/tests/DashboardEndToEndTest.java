@@ -61,6 +61,9 @@ class DashboardEndToEndTest {
     private Path dataDir;
     private Path downloads;
     private Responder responder;
+    /** Responders of the scheduled paths the grid shows: 127.0.0.3 (fresh) and 127.0.0.5 (stale). */
+    private Responder fresh;
+    private Responder stale;
     private Service service;
     private ChromeDriver browser;
     private Map<String, Double> scanReply;
@@ -74,9 +77,15 @@ class DashboardEndToEndTest {
             old.forEach(f -> f.toFile().delete());
         }
         responder = Responder.start();
-        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port, "--nmws.measurement-point=" + POINT);
+        // stale after one period: dash-stale (every 2 s, stopped) is stale by the time a test looks
+        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port, "--nmws.measurement-point=" + POINT,
+                "--nmws.grid.stale-after-periods=1");
+        scheduledPaths();
         NmwsClient client = NmwsClient.soap11(service.baseUrl);
         client.measure("127.0.0.1", "path.delay.roundTrip", Map.of("count", "200", "interval", "0.002"));
+        // on demand, newer than dash-fresh's result on its path: it must not be what the grid shows
+        client.measure("127.0.0.3", "path.delay.roundTrip", Map.of("count", "20", "interval", "0.001",
+                "port", Integer.toString(fresh.port)));
         // three spacings of 1000-byte frames: the points of throughput against spacing
         for (String interval : List.of("0.0004", "0.0002", "0.0001")) {
             client.measure("127.0.0.1", "path.delay.oneWay", Map.of("count", "2000", "packetSize", "1000", "interval", interval));
@@ -115,6 +124,66 @@ class DashboardEndToEndTest {
         if (responder != null) {
             responder.close();
         }
+        if (fresh != null) {
+            fresh.close();
+        }
+        if (stale != null) {
+            stale.close();
+        }
+    }
+
+    /**
+     * Three test definitions with real runs, for the grid and the path charts: dash-fresh (once
+     * an hour, ran once: fresh), dash-stale (every 2 s, stopped for a while and started again,
+     * then stopped: a gap in its line, and stale) and dash-fail (to an address where nothing
+     * answers: failing). They end before the on-demand tests start, so none meets another.
+     */
+    private void scheduledPaths() throws Exception {
+        fresh = Responder.start("127.0.0.3");
+        stale = Responder.start("127.0.0.5");
+        putSchedule("dash-fresh", "127.0.0.3", "PT1H", "\"start\":\"" + Instant.now().plusSeconds(1) + "\",",
+                "{\"count\":\"5\",\"interval\":\"0.01\",\"port\":\"" + fresh.port + "\"}");
+        String staleParams = "{\"count\":\"10\",\"interval\":\"0.005\",\"port\":\"" + stale.port + "\"}";
+        putSchedule("dash-stale", "127.0.0.5", "PT2S", "", staleParams);
+        putSchedule("dash-fail", "127.0.0.4", "PT2S", "", "{\"count\":\"3\",\"interval\":\"0.01\"}");
+        waitForRuns("dash-stale", "DONE", 2);
+        putSchedule("dash-stale", "127.0.0.5", "PT2S", "\"enabled\":false,", staleParams);
+        waitForRuns("dash-fail", "ended", 2);
+        putSchedule("dash-fail", "127.0.0.4", "PT2S", "\"enabled\":false,", "{\"count\":\"3\",\"interval\":\"0.01\"}");
+        Thread.sleep(5000); // dash-stale's gap: at least two periods without a run
+        int before = runs("dash-stale", "DONE");
+        putSchedule("dash-stale", "127.0.0.5", "PT2S", "", staleParams);
+        waitForRuns("dash-stale", "DONE", before + 2);
+        putSchedule("dash-stale", "127.0.0.5", "PT2S", "\"enabled\":false,", staleParams);
+        waitForRuns("dash-fresh", "DONE", 1);
+    }
+
+    private void putSchedule(String name, String dst, String period, String extra, String parameters) throws Exception {
+        HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(service.baseUrl + "/api/schedules/" + name))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(
+                        "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"" + dst + "\",\"period\":\"" + period + "\","
+                                + extra + "\"parameters\":" + parameters + "}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, put.statusCode(), put.body());
+    }
+
+    /** How many of a schedule's runs are DONE (or, for "ended", DONE, FAILED or NONSTARTER). */
+    private int runs(String name, String status) throws Exception {
+        int n = 0;
+        for (JsonNode r : api("/api/schedules/" + name + "/runs?limit=100")) {
+            String st = r.get("status").asText();
+            if (st.equals(status) || status.equals("ended") && List.of("DONE", "FAILED", "NONSTARTER").contains(st)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void waitForRuns(String name, String status, int atLeast) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        while (runs(name, status) < atLeast && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertTrue(runs(name, status) >= atLeast, name + ": " + api("/api/schedules/" + name + "/runs?limit=20"));
     }
 
     /** No view may leave an error in the console: a failed request, a refused resource, an exception. */
@@ -132,29 +201,62 @@ class DashboardEndToEndTest {
     }
 
     @Test
-    void theMeshGridShowsEachPathsLatestFiguresColouredByTheThresholds() throws Exception {
+    void theMeshGridShowsEachDefinitionsLatestResultWithItsAgeAndStaleAndFailingCellsAsSuch() throws Exception {
         open("#overview");
-        WebElement grid = browser.findElement(By.id("mesh-grid"));
-        assertEquals("archive", grid.getAttribute("data-source"), "no mesh file: the grid comes from stored paths");
-        WebElement cell = browser.findElement(By.cssSelector("td[data-src='" + POINT + "'][data-dst='127.0.0.1']"));
-        double rtt = latest("path.delay.roundTrip").get("summary").get("medianRtt").asDouble();
-        double throughput = latest("path.bandwidth.achievable.TCP").get("summary").get("throughputMbps").asDouble();
-        JsonNode rr = latest("path.delay.roundTrip");
-        JsonNode stream = latest("path.delay.oneWay");
-        // loss is the newest observation's that has one, round trip or stream
-        JsonNode lossFrom = Instant.parse(rr.get("start").asText()).isAfter(Instant.parse(stream.get("start").asText()))
-                ? rr : stream;
-        double loss = lossFrom.get("summary").get("lossPercent").asDouble();
-        assertEquals(rtt, shown(cell, "rttMs"), 0.0);
-        assertEquals(throughput, shown(cell, "throughputMbps"), 0.0);
-        assertEquals(loss, shown(cell, "lossPercent"), 0.0);
-        assertEquals(stream.get("summary").get("medianDelayMs").asDouble(), shown(cell, "owdMs"), 0.0);
-        assertEquals(level(rtt, 50, 150, loss, 0.1, 1, throughput, 100, 10), cell.getAttribute("class"));
-        // a warning threshold below the measured RTT turns the cell at least to warn
+        JsonNode grid = api("/api/grid");
+        // dash-fresh: its own latest result, not the newer on-demand test to the same place
+        JsonNode freshDef = definition(grid, "127.0.0.3", "dash-fresh");
+        assertEquals("ok", freshDef.get("state").asText(), freshDef.toString());
+        JsonNode kept = api("/api/observations/" + freshDef.get("result").get("observationId").asLong());
+        JsonNode onDemand = api("/api/observations?test=ROUND_TRIP&dst=127.0.0.3&limit=10").get("results");
+        JsonNode newest = onDemand.get(onDemand.size() - 1);
+        assertTrue(newest.get("definition").isNull(), "the newest result to 127.0.0.3 was asked for on demand: " + newest);
+        assertTrue(Instant.parse(newest.get("start").asText()).isAfter(Instant.parse(kept.get("start").asText())));
+        WebElement freshCell = browser.findElement(By.cssSelector("#definition-grid td[data-src='" + POINT + "'][data-dst='127.0.0.3']"));
+        WebElement freshBlock = freshCell.findElement(By.cssSelector(".definition[data-name='dash-fresh']"));
+        assertEquals(kept.get("summary").get("medianRtt").asDouble(), shown(freshBlock, "rttMs"), 0.0);
+        double age = freshDef.get("result").get("ageSeconds").asDouble();
+        // the page read its grid a moment before this test did: its age is younger by that moment
+        double between = (Instant.parse(grid.get("generated").asText()).toEpochMilli() - Instant.parse(
+                browser.findElement(By.id("definition-grid")).getAttribute("data-generated")).toEpochMilli()) / 1000.0;
+        assertEquals(age - between, Double.parseDouble(freshBlock.findElement(By.cssSelector(".age")).getAttribute("data-age")),
+                0.0015);
+        assertTrue(freshBlock.findElement(By.cssSelector(".age")).getText().endsWith(" ago"));
+        // coloured by the thresholds as it is fresh
+        double rtt = kept.get("summary").get("medianRtt").asDouble();
+        double loss = kept.get("summary").get("lossPercent").asDouble();
+        assertEquals(level(rtt, 50, 150, loss, 0.1, 1, Double.MAX_VALUE, 100, 10), freshCell.getAttribute("class"));
         setThreshold("threshold-rttMs-0", rtt / 2);
         setThreshold("threshold-rttMs-1", rtt * 2);
-        assertEquals(level(rtt, rtt / 2, rtt * 2, loss, 0.1, 1, throughput, 100, 10), cell.getAttribute("class"));
-        assertTrue(!cell.getAttribute("class").equals("ok"));
+        assertEquals("warn", freshCell.getAttribute("class"), "a warning threshold below its RTT turns the fresh cell to warn");
+        // dash-stale stopped running: its cell is stale, not green, whatever its figures
+        WebElement staleCell = browser.findElement(By.cssSelector("#definition-grid td[data-src='" + POINT + "'][data-dst='127.0.0.5']"));
+        JsonNode staleDef = definition(api("/api/grid"), "127.0.0.5", "dash-stale");
+        assertEquals("stale", staleDef.get("state").asText(), staleDef.toString());
+        assertEquals("stale", staleCell.getAttribute("class"));
+        assertEquals("STALE, DISABLED", staleCell.findElement(By.cssSelector(".state-words")).getText());
+        // dash-fail never gave a result: failing, with no figures
+        WebElement failCell = browser.findElement(By.cssSelector("#definition-grid td[data-src='" + POINT + "'][data-dst='127.0.0.4']"));
+        assertEquals("failing", failCell.getAttribute("class"));
+        assertEquals("failing", definition(grid, "127.0.0.4", "dash-fail").get("state").asText());
+        assertEquals("no result yet", failCell.findElement(By.cssSelector(".age")).getText());
+        // the newest result of any test per pair is still there, folded, on-demand tests included
+        WebElement latest = browser.findElement(By.cssSelector("#mesh-grid td[data-src='" + POINT + "'][data-dst='127.0.0.3']"));
+        browser.findElement(By.cssSelector("#latest-any summary")).click();
+        assertEquals(newest.get("summary").get("medianRtt").asDouble(), shown(latest, "rttMs"), 0.0);
+    }
+
+    private static JsonNode definition(JsonNode grid, String dst, String name) {
+        for (JsonNode c : grid.get("cells")) {
+            if (c.get("dst").asText().equals(dst)) {
+                for (JsonNode d : c.get("definitions")) {
+                    if (d.get("name").asText().equals(name)) {
+                        return d;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no definition " + name + " to " + dst + " in " + grid);
     }
 
     @Test
@@ -175,14 +277,170 @@ class DashboardEndToEndTest {
     }
 
     @Test
-    void thePathViewPlotsTheStoredSummariesOverTime() throws Exception {
+    void thePathViewDrawsOneSeriesPerSetOfParametersAndNoEmptyOnes() throws Exception {
         open("#path?dst=127.0.0.1");
-        assertEquals(values(results("path.delay.roundTrip"), "medianRtt"), plottedSeries("path-rtt", "median RTT"));
-        assertEquals(values(results("path.delay.oneWay"), "medianDelayMs"), plottedSeries("path-owd", "median"));
-        assertEquals(values(results("path.delay.oneWay"), "lossPercent"), plottedSeries("path-loss", "one-way stream"));
-        assertEquals(values(results("path.bandwidth.achievable.TCP"), "throughputMbps"), plottedSeries("path-throughput", "TCP"));
+        // three streams asked for on demand with three spacings: three series, not one sawtooth
+        List<Map<String, Object>> owd = plotted("path-owd");
+        assertEquals(3, owd.size(), owd.toString());
+        List<Double> drawn = new ArrayList<>();
+        for (Map<String, Object> s : owd) {
+            String name = (String) s.get("name");
+            assertTrue(name.startsWith("on demand (") && name.matches(".*\\binterval=0\\.000[124]\\b.*")
+                    && !name.contains("packetSize"), "named by the parameters in which the three differ: " + name);
+            assertEquals("scatter", s.get("type"), "results asked for on demand are points, not a line");
+            drawn.addAll(ys(s));
+        }
+        List<Double> stored = new ArrayList<>(values(results("path.delay.oneWay"), "medianDelayMs"));
+        drawn.sort(null);
+        stored.sort(null);
+        assertEquals(stored, drawn);
+        List<Double> rtt = new ArrayList<>();
+        plotted("path-rtt").forEach(s -> rtt.addAll(ys(s)));
+        assertEquals(values(results("path.delay.roundTrip"), "medianRtt"), rtt);
+        assertEquals(values(results("path.bandwidth.achievable.TCP"), "throughputMbps"), ys(plotted("path-throughput").get(0)));
+        for (String plot : List.of("path-rtt", "path-owd", "path-loss", "path-throughput")) {
+            for (Map<String, Object> s : plotted(plot)) {
+                assertTrue(!ys(s).isEmpty(), plot + ": a legend names only series with data: " + s.get("name"));
+            }
+        }
         assertEquals(6, browser.findElements(By.cssSelector("#tests a[data-test]")).size(),
                 "one round trip, three streams, one TCP test and one scan");
+        for (WebElement a : browser.findElements(By.cssSelector("#tests a[data-test]"))) {
+            assertTrue(a.getText().matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d"), "a human time: " + a.getText());
+        }
+    }
+
+    /**
+     * dash-stale ran every 2 s, was stopped for 5 s, ran again: its results are one line named by
+     * the definition and its parameters, broken where the runs were missing, on axes bounded by
+     * the 1st and 99th percentiles; the time range, log scale and zoom controls work on it.
+     */
+    @Test
+    void aDefinitionsLineBreaksWhereRunsAreMissingAndTheControlsRangeScaleAndZoomIt() throws Exception {
+        open("#path?dst=127.0.0.5&range=1h");
+        JsonNode answer = api("/api/observations?test=ROUND_TRIP&dst=127.0.0.5&limit=1000");
+        JsonNode obs = answer.get("results");
+        List<Map<String, Object>> rtt = plotted("path-rtt");
+        assertEquals(1, rtt.size(), rtt.toString());
+        assertEquals("dash-stale (count=10 interval=0.005 port=" + stale.port + ")", rtt.get(0).get("name"));
+        assertEquals("line", rtt.get(0).get("type"));
+        // the stored values in time order, with a null wherever two results are more than
+        // 1.5 periods (3 s) apart: the gap
+        List<Object> expected = new ArrayList<>();
+        Instant previous = null;
+        int gaps = 0;
+        for (JsonNode o : obs) {
+            assertEquals("dash-stale", o.get("definition").asText());
+            Instant at = Instant.parse(o.get("start").asText());
+            if (previous != null && Duration.between(previous, at).toMillis() > 3000) {
+                expected.add(null);
+                gaps++;
+            }
+            expected.add(o.get("summary").get("medianRtt").asDouble());
+            previous = at;
+        }
+        assertTrue(gaps >= 1, "dash-stale was stopped for 5 s: " + obs);
+        List<Object> drawn = new ArrayList<>();
+        for (List<Object> p : points(rtt.get(0))) {
+            drawn.add(p.get(1) == null ? null : ((Number) p.get(1)).doubleValue());
+        }
+        assertEquals(expected, drawn);
+        // robust axes: the 1st to 99th percentile, widened by a tenth of their span
+        List<Double> v = new ArrayList<>(values(obs, "medianRtt"));
+        v.sort(null);
+        double lo = quantile(v, 0.01);
+        double hi = quantile(v, 0.99);
+        double pad = hi > lo ? (hi - lo) / 10 : hi != 0 ? Math.abs(hi) / 10 : 1;
+        Map<String, Object> y = yAxis("path-rtt");
+        assertEquals(hi + pad, ((Number) y.get("max")).doubleValue(), 1e-12);
+        assertEquals(lo - pad < 0 && lo >= 0 ? 0 : lo - pad, ((Number) y.get("min")).doubleValue(), 1e-12);
+        // and one spike among a hundred steady values is marked off the scale instead of flattening them
+        @SuppressWarnings("unchecked")
+        Map<String, Object> b = (Map<String, Object>) ((JavascriptExecutor) browser).executeScript(
+                "const v = []; for (let i = 0; i < 100; i++) v.push(0.1 + (i % 10) / 1000); v.push(50);"
+                        + "return robustBounds(v, false);");
+        assertTrue(((Number) b.get("max")).doubleValue() < 1, "a 50 ms spike is off the scale: " + b);
+        // empty charts say so in words
+        assertEquals("No one-way delay results on this path in the last hour.",
+                browser.findElement(By.cssSelector("#plot-path-owd .empty")).getText());
+        assertEquals(0, browser.findElements(By.cssSelector("#plot-path-owd canvas")).size());
+
+        // zoom one chart, and the others follow
+        ((JavascriptExecutor) browser).executeScript(
+                "window.nmws.charts['path-rtt'].dispatchAction({ type: 'dataZoom', start: 40, end: 90 })");
+        assertEquals(40.0, zoomStart("path-loss"), 0.0, "the charts zoom together");
+        browser.findElement(By.id("zoom-reset")).click();
+        assertEquals(0.0, zoomStart("path-loss"), 0.0);
+        // the log scale
+        browser.findElement(By.id("log-scale")).click();
+        waitReady();
+        assertEquals("log", yAxis("path-rtt").get("type"));
+        assertTrue(browser.getCurrentUrl().contains("log=1"), browser.getCurrentUrl());
+        // the time range: the last hour holds them all, as the whole archive does
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("range"))).selectByValue("all");
+        waitReady();
+        assertTrue(browser.getCurrentUrl().contains("range=all"), browser.getCurrentUrl());
+        assertEquals(expected.stream().filter(x -> x != null).count(), ys(plotted("path-rtt").get(0)).size());
+    }
+
+    @Test
+    void aTestThatIsNotStoredIsSaidSoInWords() throws Exception {
+        browser.get(service.baseUrl + "/dashboard/#test?id=999999999");
+        WebElement view = browser.findElement(By.id("view"));
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> !"loading".equals(view.getAttribute("data-state")));
+        assertEquals("failed", view.getAttribute("data-state"));
+        String said = browser.findElement(By.id("message")).getText();
+        assertEquals("No stored test has number 999999999: it may have been removed by retention.", said);
+        // the browser logs the refused fetch itself: that 404 and the view's own line, nothing else
+        for (LogEntry e : browser.manage().logs().get(LogType.BROWSER)) {
+            assertTrue(e.getMessage().contains("404") || e.getMessage().contains("No stored test has number"), e.getMessage());
+        }
+    }
+
+    private void waitReady() {
+        new WebDriverWait(browser, Duration.ofSeconds(15)).until(d -> "ready".equals(d.findElement(By.id("view"))
+                .getAttribute("data-state")));
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<Map<String, Object>> plotted(String plot) {
+        List<Map<String, Object>> all = (List<Map<String, Object>>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.plotted(arguments[0])", plot);
+        assertNotNull(all, plot + " is drawn");
+        return all;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<List<Object>> points(Map<String, Object> series) {
+        return (List<List<Object>>) series.get("data");
+    }
+
+    private static List<Double> ys(Map<String, Object> series) {
+        List<Double> out = new ArrayList<>();
+        for (List<Object> p : points(series)) {
+            if (p.get(1) != null) {
+                out.add(((Number) p.get(1)).doubleValue());
+            }
+        }
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> yAxis(String plot) {
+        return (Map<String, Object>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.charts[arguments[0]].getOption().yAxis[0]", plot);
+    }
+
+    private double zoomStart(String plot) {
+        return ((Number) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.charts[arguments[0]].getOption().dataZoom[0].start", plot)).doubleValue();
+    }
+
+    /** R-7, as the dashboard computes it. */
+    private static double quantile(List<Double> sorted, double q) {
+        double h = (sorted.size() - 1) * q;
+        int lo = (int) Math.floor(h);
+        return sorted.get(lo) + (h - lo) * (sorted.get(Math.min(lo + 1, sorted.size() - 1)) - sorted.get(lo));
     }
 
     @Test
@@ -361,6 +619,11 @@ class DashboardEndToEndTest {
         open("#test?id=" + tcp.get("id").asLong());
         JsonNode s = tcp.get("summary");
         List<List<Double>> rows = rows("tcp-cwnd");
+        assertEquals(rows.size() + " TCP_INFO samples stored.", browser.findElement(By.id("frames-note")).getText(),
+                "a TCP test stores samples, not frames");
+        String title = browser.findElement(By.cssSelector("#view h2")).getText();
+        assertTrue(title.matches("TCP_STREAM to 127\\.0\\.0\\.1 at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d"),
+                "a human time, no nanoseconds: " + title);
         assertEquals(s.get("tcpInfoSamples").asDouble(), rows.size(), 0.0);
         double maxCwnd = 0;
         double srttSum = 0;

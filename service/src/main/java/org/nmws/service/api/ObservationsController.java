@@ -35,10 +35,12 @@ class ObservationsController {
 
     private final Archive archive;
     private final int maxAnswerFrames;
+    private final org.nmws.service.schedule.ScheduleStore schedules;
 
-    ObservationsController(Archive archive, NmwsProperties props) {
+    ObservationsController(Archive archive, NmwsProperties props, org.nmws.service.schedule.ScheduleStore schedules) {
         this.archive = archive;
         this.maxAnswerFrames = props.limits().maxAnswerFrames();
+        this.schedules = schedules;
     }
 
     /** The series the archive holds (any test, path and point), oldest first. */
@@ -76,13 +78,38 @@ class ObservationsController {
         PageKey key = before == null || before.isBlank() ? null : PageKey.decode(before);
         StoredResults.Found page = new StoredResults(archive).find(
                 new ObservationQuery(t, dst, blankToNull(src), f, e, false, limit, null, null, key), o -> { });
+        // Which test definition (schedule) kept each result, so a reader draws one line per
+        // definition; a result in none was asked for on demand.
+        List<org.nmws.service.schedule.Schedule> toDst = schedules.all().stream()
+                .filter(sc -> sc.dst().equalsIgnoreCase(dst)).toList();
+        Map<Long, String> definitionOf = schedules.definitionsOf(toDst.stream().map(org.nmws.service.schedule.Schedule::id).toList(),
+                page.results().stream().map(Observation::id).toList());
         List<Map<String, Object>> results = new ArrayList<>();
+        java.util.Set<String> used = new java.util.HashSet<>();
         for (Observation o : page.results()) {
-            results.add(summary(o));
+            Map<String, Object> m = summary(o);
+            String d = definitionOf.get(o.id());
+            m.put("definition", d);
+            if (d != null) {
+                used.add(d);
+            }
+            results.add(m);
+        }
+        List<Map<String, Object>> definitions = new ArrayList<>();
+        for (org.nmws.service.schedule.Schedule sc : toDst) {
+            if (used.contains(sc.name())) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", sc.name());
+                m.put("parameters", sc.parameters());
+                m.put("periodSeconds", sc.period().toMillis() / 1000.0);
+                m.put("slipSeconds", sc.slip().toMillis() / 1000.0);
+                definitions.add(m);
+            }
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("test", t.key());
         body.put("dst", dst);
+        body.put("definitions", definitions);
         body.put("count", results.size());
         body.put("cut", page.cut());
         if (page.cut()) {

@@ -188,6 +188,41 @@ public final class ScheduleStore {
                 + "WHERE r.schedule_id = ? AND r.planned_ms <= ? ORDER BY r.slot DESC LIMIT ?", this::run, scheduleId, u, limit);
     }
 
+    /** The schedule's latest run that kept a result, if one did: the result its grid cell shows. */
+    public Optional<ScheduledRun> latestDone(long scheduleId) {
+        return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                + "WHERE r.schedule_id = ? AND r.status = ? AND r.observation_id IS NOT NULL ORDER BY r.slot DESC LIMIT 1",
+                this::run, scheduleId, ScheduledRun.DONE).stream().findFirst();
+    }
+
+    /**
+     * Which of these schedules' runs kept these observations, by observation id: the test
+     * definition each result belongs to (an observation not in the map was asked for on demand,
+     * or by a schedule not among these). Searched within the schedules' own runs, which the
+     * (schedule_id, slot) key finds without reading every run of the archive.
+     */
+    public java.util.Map<Long, String> definitionsOf(java.util.Collection<Long> scheduleIds,
+                                                     java.util.Collection<Long> observationIds) {
+        java.util.Map<Long, String> out = new java.util.HashMap<>();
+        if (scheduleIds.isEmpty() || observationIds.isEmpty()) {
+            return out;
+        }
+        List<Long> ids = List.copyOf(observationIds);
+        String schedules = String.join(",", java.util.Collections.nCopies(scheduleIds.size(), "?"));
+        // in chunks: both databases bound the parameters of one statement
+        for (int from = 0; from < ids.size(); from += 400) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + 400));
+            List<Object> args = new java.util.ArrayList<>(scheduleIds);
+            args.addAll(chunk);
+            jdbc.query("SELECT r.observation_id, s.name FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
+                    + "WHERE r.schedule_id IN (" + schedules + ") AND r.observation_id IN ("
+                    + String.join(",", java.util.Collections.nCopies(chunk.size(), "?")) + ")", rs -> {
+                        out.put(rs.getLong(1), rs.getString(2));
+                    }, args.toArray());
+        }
+        return out;
+    }
+
     /** How many of a schedule's latest finished runs failed in a row. */
     public int failuresInARow(long scheduleId) {
         int n = 0;

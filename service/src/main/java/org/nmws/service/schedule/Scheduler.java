@@ -173,9 +173,14 @@ public final class Scheduler implements SmartLifecycle {
     /** Plans ahead and starts what is due. Package-private for tests. */
     void tick(Instant now) {
         recordLate();
+        java.util.Set<Long> enabled = new java.util.HashSet<>();
         for (Schedule s : store.of(point)) {
             plan(s, now);
+            enabled.add(s.id());
         }
+        // A schedule disabled (or deleted) lost its planned runs: enabled again as it was, it
+        // plans from now, not from where its runs were planned up to before (a hole up to the horizon).
+        planned.keySet().retainAll(enabled);
         for (ScheduledRun r : store.due(point, now)) {
             if (!running) {
                 return; // stopping: the pool takes no more

@@ -123,6 +123,36 @@ class SchedulerPlanTest {
         assertEquals(null, a.backOff(j, js.get(5)));
     }
 
+    /**
+     * Disabling a schedule drops its planned runs; enabled again as it was, it plans from now
+     * (it planned nothing until its old horizon had passed: found by the dashboard's test, which
+     * stops a schedule for a while and starts it again).
+     */
+    @Test
+    void aScheduleDisabledAndEnabledAgainPlansItsSlotsAgain() throws Exception {
+        try (TestArchives.Store db = TestArchives.sqliteStore(dir, null)) {
+            ScheduleStore store = new ScheduleStore(db.jdbc(), new ObjectMapper());
+            Schedule on = new Schedule(0, "again", "p", "path.delay.roundTrip", "10.0.0.2", Map.of(), Duration.ofSeconds(60),
+                    Duration.ZERO, T0, null, TestClass.NORMAL, true);
+            Schedule off = new Schedule(0, "again", "p", "path.delay.roundTrip", "10.0.0.2", Map.of(), Duration.ofSeconds(60),
+                    Duration.ZERO, T0, null, TestClass.NORMAL, false);
+            Scheduler scheduler = scheduler(store, T0);
+            Schedule stored = store.put(on);
+            scheduler.tick(T0.minusSeconds(3));
+            assertEquals(List.of(1L, 0L), slots(store, stored));
+            store.put(off);
+            assertEquals(List.of(), slots(store, stored), "disabled: its planned runs are dropped");
+            scheduler.tick(T0.minusSeconds(2));
+            store.put(on);
+            scheduler.tick(T0.minusSeconds(1));
+            assertEquals(List.of(1L, 0L), slots(store, stored), "enabled again: planned again");
+        }
+    }
+
+    private static List<Long> slots(ScheduleStore store, Schedule s) {
+        return store.runs(s.id(), 100, Instant.MAX).stream().map(ScheduledRun::slot).toList();
+    }
+
     private static Scheduler scheduler(ScheduleStore store, Instant now) {
         return new Scheduler(store, null, "p", Duration.ofMinutes(2), 1, Clock.fixed(now, ZoneOffset.UTC), false);
     }
