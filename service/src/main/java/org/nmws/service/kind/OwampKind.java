@@ -1,19 +1,13 @@
 package org.nmws.service.kind;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.OwampResult;
-import org.nmws.service.measure.FarEnd;
-import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
-import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Endpoint;
 import org.nmws.service.observation.Environment;
@@ -28,27 +22,15 @@ import org.nmws.service.observation.Unit;
  * UDP stream's names where they mean the same, so archives, the dashboard and perfSONAR's
  * latency form read both alike; the uncertainty is the sum of both ends' error estimates.
  */
-final class OwampKind implements MeasurementKind<ControlSessionParameters> {
+final class OwampKind extends ControlSessionKind {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minDelayMs", "medianDelayMs", "meanDelayMs", "p95DelayMs", "p99DelayMs",
                     "maxDelayMs", "oneWayUncertaintyMs", "senderClockErrorMs", "receiverClockErrorMs")
             .of(Unit.PERCENT, "lossPercent")
             .headline("medianDelayMs", "owdMs", "one-way")
             .headline("lossPercent", "lossPercent", "loss");
-    /** OWAMP-Test header octets before the padding (RFC 4656 4.1.2): 14 open, 48 authenticated or encrypted. */
-    private static final int OPEN_HEADER = 14;
-    private static final int AUTH_HEADER = 48;
-
-    private final Path keyFile;
-
     OwampKind(Path keyFile) {
-        this.keyFile = keyFile;
-    }
-
-    /** A few small packets per interval: runs beside other tests as STAMP does. */
-    @Override
-    public TestClass testClass(Characteristic c) {
-        return TestClass.BACKGROUND;
+        super(false, UNITS, keyFile);
     }
 
     @Override
@@ -57,23 +39,10 @@ final class OwampKind implements MeasurementKind<ControlSessionParameters> {
     }
 
     @Override
-    public ControlSessionParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return ControlSessionParameters.parse(nmwg, false, keyFile, c.limits().maxCount(), c.limits().maxDuration());
-    }
-
-    @Override
-    public boolean raw(ControlSessionParameters p) {
-        return p.raw();
-    }
-
-    @Override
     public Observation run(ControlSessionParameters p, PathSubject subject, TestRunner runner)
             throws MeasurementException {
         String dst = subject.dst().host();
-        OwampResult r = runner.probe(subject, control -> {
-            OwampResult result = runner.engine().run(p.spec(dst, keyFile), control);
-            return new TestRunner.Outcome<>(result, result.cancelled());
-        });
+        OwampResult r = session(p, subject, runner);
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("sent", (double) r.sent());
         s.put("received", (double) r.received());
@@ -95,14 +64,7 @@ final class OwampKind implements MeasurementKind<ControlSessionParameters> {
         s.put("receiverClockErrorMs", r.remoteErrorMs());
         s.put("receiverSynchronised", r.remoteSynchronised() ? 1.0 : 0.0);
         s.values().removeIf(v -> v == null || v.isNaN());
-        OwampResult.Frames f = r.frames();
-        int bytes = p.padding() + (p.mode().equals("open") ? OPEN_HEADER : AUTH_HEADER);
-        List<Observation.Frame> frames = new ArrayList<>(f.size());
-        for (int i = 0; i < f.size(); i++) {
-            long owd = f.valueNanos()[i];
-            frames.add(new Observation.Frame(f.seq()[i], f.sendEpochNanos()[i], owd < 0 ? Observation.Frame.LOST : owd,
-                    bytes, f.ttl().length > i ? f.ttl()[i] : -1));
-        }
+        List<Observation.Frame> frames = frames(p, r);
         if (p.fromServer()) {
             // the server sent: the path measured runs from it to this host, and each end's error is its own
             Environment env = new Environment(Environment.Host.remote(dst, r.remoteAddress()),
@@ -119,20 +81,5 @@ final class OwampKind implements MeasurementKind<ControlSessionParameters> {
         return new Observation(0, runner.measurementPoint(), ProbeTest.OWAMP, subject, r.localAddress(),
                 r.remoteAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
-    }
-
-    @Override
-    public Unit unit(String figure) {
-        return UNITS.unit(figure);
-    }
-
-    @Override
-    public List<Figure> figures() {
-        return UNITS.figures();
-    }
-
-    @Override
-    public FarEnd farEnd() {
-        return FarEnd.OWAMP_TWAMP_SERVER;
     }
 }

@@ -1,19 +1,13 @@
 package org.nmws.service.kind;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.OwampResult;
-import org.nmws.service.measure.FarEnd;
-import org.nmws.service.measure.Figure;
 import org.nmws.service.measure.MeasurementException;
-import org.nmws.service.measure.MeasurementKind;
 import org.nmws.service.measure.MeasurementService;
-import org.nmws.service.measure.TestClass;
 import org.nmws.service.measure.TestRunner;
-import org.nmws.service.observation.Characteristic;
 import org.nmws.service.observation.Characteristic.ProbeTest;
 import org.nmws.service.observation.Environment;
 import org.nmws.service.observation.Observation;
@@ -26,7 +20,7 @@ import org.nmws.service.observation.Unit;
  * on TCP (RFC 5357), then one test session reflected by the server. Figures carry the STAMP
  * kind's names, so both read alike everywhere; TWAMP-Light without control is protocol=STAMP.
  */
-final class TwampKind implements MeasurementKind<ControlSessionParameters> {
+final class TwampKind extends ControlSessionKind {
     private static final FigureUnits UNITS = new FigureUnits()
             .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
                     "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
@@ -34,20 +28,8 @@ final class TwampKind implements MeasurementKind<ControlSessionParameters> {
             .of(Unit.PERCENT, "lossPercent")
             .headline("medianRtt", "rttMs", "RTT")
             .headline("lossPercent", "lossPercent", "loss");
-    /** TWAMP-Test sender header octets before the padding (RFC 5357 4.1.2): 14 open, 48 otherwise. */
-    private static final int OPEN_HEADER = 14;
-    private static final int AUTH_HEADER = 48;
-
-    private final Path keyFile;
-
     TwampKind(Path keyFile) {
-        this.keyFile = keyFile;
-    }
-
-    /** One small packet per interval, reflected: light in either direction. */
-    @Override
-    public TestClass testClass(Characteristic c) {
-        return TestClass.BACKGROUND;
+        super(true, UNITS, keyFile);
     }
 
     @Override
@@ -56,23 +38,10 @@ final class TwampKind implements MeasurementKind<ControlSessionParameters> {
     }
 
     @Override
-    public ControlSessionParameters parse(Map<String, String> nmwg, Characteristic characteristic, Context c) {
-        return ControlSessionParameters.parse(nmwg, true, keyFile, c.limits().maxCount(), c.limits().maxDuration());
-    }
-
-    @Override
-    public boolean raw(ControlSessionParameters p) {
-        return p.raw();
-    }
-
-    @Override
     public Observation run(ControlSessionParameters p, PathSubject subject, TestRunner runner)
             throws MeasurementException {
         String dst = subject.dst().host();
-        OwampResult r = runner.probe(subject, control -> {
-            OwampResult result = runner.engine().run(p.spec(dst, keyFile), control);
-            return new TestRunner.Outcome<>(result, result.cancelled());
-        });
+        OwampResult r = session(p, subject, runner);
         Map<String, Double> s = new LinkedHashMap<>();
         s.put("minRtt", r.minRttMs());
         s.put("medianRtt", r.medianRttMs());
@@ -99,33 +68,11 @@ final class TwampKind implements MeasurementKind<ControlSessionParameters> {
         s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
         s.put("reflectorSynchronised", r.remoteSynchronised() ? 1.0 : 0.0);
         s.values().removeIf(v -> v == null || v.isNaN());
-        OwampResult.Frames f = r.frames();
-        int bytes = p.padding() + (p.mode().equals("open") ? OPEN_HEADER : AUTH_HEADER);
-        List<Observation.Frame> frames = new ArrayList<>(f.size());
-        for (int i = 0; i < f.size(); i++) {
-            long rtt = f.valueNanos()[i];
-            frames.add(new Observation.Frame(i, f.sendEpochNanos()[i], rtt < 0 ? Observation.Frame.LOST : rtt, bytes,
-                    f.ttl().length > i ? f.ttl()[i] : -1));
-        }
+        List<Observation.Frame> frames = frames(p, r);
         Environment env = new Environment(runner.host().describe("src", r.localAddress()),
                 Environment.Host.remote(dst, r.remoteAddress()));
         return new Observation(0, runner.measurementPoint(), ProbeTest.TWAMP, subject, r.localAddress(),
                 r.remoteAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
                 MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
-    }
-
-    @Override
-    public Unit unit(String figure) {
-        return UNITS.unit(figure);
-    }
-
-    @Override
-    public List<Figure> figures() {
-        return UNITS.figures();
-    }
-
-    @Override
-    public FarEnd farEnd() {
-        return FarEnd.OWAMP_TWAMP_SERVER;
     }
 }
