@@ -55,7 +55,64 @@ public final class ScheduleService {
         Characteristic c = Characteristic.lookup(wanted.characteristic()).orElseThrow();
         // The test as the client may ask for it now: its networks, durations and rates.
         measurements.check(caller, c, new PathSubject(null, Endpoint.parse(wanted.dst(), null)), wanted.parameters());
+        String over = overBooked(store, self, measurements, wanted);
+        if (over != null) {
+            throw new IllegalArgumentException("schedule " + name + ": " + over);
+        }
         return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+    }
+
+    /**
+     * Whether this point's enabled schedules to the far end of {@code added} (replacing one of
+     * the same name), each a test that holds an nmprobe-responder, need more of its time than
+     * there is: the message names them and their demands, else null. Only this point's schedules
+     * are counted; the far end's calendar keeps other points' runs apart as they come.
+     */
+    static String overBooked(ScheduleStore store, String self, MeasurementService measurements, Schedule added) {
+        String far = responderHost(measurements, added);
+        if (far == null || !added.enabled()) {
+            return null;
+        }
+        java.util.List<Schedule> same = new java.util.ArrayList<>();
+        for (Schedule s : store.of(self)) {
+            if (s.enabled() && !s.name().equals(added.name()) && far.equals(responderHost(measurements, s))) {
+                same.add(s);
+            }
+        }
+        same.add(added);
+        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null);
+    }
+
+    /** Logs, at start-up, each far end that the configuration's and the mesh's schedules over-book. */
+    static void warnOverBooked(ScheduleStore store, String self, MeasurementService measurements) {
+        java.util.Map<String, java.util.List<Schedule>> byFar = new java.util.TreeMap<>();
+        for (Schedule s : store.of(self)) {
+            String far = s.enabled() ? responderHost(measurements, s) : null;
+            if (far != null) {
+                byFar.computeIfAbsent(far, k -> new java.util.ArrayList<>()).add(s);
+            }
+        }
+        byFar.forEach((far, list) -> {
+            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()));
+            if (over != null) {
+                org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("{}; some of their runs will not start", over);
+            }
+        });
+    }
+
+    /** "host:port" of the responder a schedule's test holds, or null when it holds none. */
+    private static String responderHost(MeasurementService measurements, Schedule s) {
+        try {
+            Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
+            if (c == null || measurements.farEndOf(c, s.parameters()) != org.nmws.service.measure.FarEnd.RESPONDER) {
+                return null;
+            }
+            String port = s.parameters().get("port");
+            return Endpoint.parse(s.dst(), null).host() + ":"
+                    + (port != null ? Integer.parseInt(port.trim()) : measurements.responderPort());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** Deletes a schedule of the caller's (or any, for an admin); false when there is none of that name. */

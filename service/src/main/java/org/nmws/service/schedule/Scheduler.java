@@ -32,6 +32,14 @@ import org.springframework.context.SmartLifecycle;
  * like any other. A schedule whose runs keep failing backs off (the next 2^n - 1 slots are
  * non-starters, up to 31). After a restart, runs that were running are recorded as
  * interrupted, slots that passed while the point was down as missed, and nothing runs twice.
+ *
+ * <p>A run to an nmprobe-responder agrees its time with it first (issue 24): up to a period
+ * ahead, a booker asks the responder's calendar for the run's estimated length from its
+ * planned time to the end of its window (the slip, or the grace when longer, and never into the
+ * next slot); a granted start that differs moves the run there, and a run that gets no slot in
+ * its window is a non-starter naming who holds the time, rather than a test that fails busy. A
+ * far end that keeps no calendar (an older responder) is not asked again for five minutes and
+ * its runs go ahead as before.
  */
 public final class Scheduler implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -52,11 +60,24 @@ public final class Scheduler implements SmartLifecycle {
     private volatile boolean running;
     private final boolean autoStartup;
     private final RunListener listener;
+    /** Agrees runs' times with their far ends; null: runs go ahead unagreed. */
+    private final SlotBooker slots;
+    private ExecutorService booker;
+    /** Runs being or been agreed, by run id: what the far end granted (reservation 0: not agreed). */
+    private final Map<Long, Booked> booked = new ConcurrentHashMap<>();
+    /** Far ends ("host:port") that keep no calendar or could not be asked, until when they are not asked again. */
+    private final Map<String, Instant> noCalendar = new ConcurrentHashMap<>();
+    private static final Duration NO_CALENDAR_PAUSE = Duration.ofMinutes(5);
+
+    /** A run's agreement: its far end and the reservation there (0 while asking or when not agreed). */
+    private record Booked(String host, int port, long reservation) {
+        static final Booked NONE = new Booked("", 0, 0);
+    }
 
     /**
      * Told how each run that came due ended (metrics): status DONE, FAILED or NONSTARTER and,
      * for the last two, a cause from a fixed set (missed, backoff, overlap, removed, busy,
-     * rate, failed, internal). Called on the run's thread; must be fast and must not throw.
+     * noslot, rate, failed, internal). Called on the run's thread; must be fast and must not throw.
      */
     public interface RunListener {
         void ended(String status, String cause);
@@ -75,6 +96,13 @@ public final class Scheduler implements SmartLifecycle {
     /** @param owners who each schedule's runs are run as */
     public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
                      Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, listener, owners, null);
+    }
+
+    /** @param slots agrees runs' times with their far ends (null: not agreed) */
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners, SlotBooker slots) {
+        this.slots = slots;
         this.owners = owners;
         this.listener = listener;
         this.autoStartup = autoStartup;
@@ -107,6 +135,11 @@ public final class Scheduler implements SmartLifecycle {
             t.setDaemon(true);
             return t;
         });
+        booker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "nmws-slot-booker");
+            t.setDaemon(true);
+            return t;
+        });
         planner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "nmws-planner");
             t.setDaemon(true);
@@ -121,6 +154,9 @@ public final class Scheduler implements SmartLifecycle {
         running = false;
         if (planner != null) {
             planner.shutdownNow();
+        }
+        if (booker != null) {
+            booker.shutdownNow();
         }
         if (pool != null) {
             pool.shutdownNow();
@@ -173,8 +209,12 @@ public final class Scheduler implements SmartLifecycle {
     /** Plans ahead and starts what is due. Package-private for tests. */
     void tick(Instant now) {
         recordLate();
-        for (Schedule s : store.of(point)) {
+        List<Schedule> schedules = store.of(point);
+        for (Schedule s : schedules) {
             plan(s, now);
+        }
+        if (slots != null) {
+            bookAhead(schedules, now);
         }
         for (ScheduledRun r : store.due(point, now)) {
             if (!running) {
@@ -214,6 +254,120 @@ public final class Scheduler implements SmartLifecycle {
         planned.put(s.id(), new Planned(s, k));
     }
 
+    /**
+     * Hands the planned runs that are up to a period ahead (5 s..10 min) to the booker, each once;
+     * forgets the agreements of runs no longer planned or running.
+     */
+    private void bookAhead(List<Schedule> schedules, Instant now) {
+        Map<Long, Schedule> byId = new java.util.HashMap<>();
+        for (Schedule s : schedules) {
+            byId.put(s.id(), s);
+        }
+        Set<Long> pending = new java.util.HashSet<>();
+        for (ScheduledRun r : store.pending(point)) {
+            pending.add(r.id());
+            Schedule s = byId.get(r.scheduleId());
+            if (s == null || !ScheduledRun.PLANNED.equals(r.status()) || booked.containsKey(r.id())) {
+                continue;
+            }
+            Duration ahead = s.period().compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5)
+                    : s.period().compareTo(Duration.ofMinutes(10)) > 0 ? Duration.ofMinutes(10) : s.period();
+            if (r.planned().isAfter(now.plus(ahead))) {
+                continue;
+            }
+            String[] far = responderOf(s);
+            if (far == null || !r.planned().isAfter(now.plusMillis(100)) || noCalendar.getOrDefault(far[0] + ":" + far[1],
+                    Instant.MIN).isAfter(now)) {
+                booked.put(r.id(), Booked.NONE); // nothing to agree with, or too late to ask
+                continue;
+            }
+            booked.put(r.id(), Booked.NONE);
+            try {
+                booker.execute(() -> book(r, s, far[0], Integer.parseInt(far[1])));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                return;
+            }
+        }
+        booked.keySet().retainAll(pending);
+    }
+
+    /** The far end's responder {host, port} of a schedule's runs, or null when its test needs none. */
+    private String[] responderOf(Schedule s) {
+        if (measurements == null) {
+            return null;
+        }
+        try {
+            Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
+            if (c == null || measurements.farEndOf(c, s.parameters()) != org.nmws.service.measure.FarEnd.RESPONDER) {
+                return null;
+            }
+            String port = s.parameters().get("port");
+            return new String[] {Endpoint.parse(s.dst(), null).host(),
+                    port != null ? Integer.toString(Integer.parseInt(port.trim())) : Integer.toString(measurements.responderPort())};
+        } catch (IllegalArgumentException e) {
+            return null; // its run fails with the reason when it comes due
+        }
+    }
+
+    /**
+     * Asks the far end for the run's slot (on the booker thread): granted, the run moves to its
+     * start; refused, it is a non-starter that names who holds the time; the far end not
+     * answering the calendar, the run goes ahead as planned.
+     */
+    private void book(ScheduledRun r, Schedule s, String host, int port) {
+        Instant now = clock.instant();
+        Duration d = SlotDemand.estimate(s, store.lastDuration(s.id()));
+        Instant base = s.plannedAt(r.slot()).minusMillis(slipOf(s, r)); // the slot's start before its slip
+        Duration reach = s.slip().compareTo(grace(s)) > 0 ? s.slip() : grace(s);
+        Instant latest = base.plus(reach);
+        Instant lastFit = base.plus(s.period()).minus(d); // never into the next slot
+        if (latest.isAfter(lastFit)) {
+            latest = lastFit;
+        }
+        Instant from = r.planned().isBefore(now.plusMillis(100)) ? now.plusMillis(100) : r.planned();
+        if (latest.isBefore(from)) {
+            latest = from;
+        }
+        SlotBooker.Booking b;
+        try {
+            b = slots.book(host, port, from, latest, d, s.testClass(), point + "/" + s.name());
+        } catch (RuntimeException e) {
+            if (noCalendar.put(host + ":" + port, now.plus(NO_CALENDAR_PAUSE)) == null) {
+                log.info("runs to {}:{} go ahead without an agreed slot for {} min: {}", host, port,
+                        NO_CALENDAR_PAUSE.toMinutes(), e.getMessage());
+            }
+            return;
+        }
+        if (b.granted()) {
+            booked.put(r.id(), new Booked(host, port, b.reservation()));
+            if (!b.start().equals(r.planned()) && !store.replan(r.id(), b.start())) {
+                slots.release(host, port, b.reservation()); // it started or ended meanwhile
+            }
+            return;
+        }
+        if (store.nonStarter(r.id(), "no slot at " + host + ":" + port + ": held by " + b.heldBy() + " (free from "
+                + b.next() + ", after this run's window closed at " + latest + ")")) {
+            told(ScheduledRun.NONSTARTER, "noslot");
+        }
+    }
+
+    /** The slip of run r: its planned time less its slot's start, as planned (a granted move is not slip). */
+    private static long slipOf(Schedule s, ScheduledRun r) {
+        return Duration.between(s.start().plus(s.period().multipliedBy(r.slot())), s.plannedAt(r.slot())).toMillis();
+    }
+
+    /** Gives back the far end's slot of a run that will not use it. */
+    private void releaseSlot(long runId) {
+        Booked b = booked.remove(runId);
+        if (b != null && b.reservation() != 0 && booker != null) {
+            try {
+                booker.execute(() -> slots.release(b.host(), b.port(), b.reservation()));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // stopping: the far end lets an unused slot lapse within seconds
+            }
+        }
+    }
+
     /** What was planned of a schedule: the record as planned, and the first slot not yet planned. */
     private record Planned(Schedule schedule, long nextSlot) {
     }
@@ -241,6 +395,7 @@ public final class Scheduler implements SmartLifecycle {
         if (s == null) {
             store.nonStarter(r.id(), "the schedule was disabled or removed");
             told(ScheduledRun.NONSTARTER, "removed");
+            releaseSlot(r.id());
             return;
         }
         Instant now = clock.instant();
@@ -249,17 +404,20 @@ public final class Scheduler implements SmartLifecycle {
             store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
                     + " s (the point was down or its runs were over-booked)");
             told(ScheduledRun.NONSTARTER, "missed");
+            releaseSlot(r.id());
             return;
         }
         String backingOff = backOff(s, r);
         if (backingOff != null) {
             store.nonStarter(r.id(), backingOff);
             told(ScheduledRun.NONSTARTER, "backoff");
+            releaseSlot(r.id());
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
             store.nonStarter(r.id(), "the schedule's previous run was still running");
             told(ScheduledRun.NONSTARTER, "overlap");
+            releaseSlot(r.id());
             return;
         }
         try {
@@ -300,6 +458,7 @@ public final class Scheduler implements SmartLifecycle {
             }
         } finally {
             busySchedules.remove(s.id());
+            booked.remove(r.id()); // the far end frees the rest of the slot when the session ends
         }
     }
 
