@@ -35,8 +35,8 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>A run to an nmprobe-responder agrees its time with it first (issue 24): up to a period
  * ahead, a booker asks the responder's calendar for the run's estimated length from its
- * planned time to the end of its window (the slip, or the grace when longer, and never into the
- * next slot); a granted start that differs moves the run there, and a run that gets no slot in
+ * planned time to the end of its window (half its period, or its slip or grace when longer, and
+ * never into the next slot); a granted start that differs moves the run there, and a run that gets no slot in
  * its window is a non-starter naming who holds the time, rather than a test that fails busy. A
  * far end that keeps no calendar (an older responder) is not asked again for five minutes and
  * its runs go ahead as before.
@@ -318,7 +318,11 @@ public final class Scheduler implements SmartLifecycle {
         Instant now = clock.instant();
         Duration d = SlotDemand.estimate(s, store.lastDuration(s.id()));
         Instant base = s.plannedAt(r.slot()).minusMillis(slipOf(s, r)); // the slot's start before its slip
-        Duration reach = s.slip().compareTo(grace(s)) > 0 ? s.slip() : grace(s);
+        // The window: half the period (the run still measures the path at its rate), or the slip
+        // or the grace when longer; never so late that it would run into its next slot.
+        Duration reach = s.period().dividedBy(2);
+        reach = s.slip().compareTo(reach) > 0 ? s.slip() : reach;
+        reach = grace(s).compareTo(reach) > 0 ? grace(s) : reach;
         Instant latest = base.plus(reach);
         Instant lastFit = base.plus(s.period()).minus(d); // never into the next slot
         if (latest.isAfter(lastFit)) {
