@@ -55,9 +55,16 @@ public final class ScheduleService {
         Characteristic c = Characteristic.lookup(wanted.characteristic()).orElseThrow();
         // The test as the client may ask for it now: its networks, durations and rates.
         measurements.check(caller, c, new PathSubject(null, Endpoint.parse(wanted.dst(), null)), wanted.parameters());
-        String over = overBooked(store, self, measurements, wanted);
+        // Exclusive tests that cannot fit at their far end are refused; the others may still run in
+        // the time exclusive ones leave (or as non-starters naming who held the time): a warning.
+        String over = overBooked(store, self, measurements, wanted, true);
         if (over != null) {
             throw new IllegalArgumentException("schedule " + name + ": " + over);
+        }
+        over = overBooked(store, self, measurements, wanted, false);
+        if (over != null) {
+            org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("schedule {}: {}; some of their runs will not start",
+                    name, over);
         }
         return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
     }
@@ -65,10 +72,12 @@ public final class ScheduleService {
     /**
      * Whether this point's enabled schedules to the far end of {@code added} (replacing one of
      * the same name), each a test that holds an nmprobe-responder, need more of its time than
-     * there is: the message names them and their demands, else null. Only this point's schedules
-     * are counted; the far end's calendar keeps other points' runs apart as they come.
+     * there is (only the exclusive ones counted, or all): the message names them and their
+     * demands, else null. Only this point's schedules are counted; the far end's calendar keeps
+     * other points' runs apart as they come.
      */
-    static String overBooked(ScheduleStore store, String self, MeasurementService measurements, Schedule added) {
+    static String overBooked(ScheduleStore store, String self, MeasurementService measurements, Schedule added,
+                             boolean exclusive) {
         String far = responderHost(measurements, added);
         if (far == null || !added.enabled()) {
             return null;
@@ -80,7 +89,7 @@ public final class ScheduleService {
             }
         }
         same.add(added);
-        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null);
+        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null, exclusive);
     }
 
     /** Logs, at start-up, each far end that the configuration's and the mesh's schedules over-book. */
@@ -93,7 +102,7 @@ public final class ScheduleService {
             }
         }
         byFar.forEach((far, list) -> {
-            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()));
+            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()), false);
             if (over != null) {
                 org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("{}; some of their runs will not start", over);
             }

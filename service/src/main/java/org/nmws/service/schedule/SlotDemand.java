@@ -24,7 +24,10 @@ final class SlotDemand {
     static Duration estimate(Schedule s, Duration last) {
         Duration d = last != null ? Duration.ofMillis(last.toMillis() * 5 / 4).plusMillis(200) : fromParameters(s.parameters());
         d = d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d;
-        return d.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : d;
+        d = d.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : d;
+        // No more than its period: a run still going when its next is due makes that one a
+        // non-starter anyway, and a continuous stream's minutes follow each other back to back.
+        return d.compareTo(s.period()) > 0 ? s.period() : d;
     }
 
     /** From the NMWG parameters alone; lenient, as they were checked strictly when the schedule was made. */
@@ -47,14 +50,19 @@ final class SlotDemand {
     }
 
     /**
-     * The schedules' share of one far end's time (1.0: all of it), and why: each one's demand.
-     * Every test to an nmprobe-responder holds it alone (it serves one session at a time), so
-     * the shares add up whatever their classes.
+     * Whether schedules need more of one far end's time than there is: the message names them
+     * and their demands, else null. With {@code exclusive} only the exclusive ones count (they
+     * can share the far end with nothing, so more than its time can never run); else all do, as
+     * every test to an nmprobe-responder holds it alone (it serves one session at a time).
      */
-    static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last) {
+    static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last,
+                             boolean exclusive) {
         double share = 0;
         List<String> parts = new ArrayList<>();
         for (Schedule s : schedules) {
+            if (exclusive && s.testClass() != org.nmws.service.measure.TestClass.EXCLUSIVE) {
+                continue;
+            }
             Duration d = estimate(s, last.apply(s));
             share += (double) d.toMillis() / s.period().toMillis();
             parts.add(s.name() + " (" + d.toMillis() / 1000.0 + " s every " + s.period().toMillis() / 1000.0 + " s)");
@@ -62,9 +70,9 @@ final class SlotDemand {
         if (share <= 1.0) {
             return null;
         }
-        return String.format(Locale.ROOT, "no time available at %s: %s need %.0f %% of its responder's time "
-                + "(it serves one test at a time); lengthen a period or move a schedule", farEnd, String.join(", ", parts),
-                share * 100);
+        return String.format(Locale.ROOT, "no time available at %s: %s%s need %.0f %% of its time "
+                + "(its responder serves one test at a time); lengthen a period or move a schedule", farEnd,
+                exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100);
     }
 
     private static double number(String v) {
