@@ -28,7 +28,7 @@ void nmp_cal_init(nmp_cal *c, int sessions) {
 void nmp_cal_expire(nmp_cal *c, int64_t now_ms) {
     for (int i = 0; i < NMP_CAL_MAX; i++) {
         nmp_cal_entry *e = &c->e[i];
-        if (e->id != 0 && (e->end_ms <= now_ms || (!e->used && now_ms > e->start_ms + NMP_CAL_NOSHOW_MS)))
+        if (e->id != 0 && (e->end_ms <= now_ms || (!e->used && !e->local && now_ms > e->start_ms + NMP_CAL_NOSHOW_MS)))
             e->id = 0;
     }
 }
@@ -126,6 +126,7 @@ int nmp_cal_reserve(nmp_cal *c, int64_t now_ms, int64_t busy_until_ms, const nmp
     e->start_ms = t;
     e->end_ms = t + q->duration_ms;
     e->cls = q->cls;
+    e->local = q->local != 0;
     snprintf(e->holder, sizeof(e->holder), "%s", q->holder);
     snprintf(e->client, sizeof(e->client), "%s", client);
     g->id = e->id;
@@ -144,11 +145,12 @@ int nmp_cal_release(nmp_cal *c, uint32_t id, const char *client) {
     return -ENOENT;
 }
 
-/* The client's reservation covering now (from NMP_CAL_EARLY_MS before its start), or NULL. */
+/* The client's reservation covering now (from NMP_CAL_EARLY_MS before its start), or NULL;
+ * a local one admits no session (the test it holds the host for runs from here). */
 static nmp_cal_entry *covering(nmp_cal *c, int64_t now_ms, const char *client) {
     for (int i = 0; i < NMP_CAL_MAX; i++) {
         nmp_cal_entry *e = &c->e[i];
-        if (e->id != 0 && e->start_ms - NMP_CAL_EARLY_MS <= now_ms && now_ms < e->end_ms &&
+        if (e->id != 0 && !e->local && e->start_ms - NMP_CAL_EARLY_MS <= now_ms && now_ms < e->end_ms &&
             strcmp(e->client, client) == 0)
             return e;
     }
@@ -194,7 +196,7 @@ static int get_ms(const nmp_ctl_msg *m, const char *key, uint64_t hi, int requir
 }
 
 int nmp_cal_decode_reserve(const nmp_ctl_msg *m, nmp_cal_req *out, char *err, size_t errlen) {
-    static const char *const keys[] = {"start_ms", "latest_ms", "duration_ms", "class", "holder"};
+    static const char *const keys[] = {"start_ms", "latest_ms", "duration_ms", "class", "holder", "local"};
     int64_t d = 0;
     int rc;
     memset(out, 0, sizeof(*out));
@@ -241,6 +243,9 @@ int nmp_cal_decode_reserve(const nmp_ctl_msg *m, nmp_cal_req *out, char *err, si
         return -ERANGE;
     }
     snprintf(out->holder, sizeof(out->holder), "%s", holder);
+    int64_t local = 0;
+    if ((rc = get_ms(m, "local", 1, 0, &local, err, errlen)) < 0) return rc;
+    out->local = (int)local;
     return 0;
 }
 

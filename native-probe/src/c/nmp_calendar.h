@@ -32,6 +32,7 @@ typedef struct nmp_cal_entry {
     int64_t start_ms, end_ms;          /* wall-clock ms, [start, end) */
     nmp_cal_class cls;                 /* its test class */
     int used;                          /* a session of its holder was admitted in it */
+    int local;                         /* held for a test this host runs itself: no session comes, kept to its end */
     char holder[NMP_CAL_HOLDER_MAX + 1]; /* the label its client gave (shown to others that meet it) */
     char client[NMP_CAL_CLIENT_MAX + 1]; /* the client's address as the responder saw it */
 } nmp_cal_entry;
@@ -48,6 +49,7 @@ typedef struct nmp_cal_req {
     int64_t latest_ms;                 /* latest start accepted (>= start_ms) */
     uint32_t duration_ms;              /* how long it holds the responder */
     nmp_cal_class cls;
+    int local;                         /* a hold for a test this host runs itself (local=1) */
     char holder[NMP_CAL_HOLDER_MAX + 1];
 } nmp_cal_req;
 
@@ -63,8 +65,8 @@ typedef struct nmp_cal_grant {
  * sessions the responder serves at once (1 today). */
 void nmp_cal_init(nmp_cal *c, int sessions);
 
-/* Drops reservations that ended, and unused ones NMP_CAL_NOSHOW_MS past
- * their start. */
+/* Drops reservations that ended, and unused ones (not local) NMP_CAL_NOSHOW_MS
+ * past their start. */
 void nmp_cal_expire(nmp_cal *c, int64_t now_ms);
 
 /* Reserves the earliest slot in [q->start_ms, q->latest_ms] that meets no
@@ -87,7 +89,7 @@ int nmp_cal_release(nmp_cal *c, uint32_t id, const char *client);
 
 /* Whether a session of 'client', expected to last expected_ms from now,
  * may be admitted: yes (1, and the client's reservation covering now is
- * marked used) when the client holds a reservation covering now
+ * marked used) when the client holds a reservation (not local) covering now
  * (from NMP_CAL_EARLY_MS before its start), or when it would end before any
  * reservation starts (0); else -EBUSY with *retry_ms until that
  * reservation ends and its holder in holder (NMP_CAL_HOLDER_MAX + 1 bytes). */
@@ -101,8 +103,8 @@ void nmp_cal_session_ended(nmp_cal *c, int64_t now_ms, const char *client);
 /* Reservations held (for logs and tests). */
 int nmp_cal_count(const nmp_cal *c);
 
-/* Decodes "RESERVE start_ms=.. latest_ms=.. duration_ms=.. class=.. holder=.."
- * (latest_ms optional: start_ms). Returns 0, -EPROTO (wrong verb, unknown or
+/* Decodes "RESERVE start_ms=.. latest_ms=.. duration_ms=.. class=.. holder=..
+ * [local=0|1]" (latest_ms optional: start_ms). Returns 0, -EPROTO (wrong verb, unknown or
  * missing key) or -EINVAL / -ERANGE (bad value) with err naming the key. */
 int nmp_cal_decode_reserve(const nmp_ctl_msg *m, nmp_cal_req *out, char *err, size_t errlen);
 /* Decodes "RELEASE reservation=<8 hex digits>". Same errors. */

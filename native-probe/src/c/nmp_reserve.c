@@ -24,6 +24,7 @@ typedef struct reserve_spec {
     char *test_class;                /* exclusive | normal | background */
     char *holder;                    /* label others see when they meet this reservation */
     uint32_t release;                /* nonzero: RELEASE this reservation instead */
+    int local;                       /* a hold for a test this host runs (responder on this host) */
     uint32_t timeout_ms;             /* control I/O timeout */
 } reserve_spec;
 
@@ -46,6 +47,8 @@ static const nmp_spec_field reserve_fields[] = {
      .cli = "holder", .help = "label others see when this reservation is in their way"},
     {.name = "release", .type = NMP_S_U32, .offset = offsetof(reserve_spec, release), .hi = 4294967295.0,
      .cli = "release", .help = "give back this reservation id instead of reserving"},
+    {.name = "local", .type = NMP_S_BOOL, .offset = offsetof(reserve_spec, local), .hi = 1, .cli = "local",
+     .help = "hold this host's own responder for a test this host runs (no session comes; loopback only)"},
     {.name = "timeoutMs", .type = NMP_S_U32, .offset = offsetof(reserve_spec, timeout_ms), .lo = 100, .hi = 60000,
      .def = 3000, .cli = "timeout-ms", .help = "control I/O timeout"},
 };
@@ -86,9 +89,9 @@ static int reserve_run(const void *spec, const nmp_control *ctl, nmp_pack *out, 
         len = nmp_ctl_format(line, sizeof(line), NMP_CTL_RELEASE, "reservation=%08x", s->release);
     else
         len = nmp_ctl_format(line, sizeof(line), NMP_CTL_RESERVE,
-                             "start_ms=%lld latest_ms=%lld duration_ms=%u class=%s holder=%s", (long long)from,
+                             "start_ms=%lld latest_ms=%lld duration_ms=%u class=%s holder=%s%s", (long long)from,
                              (long long)(s->latest_ms ? s->latest_ms : from), s->duration_ms,
-                             s->test_class ? s->test_class : "normal", holder);
+                             s->test_class ? s->test_class : "normal", holder, s->local ? " local=1" : "");
     if (len < 0) {
         nmp_seterr(err, errlen, "reserve: request too long");
         return -EMSGSIZE;

@@ -450,7 +450,17 @@ static int session_behind(nmp_rsession *s, nmp_monotime_ns now) {
 /* Answers RESERVE or RELEASE from 'peer' on fd (nmp_calendar.h). A
  * session in progress outside any reservation (an on-demand test) keeps
  * the slots until its expected end. */
-static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, const char *peer) {
+/* Whether a peer is this host (a loopback address, IPv4-mapped too). */
+static int is_loopback(const struct sockaddr_storage *ss) {
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family != AF_INET6) return 0;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, const char *peer,
+                            const struct sockaddr_storage *peer_addr) {
     char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], holder[NMP_CTL_VALMAX + 1];
     int64_t now = wall_ms();
     if (m->verb == NMP_CTL_RELEASE) {
@@ -476,6 +486,11 @@ static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, cons
         busy_until = now + (expect > mono ? (int64_t)((expect - mono) / 1000000) : 0);
     }
     int rc = nmp_cal_decode_reserve(m, &q, e, sizeof(e));
+    if (rc == 0 && q.local && !is_loopback(peer_addr)) {
+        /* a hold no session redeems: only this host's own point may place one */
+        nmp_seterr(e, sizeof(e), "reserve: local=1 only from this host (a loopback address)");
+        rc = -EPROTO;
+    }
     if (rc == 0) rc = nmp_cal_reserve(&r->cal, now, busy_until, &q, peer, &g, e, sizeof(e));
     if (rc == -EBUSY) {
         rlog(r, 1, "reserve for %s (%s): %s", peer, q.holder, e);
@@ -510,7 +525,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     nmp_addr_str((struct sockaddr *)&pc->peer, peer, sizeof(peer));
     int rc = nmp_ctl_parse(line, len, &m, e, sizeof(e));
     if (rc == 0 && (m.verb == NMP_CTL_RESERVE || m.verb == NMP_CTL_RELEASE)) {
-        handle_calendar(r, fd, &m, peer);
+        handle_calendar(r, fd, &m, peer, &pc->peer);
         goto end;
     }
     if (rc == 0) rc = nmp_ctl_session_decode(&m, &r->cfg.limits, &req, e, sizeof(e));

@@ -63,7 +63,9 @@ extern "C" {
  * Reserved slots (nmp_calendar.h), each on a connection of its own, in
  * place of SESSION (and authenticated as SESSION is on a keyed responder):
  *     NMP/1 RESERVE start_ms=<wall-clock ms> [latest_ms=<ms>] duration_ms=D
- *                   class=exclusive|normal|background holder=<label>
+ *                   class=exclusive|normal|background holder=<label> [local=1]
+ *       (local=1, only from a loopback address: a hold for a test this host
+ *       runs itself; no session redeems it, it lasts to its end)
  *       -> NMP/1 OK reservation=<8 hex digits> start_ms=S end_ms=E
  *          (the earliest free start in [start_ms, latest_ms])
  *       -> NMP/1 BUSY remaining_ms=R next_ms=<earliest free start> holder=<label

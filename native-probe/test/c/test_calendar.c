@@ -144,6 +144,28 @@ TEST(a_session_in_progress_without_a_reservation_keeps_the_slots_until_its_end) 
     CHECK(g.start_ms == T0 + 3000);
 }
 
+TEST(a_local_hold_keeps_every_session_out_and_lasts_to_its_end) {
+    char err[NMP_ERRLEN], holder[NMP_CAL_HOLDER_MAX + 1];
+    nmp_cal_grant g;
+    int64_t retry = 0;
+    nmp_cal_req q = {.start_ms = T0 + 1000, .latest_ms = T0 + 1000, .duration_ms = 10000, .cls = NMP_CAL_EXCLUSIVE,
+                     .local = 1};
+    strcpy(q.holder, "b/bw:b:c");
+    nmp_cal_init(&cal, 1);
+    CHECK_EQ_INT(nmp_cal_reserve(&cal, T0, 0, &q, "127.0.0.1", &g, err, sizeof(err)), 0);
+    /* nobody redeems it, and it does not lapse */
+    nmp_cal_expire(&cal, T0 + 1000 + NMP_CAL_NOSHOW_MS + 1);
+    CHECK_EQ_INT(nmp_cal_count(&cal), 1);
+    /* no session is admitted in it, not even its holder's address */
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "10.0.0.1", &retry, holder), -EBUSY);
+    CHECK(strcmp(holder, "b/bw:b:c") == 0 && retry == 6000);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "127.0.0.1", &retry, holder), -EBUSY);
+    nmp_cal_session_ended(&cal, T0 + 5000, "127.0.0.1");
+    CHECK_EQ_INT(nmp_cal_count(&cal), 1);
+    nmp_cal_expire(&cal, T0 + 11000);
+    CHECK_EQ_INT(nmp_cal_count(&cal), 0);
+}
+
 TEST(malformed_reserve_and_release_lines_are_refused) {
     nmp_cal_req q;
     char err[NMP_ERRLEN];
@@ -166,6 +188,9 @@ TEST(malformed_reserve_and_release_lines_are_refused) {
     CHECK_EQ_INT(decode("NMP/1 RESERVE start_ms=99999999999999999999 duration_ms=1 class=normal holder=h\n", &q) < 0, 1);
     CHECK_EQ_INT(decode("NMP/1 RESERVE start_ms=5 duration_ms=1 class=normal "
                         "holder=0123456789012345678901234567890123456789012345678901234567890123\n", &q), -ERANGE);
+    CHECK_EQ_INT(decode("NMP/1 RESERVE start_ms=5 duration_ms=1 class=normal holder=h local=1\n", &q), 0);
+    CHECK_EQ_INT(q.local, 1);
+    CHECK_EQ_INT(decode("NMP/1 RESERVE start_ms=5 duration_ms=1 class=normal holder=h local=2\n", &q), -ERANGE);
     CHECK_EQ_INT(decode("NMP/1 SESSION kind=rr frames=1 size=64 interval_ns=1 timeout_ms=1\n", &q), -EPROTO);
     const char *good = "NMP/1 RELEASE reservation=0000002a\n";
     CHECK_EQ_INT(nmp_ctl_parse(good, strlen(good), &m, err, sizeof(err)), 0);
@@ -189,6 +214,7 @@ int main(void) {
     RUN(starts_in_the_past_beyond_the_horizon_or_too_long_are_refused);
     RUN(sessions_are_admitted_around_reservations);
     RUN(a_session_in_progress_without_a_reservation_keeps_the_slots_until_its_end);
+    RUN(a_local_hold_keeps_every_session_out_and_lasts_to_its_end);
     RUN(malformed_reserve_and_release_lines_are_refused);
     return nmp_test_failures != 0;
 }

@@ -18,9 +18,17 @@ import java.util.Objects;
  * @param testClass "exclusive", "normal" or "background"
  * @param holder a label of at most 63 characters (others see it; characters outside the
  *     control protocol's set become '_')
+ * @param local a hold on this host's own responder (reached on a loopback address) for a test
+ *     this host runs itself: no session redeems it, and it keeps every other session out
  */
 public record SlotRequest(String host, int port, Instant start, Instant latest, Duration duration,
-    String testClass, String holder) {
+    String testClass, String holder, boolean local) {
+
+  /** A slot for a test towards that responder. */
+  public SlotRequest(String host, int port, Instant start, Instant latest, Duration duration,
+      String testClass, String holder) {
+    this(host, port, start, latest, duration, testClass, holder, false);
+  }
 
   public SlotRequest {
     Objects.requireNonNull(host, "host");

@@ -18,6 +18,9 @@ record SlotSpec(SlotRequest request, String host, int port, long release) implem
     out.i64("startMs", request.start().toEpochMilli()).i64("latestMs", request.latest().toEpochMilli())
         .i64("durationMs", request.duration().toMillis()).str("testClass", request.testClass())
         .str("holder", request.holder());
+    if (request.local()) {
+      out.bool("local", true);
+    }
   }
 
   @Override

@@ -79,17 +79,46 @@ class ProbeSlotTest {
           Instant.now().plus(Duration.ofHours(2)), Instant.now().plus(Duration.ofHours(2)), Duration.ofSeconds(1),
           "normal", "far")));
       assertTrue(far.getMessage().contains("start"), far.getMessage());
+      // a hold for a test this host runs itself (from a loopback address), and no session gets in
+      Instant later = Instant.ofEpochMilli(soon + 30000);
+      assertTrue(Probe.reserve(new SlotRequest("127.0.0.1", port, later, later, Duration.ofSeconds(5), "exclusive",
+          "point-a/bw:a:c", true)).granted());
       // the responder still serves: the holder's own session is admitted in its slot
       assertTrue(ask(port, "NMP/1 SESSION kind=rr frames=1 size=64 interval_ns=1000000 timeout_ms=100\n")
           .startsWith("NMP/1 OK port="));
     }
   }
 
+  @Test
+  void aHoldWithoutASessionIsRefusedFromAnotherHost() throws Exception {
+    String addr = null;
+    for (java.net.NetworkInterface nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      for (java.net.InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+        if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && nif.isUp()) {
+          addr = a.getHostAddress();
+        }
+      }
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(addr != null, "this host has a non-loopback IPv4 address");
+    try (ResponderProcess responder = new ResponderProcess("-v", "-b", addr)) {
+      long at = System.currentTimeMillis() + 5000;
+      String answer = ask(addr, addr, responder.port(), "NMP/1 RESERVE start_ms=" + at
+          + " duration_ms=1000 class=exclusive holder=x local=1\n");
+      assertTrue(answer.startsWith("NMP/1 ERR reason=request") && answer.contains("local=1+only+from+this+host"), answer);
+      assertTrue(ask(addr, addr, responder.port(), "NMP/1 RESERVE start_ms=" + at
+          + " duration_ms=1000 class=exclusive holder=x\n").startsWith("NMP/1 OK reservation="));
+    }
+  }
+
   /** One request line from 127.0.0.2, as another point would send it; returns the answer line. */
   private static String ask(int port, String line) throws Exception {
+    return ask("127.0.0.2", "127.0.0.1", port, line);
+  }
+
+  private static String ask(String from, String to, int port, String line) throws Exception {
     try (Socket s = new Socket()) {
-      s.bind(new InetSocketAddress("127.0.0.2", 0));
-      s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+      s.bind(new InetSocketAddress(from, 0));
+      s.connect(new InetSocketAddress(to, port), 2000);
       s.setSoTimeout(2000);
       s.getOutputStream().write(line.getBytes(StandardCharsets.US_ASCII));
       return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * at the same instants (slip 0, one period, slots aligned alike). Without agreement the second
  * to arrive finds the responder busy past its 2 s grace and does not start; with each run's
  * slot agreed with the responder's calendar beforehand, the second is moved behind the first
- * and every run starts. Counted from GET /api/schedules/{name}/runs. A third schedule that
- * cannot fit beside the first at that responder is refused when added.
+ * and every run starts. Counted from GET /api/schedules/{name}/runs. Exclusive schedules that
+ * cannot fit at that responder together are refused when added.
  */
 class AgreedSlotsEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -77,11 +77,15 @@ class AgreedSlotsEndToEndTest {
             put(a, "rtt-a", RTT);
             put(b, "rtt-b", RTT);
             if (agree) {
-                // a schedule that cannot fit beside rtt-a at that responder is refused when added, naming both
-                HttpResponse<String> refused = send(a, "heavy", RTT.replace("\"50\"", "\"100\""));
+                // exclusive tests that cannot fit at that responder are refused when added, naming
+                // both (planned from 2099 on: they never run here)
+                String bw = "{\"characteristic\":\"path.bandwidth.achievable.TCP\",\"dst\":\"127.0.0.1\",\"period\":"
+                        + "\"PT10S\",\"start\":\"2099-01-01T00:00:00Z\",\"parameters\":{\"timeDuration\":\"6\"}}";
+                put(a, "bw-1", bw);
+                HttpResponse<String> refused = send(a, "bw-2", bw);
                 assertEquals(400, refused.statusCode(), refused.body());
                 assertTrue(refused.body().contains("no time available at 127.0.0.1:" + responder.port)
-                        && refused.body().contains("rtt-a (3.0 s every 8.0 s)") && refused.body().contains("heavy (5.5 s every 8.0 s)"),
+                        && refused.body().contains("bw-1 (6.5 s every 10.0 s), bw-2 (6.5 s every 10.0 s) need 130 %"),
                         refused.body());
             }
             Thread.sleep(run.toMillis());

@@ -21,9 +21,9 @@ final class ResponderSlots implements SlotBooker {
 
     @Override
     public Booking book(String host, int port, Instant start, Instant latest, Duration duration, TestClass testClass,
-                        String holder) {
+                        String holder, boolean local) {
         SlotAnswer a = Probe.reserve(new SlotRequest(host, port, start, latest, duration,
-                testClass.name().toLowerCase(Locale.ROOT), holder));
+                testClass.name().toLowerCase(Locale.ROOT), holder, local));
         return new Booking(a.granted(), a.reservation(), a.start(), a.next(), a.heldBy());
     }
 

@@ -61,6 +61,7 @@ class ScheduleConfig {
                 Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }),
                 owners.getIfAvailable(() -> s -> s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
                         : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)),
-                props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots() : null);
+                props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots() : null,
+                props.ownResponder());
     }
 }

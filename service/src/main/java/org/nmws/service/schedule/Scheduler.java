@@ -69,10 +69,15 @@ public final class Scheduler implements SmartLifecycle {
     private final Map<String, Instant> noCalendar = new ConcurrentHashMap<>();
     private static final Duration NO_CALENDAR_PAUSE = Duration.ofMinutes(5);
 
-    /** A run's agreement: its far end and the reservation there (0 while asking or when not agreed). */
-    private record Booked(String host, int port, long reservation) {
-        static final Booked NONE = new Booked("", 0, 0);
+    /**
+     * A run's agreement: its far end and the reservation there (0 while asking or when not
+     * agreed), and the hold on this host's own responder (an exclusive run's, else 0).
+     */
+    private record Booked(String host, int port, long reservation, long own) {
+        static final Booked NONE = new Booked("", 0, 0, 0);
     }
+    /** This host's own responder {host, port} (nmws.scheduler.own-responder), or null. */
+    private final String[] own;
 
     /**
      * Told how each run that came due ended (metrics): status DONE, FAILED or NONSTARTER and,
@@ -102,6 +107,27 @@ public final class Scheduler implements SmartLifecycle {
     /** @param slots agrees runs' times with their far ends (null: not agreed) */
     public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
                      Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners, SlotBooker slots) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, listener, owners, slots, null);
+    }
+
+    /**
+     * @param ownResponder "host:port" of this host's own responder, which exclusive runs hold
+     *        too (so that no test towards this host meets them), or null
+     */
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners, SlotBooker slots,
+                     String ownResponder) {
+        if (ownResponder != null && !ownResponder.isBlank()) {
+            int colon = ownResponder.lastIndexOf(':');
+            try {
+                own = new String[] {ownResponder.substring(0, colon).replaceAll("^\\[|\\]$", ""),
+                        Integer.toString(Integer.parseInt(ownResponder.substring(colon + 1)))};
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("nmws.scheduler.own-responder must be HOST:PORT, was '" + ownResponder + "'");
+            }
+        } else {
+            own = null;
+        }
         this.slots = slots;
         this.owners = owners;
         this.listener = listener;
@@ -332,24 +358,64 @@ public final class Scheduler implements SmartLifecycle {
         if (latest.isBefore(from)) {
             latest = from;
         }
-        SlotBooker.Booking b;
+        String holder = point + "/" + s.name();
+        // An exclusive run holds this host's own responder too, first: then the far end from
+        // the start this host is free, and this host again if the far end is free only later.
+        SlotBooker.Booking mine = null;
+        boolean both = own != null && s.testClass() == TestClass.EXCLUSIVE
+                && !noCalendar.getOrDefault(own[0] + ":" + own[1], Instant.MIN).isAfter(now);
+        int ownPort = both ? Integer.parseInt(own[1]) : 0;
+        if (both) {
+            mine = ask(own[0], ownPort, from, latest, d, s, holder, true);
+            if (mine != null && !mine.granted()) {
+                noSlot(r, own[0], ownPort, mine, latest, " (this host's own responder)");
+                return;
+            }
+            if (mine != null) {
+                from = mine.start();
+            }
+        }
+        SlotBooker.Booking b = ask(host, port, from, latest, d, s, holder, false);
+        if (b != null && b.granted() && mine != null && !b.start().equals(mine.start())) {
+            slots.release(own[0], ownPort, mine.reservation());
+            mine = ask(own[0], ownPort, b.start(), b.start(), d, s, holder, true);
+            if (mine != null && !mine.granted()) {
+                slots.release(host, port, b.reservation());
+                noSlot(r, own[0], ownPort, mine, b.start(), " (this host's own responder)");
+                return;
+            }
+        }
+        long ownId = mine != null && mine.granted() ? mine.reservation() : 0;
+        if (b == null || b.granted()) {
+            Instant at = b != null ? b.start() : mine != null ? mine.start() : r.planned();
+            booked.put(r.id(), new Booked(host, port, b != null ? b.reservation() : 0, ownId));
+            if (!at.equals(r.planned()) && !store.replan(r.id(), at)) {
+                releaseSlot(r.id()); // it started or ended meanwhile
+            }
+            return;
+        }
+        if (ownId != 0) {
+            slots.release(own[0], ownPort, ownId);
+        }
+        noSlot(r, host, port, b, latest, "");
+    }
+
+    /** One request to a calendar; null when it cannot be asked (not asked again for a while). */
+    private SlotBooker.Booking ask(String host, int port, Instant from, Instant latest, Duration d, Schedule s, String holder,
+                                   boolean local) {
         try {
-            b = slots.book(host, port, from, latest, d, s.testClass(), point + "/" + s.name());
+            return slots.book(host, port, from, latest, d, s.testClass(), holder, local);
         } catch (RuntimeException e) {
-            if (noCalendar.put(host + ":" + port, now.plus(NO_CALENDAR_PAUSE)) == null) {
-                log.info("runs to {}:{} go ahead without an agreed slot for {} min: {}", host, port,
+            if (noCalendar.put(host + ":" + port, clock.instant().plus(NO_CALENDAR_PAUSE)) == null) {
+                log.info("runs {} {}:{} go ahead without an agreed slot for {} min: {}", local ? "holding" : "to", host, port,
                         NO_CALENDAR_PAUSE.toMinutes(), e.getMessage());
             }
-            return;
+            return null;
         }
-        if (b.granted()) {
-            booked.put(r.id(), new Booked(host, port, b.reservation()));
-            if (!b.start().equals(r.planned()) && !store.replan(r.id(), b.start())) {
-                slots.release(host, port, b.reservation()); // it started or ended meanwhile
-            }
-            return;
-        }
-        if (store.nonStarter(r.id(), "no slot at " + host + ":" + port + ": held by " + b.heldBy() + " (free from "
+    }
+
+    private void noSlot(ScheduledRun r, String host, int port, SlotBooker.Booking b, Instant latest, String which) {
+        if (store.nonStarter(r.id(), "no slot at " + host + ":" + port + which + ": held by " + b.heldBy() + " (free from "
                 + b.next() + ", after this run's window closed at " + latest + ")")) {
             told(ScheduledRun.NONSTARTER, "noslot");
         }
@@ -360,15 +426,26 @@ public final class Scheduler implements SmartLifecycle {
         return Duration.between(s.start().plus(s.period().multipliedBy(r.slot())), s.plannedAt(r.slot())).toMillis();
     }
 
-    /** Gives back the far end's slot of a run that will not use it. */
+    /** Gives back the slots of a run that will not use them (the far end's, and this host's hold). */
     private void releaseSlot(long runId) {
-        Booked b = booked.remove(runId);
-        if (b != null && b.reservation() != 0 && booker != null) {
-            try {
-                booker.execute(() -> slots.release(b.host(), b.port(), b.reservation()));
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                // stopping: the far end lets an unused slot lapse within seconds
-            }
+        release(booked.remove(runId), true);
+    }
+
+    private void release(Booked b, boolean farToo) {
+        if (b == null || booker == null || (b.own() == 0 && (!farToo || b.reservation() == 0))) {
+            return;
+        }
+        try {
+            booker.execute(() -> {
+                if (farToo && b.reservation() != 0) {
+                    slots.release(b.host(), b.port(), b.reservation());
+                }
+                if (b.own() != 0) {
+                    slots.release(own[0], Integer.parseInt(own[1]), b.own());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // stopping: the far end lets an unused slot lapse within seconds; a hold ends at its end
         }
     }
 
@@ -462,7 +539,8 @@ public final class Scheduler implements SmartLifecycle {
             }
         } finally {
             busySchedules.remove(s.id());
-            booked.remove(r.id()); // the far end frees the rest of the slot when the session ends
+            // the far end frees the rest of its slot when the session ends; this host's hold is given back
+            release(booked.remove(r.id()), false);
         }
     }
 

@@ -26,13 +26,15 @@ public interface SlotBooker {
     }
 
     /**
-     * Asks host:port for duration from the earliest free start in [start, latest].
+     * Asks host:port for duration from the earliest free start in [start, latest]; with
+     * {@code local}, a hold on this host's own responder for a test this host runs (an exclusive
+     * test's own end, so that no test towards this host meets it).
      *
      * @throws RuntimeException when the far end cannot be asked (unreachable, no calendar: an
      *         older responder, a refused key); the run then goes ahead unagreed, as before
      */
     Booking book(String host, int port, Instant start, Instant latest, Duration duration, TestClass testClass,
-                 String holder);
+                 String holder, boolean local);
 
     /** Gives a slot back that the run will not use; failures are only logged. */
     void release(String host, int port, long reservation);
