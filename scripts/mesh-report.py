@@ -5,7 +5,7 @@
 
 Each point's own schedules (GET /api/schedules, GET /api/schedules/{name}/runs): a run planned
 in [FROM, TO) that is DONE or FAILED started; a NONSTARTER did not, and its reason is counted by
-cause. Exclusive tests (achievable TCP and UDP throughput) from every point's archive
+cause. Exclusive tests (achievable TCP throughput) from every point's archive
 (GET /api/results) are checked for overlap on each host they touched (as source or
 destination). Prints one summary and exits 1 when fewer than 99 % started or two exclusive
 tests overlapped on one host.
@@ -63,7 +63,8 @@ for name, url in points.items():
                 examples.setdefault(c, s["name"] + ": " + (r.get("reason") or "no reason"))
     dsts = {s["dst"] for s in get(url + "/api/schedules") if s.get("point") in (None, name)}
     for dst in dsts:
-        for ch in ("path.bandwidth.achievable.TCP", "path.bandwidth.achievable.UDP"):
+        # TCP only: a one-way stream's observations answer achievable.UDP too, and they are normal-class
+        for ch in ("path.bandwidth.achievable.TCP",):
             q = urllib.parse.urlencode({"dst": dst, "characteristic": ch, "limit": 1000})
             for o in get(url + "/api/results?" + q).get("results", []):
                 if "start" in o and "end" in o and frm <= when(o["start"]) < to:

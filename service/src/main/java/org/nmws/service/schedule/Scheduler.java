@@ -35,8 +35,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>A run to an nmprobe-responder agrees its time with it first (issue 24): up to a period
  * ahead, a booker asks the responder's calendar for the run's estimated length from its
- * planned time to the end of its window (half its period, or its slip or grace when longer, and
- * never into the next slot); a granted start that differs moves the run there, and a run that gets no slot in
+ * planned time to the end of its window (the rest of its period: it ends before its next slot); a granted start that differs moves the run there, and a run that gets no slot in
  * its window is a non-starter naming who holds the time, rather than a test that fails busy. A
  * far end that keeps no calendar (an older responder) is not asked again for five minutes and
  * its runs go ahead as before.
@@ -344,21 +343,27 @@ public final class Scheduler implements SmartLifecycle {
         Instant now = clock.instant();
         Duration d = SlotDemand.estimate(s, store.lastDuration(s.id()));
         Instant base = s.plannedAt(r.slot()).minusMillis(slipOf(s, r)); // the slot's start before its slip
-        // The window: half the period (the run still measures the path at its rate), or the slip
-        // or the grace when longer; never so late that it would run into its next slot.
-        Duration reach = s.period().dividedBy(2);
-        reach = s.slip().compareTo(reach) > 0 ? s.slip() : reach;
-        reach = grace(s).compareTo(reach) > 0 ? grace(s) : reach;
-        Instant latest = base.plus(reach);
-        Instant lastFit = base.plus(s.period()).minus(d); // never into the next slot
-        if (latest.isAfter(lastFit)) {
-            latest = lastFit;
-        }
+        // The window: the rest of its period, so that it ends before its next slot is due. A run
+        // moved within its period still measures the path once a period; a narrower window (the
+        // slip, half the period) left a third of a 6-point mesh's runs without a slot when the
+        // runs towards one responder were planned close together (measured, docs/benchmarks.md).
+        Instant latest = base.plus(s.period()).minus(d);
         Instant from = r.planned().isBefore(now.plusMillis(100)) ? now.plusMillis(100) : r.planned();
         if (latest.isBefore(from)) {
             latest = from;
         }
         String holder = point + "/" + s.name();
+        // This host first: a start its own planned runs leave free for the run's class (an
+        // exclusive run and a normal one of this point would otherwise meet at its interlock).
+        Instant free = availability(s.testClass(), d, from, r.id());
+        if (free.isAfter(latest)) {
+            if (store.nonStarter(r.id(), "no time on this host in its window (to " + latest + "): its own " + "runs hold it "
+                    + "until " + free)) {
+                told(ScheduledRun.NONSTARTER, "noslot");
+            }
+            return;
+        }
+        from = free;
         // An exclusive run holds this host's own responder too, first: then the far end from
         // the start this host is free, and this host again if the far end is free only later.
         SlotBooker.Booking mine = null;
@@ -623,6 +628,14 @@ public final class Scheduler implements SmartLifecycle {
      * exclusive; background meets nothing).
      */
     public Instant availability(TestClass c, Duration duration, Instant now) {
+        return availability(c, duration, now, -1);
+    }
+
+    /**
+     * As availability, leaving out one planned run (the one being placed: except >= 0), and then
+     * each run held for its slot's estimate (SlotDemand) rather than its last length or 10 s.
+     */
+    private Instant availability(TestClass c, Duration duration, Instant now, long except) {
         if (c == TestClass.BACKGROUND) {
             return now;
         }
@@ -631,14 +644,19 @@ public final class Scheduler implements SmartLifecycle {
             byId.put(s.id(), s);
         }
         List<Instant[]> busy = new ArrayList<>();
+        Map<Long, Duration> lengths = new java.util.HashMap<>(); // one query per schedule
         for (ScheduledRun r : store.pending(point)) {
             Schedule s = byId.get(r.scheduleId());
-            if (s == null || s.testClass() == TestClass.BACKGROUND || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)) {
+            if (r.id() == except || s == null || s.testClass() == TestClass.BACKGROUND
+                    || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)) {
                 continue;
             }
-            Duration d = store.lastDuration(s.id());
+            Duration d = lengths.computeIfAbsent(s.id(), id -> {
+                Duration last = store.lastDuration(id);
+                return except >= 0 ? SlotDemand.estimate(s, last) : last == null ? Duration.ofSeconds(10) : last;
+            });
             Instant from = r.started() != null ? r.started() : r.planned();
-            busy.add(new Instant[] {from, from.plus(d == null ? Duration.ofSeconds(10) : d)});
+            busy.add(new Instant[] {from, from.plus(d)});
         }
         // Tests running now (on demand too) hold the host until their progress says they end.
         if (measurements != null) {
