@@ -33,7 +33,7 @@ def cause(reason):
     r = reason or ""
     for key, pattern in (("noslot", r"^no slot at"), ("missed", r"^missed its slot"), ("backoff", r"^backing off"),
                          ("overlap", r"previous run was still running"), ("removed", r"disabled or removed"),
-                         ("busy", r"busy"), ("rate", r"rate|limit")):
+                         ("busy", r"busy|test runs on this host|another test to .* is running"), ("rate", r"rate|limit")):
         if re.search(pattern, r):
             return key
     return "other: " + r[:80]

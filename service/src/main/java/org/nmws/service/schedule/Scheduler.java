@@ -344,9 +344,9 @@ public final class Scheduler implements SmartLifecycle {
         Duration d = SlotDemand.estimate(s, store.lastDuration(s.id()));
         Instant base = s.plannedAt(r.slot()).minusMillis(slipOf(s, r)); // the slot's start before its slip
         // The window: the rest of its period, so that it ends before its next slot is due. A run
-        // moved within its period still measures the path once a period; a narrower window (the
-        // slip, half the period) left a third of a 6-point mesh's runs without a slot when the
-        // runs towards one responder were planned close together (measured, docs/benchmarks.md).
+        // moved within its period still measures the path once a period; a narrower window (half
+        // the period) left 14 % of a 6-point mesh's runs without a slot, as the runs towards one
+        // responder were planned close together (docs/benchmarks.md).
         Instant latest = base.plus(s.period()).minus(d);
         Instant from = r.planned().isBefore(now.plusMillis(100)) ? now.plusMillis(100) : r.planned();
         if (latest.isBefore(from)) {
