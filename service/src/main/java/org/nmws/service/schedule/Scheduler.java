@@ -64,6 +64,12 @@ public final class Scheduler implements SmartLifecycle {
     private ExecutorService booker;
     /** Runs being or been agreed, by run id: what the far end granted (reservation 0: not agreed). */
     private final Map<Long, Booked> booked = new ConcurrentHashMap<>();
+    /**
+     * Planned runs already placed by the booker (granted, or agreed with nothing): each later one
+     * is placed around them on this host, first booked first served. Runs merely planned are not
+     * commitments: two exclusive runs planned at one instant would each yield to the other.
+     */
+    private final Set<Long> placed = ConcurrentHashMap.newKeySet();
     /** Far ends ("host:port") that keep no calendar or could not be asked, until when they are not asked again. */
     private final Map<String, Instant> noCalendar = new ConcurrentHashMap<>();
     private static final Duration NO_CALENDAR_PAUSE = Duration.ofMinutes(5);
@@ -314,6 +320,7 @@ public final class Scheduler implements SmartLifecycle {
             }
         }
         booked.keySet().retainAll(pending);
+        placed.retainAll(pending);
     }
 
     /** The far end's responder {host, port} of a schedule's runs, or null when its test needs none. */
@@ -396,7 +403,9 @@ public final class Scheduler implements SmartLifecycle {
             booked.put(r.id(), new Booked(host, port, b != null ? b.reservation() : 0, ownId));
             if (!at.equals(r.planned()) && !store.replan(r.id(), at)) {
                 releaseSlot(r.id()); // it started or ended meanwhile
+                return;
             }
+            placed.add(r.id());
             return;
         }
         if (ownId != 0) {
@@ -633,7 +642,8 @@ public final class Scheduler implements SmartLifecycle {
 
     /**
      * As availability, leaving out one planned run (the one being placed: except >= 0), and then
-     * each run held for its slot's estimate (SlotDemand) rather than its last length or 10 s.
+     * counting only the planned runs already placed, each held for its slot's estimate
+     * (SlotDemand) rather than its last length or 10 s.
      */
     private Instant availability(TestClass c, Duration duration, Instant now, long except) {
         if (c == TestClass.BACKGROUND) {
@@ -648,7 +658,8 @@ public final class Scheduler implements SmartLifecycle {
         for (ScheduledRun r : store.pending(point)) {
             Schedule s = byId.get(r.scheduleId());
             if (r.id() == except || s == null || s.testClass() == TestClass.BACKGROUND
-                    || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)) {
+                    || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)
+                    || (except >= 0 && ScheduledRun.PLANNED.equals(r.status()) && !placed.contains(r.id()))) {
                 continue;
             }
             Duration d = lengths.computeIfAbsent(s.id(), id -> {
