@@ -90,6 +90,33 @@ class ProbeSlotTest {
   }
 
   @Test
+  void aKeyedResponderGrantsSlotsOnlyToClientsWithItsKey() throws Exception {
+    java.nio.file.Path key = java.nio.file.Files.createTempFile("nmws-slot", ".key");
+    byte[] secret = new byte[32];
+    new java.security.SecureRandom().nextBytes(secret);
+    java.nio.file.Files.write(key, secret);
+    java.nio.file.Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    try (ResponderProcess responder = new ResponderProcess("-v", "--key-file", key.toString())) {
+      Instant at = Instant.now().plusSeconds(20);
+      SlotRequest wanted = new SlotRequest("127.0.0.1", responder.port(), at, at, Duration.ofSeconds(1), "normal", "k");
+      // a raw RESERVE is challenged, and anything but a valid AUTH is refused
+      String challenge = ask(responder.port(), "NMP/1 RESERVE start_ms=" + at.toEpochMilli()
+          + " duration_ms=1000 class=normal holder=x\n");
+      assertTrue(challenge.startsWith("NMP/1 CHALLENGE nonce="), challenge);
+      ProbeException refused = assertThrows(ProbeException.class, () -> Probe.reserve(wanted));
+      assertTrue(refused.getMessage().contains("key") || refused.getMessage().contains("auth"), refused.getMessage());
+      Probe.useResponderKey(key.toString());
+      try {
+        assertTrue(Probe.reserve(wanted).granted());
+      } finally {
+        Probe.useResponderKey(null);
+      }
+    } finally {
+      java.nio.file.Files.deleteIfExists(key);
+    }
+  }
+
+  @Test
   void aHoldWithoutASessionIsRefusedFromAnotherHost() throws Exception {
     String addr = null;
     for (java.net.NetworkInterface nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
