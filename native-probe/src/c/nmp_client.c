@@ -61,7 +61,14 @@ static int ended_by_responder(nmp_client *c, const nmp_ctl_msg *m, char *err, si
 
 /* Formats the BUSY answer: the responder says only when to retry. */
 static void busy_message(nmp_client *c, const nmp_ctl_msg *m, char *err, size_t errlen) {
-    const char *remaining = nmp_ctl_get(m, "remaining_ms");
+    const char *remaining = nmp_ctl_get(m, "remaining_ms"), *holder = nmp_ctl_get(m, "holder");
+    char h[NMP_CTL_VALMAX + 1];
+    if (holder != NULL) { /* a reserved slot: its holder chose to be named */
+        nmp_ctl_text_decode(h, sizeof(h), holder);
+        nmp_seterr(err, errlen, "responder %s:%d busy: the slot is reserved for %s, retry after %s ms", c->host,
+                   c->port, h, remaining ? remaining : "?");
+        return;
+    }
     nmp_seterr(err, errlen, "responder %s:%d busy: another client's test runs there, retry after %s ms", c->host,
                c->port, remaining ? remaining : "?");
 }
@@ -130,13 +137,11 @@ static int answer_challenge(nmp_client *c, const nmp_ctl_msg *m, const nmp_auth_
     return rc;
 }
 
-int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
-                        const volatile int32_t *cancel, const char *request, const char *key_file, char *err,
-                        size_t errlen) {
+int nmp_client_ask(nmp_client *c, const char *host, int port, uint32_t timeout_ms, const volatile int32_t *cancel,
+                   const char *request, const char *key_file, nmp_ctl_msg *answer, char *err, size_t errlen) {
     char e[NMP_ERRLEN];
     nmp_ctl_msg m;
     nmp_auth_key key;
-    uint64_t v;
     int rc;
     memset(c, 0, sizeof(*c));
     c->ctl = c->udp = -1;
@@ -162,6 +167,22 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
             goto error;
     }
     nmp_auth_key_wipe(&key);
+    *answer = m;
+    return 0;
+error:
+    nmp_auth_key_wipe(&key);
+    nmp_client_close(c);
+    return rc;
+}
+
+int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
+                        const volatile int32_t *cancel, const char *request, const char *key_file, char *err,
+                        size_t errlen) {
+    char e[NMP_ERRLEN];
+    nmp_ctl_msg m;
+    uint64_t v;
+    int rc = nmp_client_ask(c, host, port, timeout_ms, cancel, request, key_file, &m, err, errlen);
+    if (rc < 0) return rc;
     if (m.verb == NMP_CTL_BUSY) {
         busy_message(c, &m, err, errlen);
         rc = -EBUSY;
@@ -188,7 +209,6 @@ int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t time
     c->opened = nmp_mono_now();
     return 0;
 error:
-    nmp_auth_key_wipe(&key);
     nmp_client_close(c);
     return rc;
 }

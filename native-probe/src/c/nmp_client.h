@@ -35,6 +35,11 @@ typedef struct nmp_client {
 int nmp_client_open(nmp_client *c, const char *host, int port, uint32_t timeout_ms,
                     const volatile int32_t *cancel, const char *request, int ttl, const char *key_file, char *err,
                     size_t errlen);
+/* Connects, sends 'request', answers a CHALLENGE as nmp_client_open does,
+ * and stores the answer (any verb) in *answer, the connection left open.
+ * Errors: key file, connect, I/O, -EPROTO; on failure everything is closed. */
+int nmp_client_ask(nmp_client *c, const char *host, int port, uint32_t timeout_ms, const volatile int32_t *cancel,
+                   const char *request, const char *key_file, nmp_ctl_msg *answer, char *err, size_t errlen);
 /* The control part of nmp_client_open only (no UDP socket; c->udp_port
  * holds the port the responder named). Same errors. */
 int nmp_client_open_ctl(nmp_client *c, const char *host, int port, uint32_t timeout_ms,

@@ -19,7 +19,7 @@ static const struct {
     {NMP_CTL_SESSION, "SESSION"}, {NMP_CTL_END, "END"},   {NMP_CTL_OK, "OK"},
     {NMP_CTL_BUSY, "BUSY"},       {NMP_CTL_ERR, "ERR"},   {NMP_CTL_BYE, "BYE"},
     {NMP_CTL_RESULTS, "RESULTS"}, {NMP_CTL_DATA, "DATA"},     {NMP_CTL_CHALLENGE, "CHALLENGE"},
-    {NMP_CTL_AUTH, "AUTH"},
+    {NMP_CTL_AUTH, "AUTH"},       {NMP_CTL_RESERVE, "RESERVE"}, {NMP_CTL_RELEASE, "RELEASE"},
 };
 
 const char *nmp_ctl_verb_name(nmp_ctl_verb v) {

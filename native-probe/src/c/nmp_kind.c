@@ -22,11 +22,12 @@ extern const nmp_kind nmp_kind_clock;
 extern const nmp_kind nmp_kind_stamp;
 extern const nmp_kind nmp_kind_owamp;
 extern const nmp_kind nmp_kind_twamp;
+extern const nmp_kind nmp_kind_reserve;
 
 const nmp_kind *const nmp_kinds[] = {
     &nmp_kind_rr,     &nmp_kind_stream,   &nmp_kind_scan,  &nmp_kind_tcp,   &nmp_kind_hops,
     &nmp_kind_hopcap, &nmp_kind_capacity, &nmp_kind_avail, &nmp_kind_clock,
-    &nmp_kind_stamp,  &nmp_kind_owamp,    &nmp_kind_twamp, NULL,
+    &nmp_kind_stamp,  &nmp_kind_owamp,    &nmp_kind_twamp, &nmp_kind_reserve, NULL,
 };
 
 const nmp_kind *nmp_kind_find(const char *name) {

@@ -40,6 +40,7 @@
 #include "nmp_stamp.h"
 #include "nmp_auth.h"
 #include "nmp_rsession.h"
+#include "nmp_calendar.h"
 
 #define MAX_PENDING 8               /* control connections waiting for their first line */
 #define MAX_PENDING_PER_IP 2        /* of those, from one source address */
@@ -87,6 +88,8 @@ struct nmp_responder {
     nmp_clock_state clock;          /* this host's clock, as last read (nmp_rsession_clock) */
     nmp_monotime_ns clock_at;       /* when, 0 = never */
     int clock_ok;                   /* nonzero when that read succeeded */
+    nmp_cal cal;                    /* reserved slots (RESERVE / RELEASE) */
+    int s_reserved;                 /* the active session runs in its client's reservation */
 };
 
 /* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
@@ -175,6 +178,7 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
     r->lfd = r->stop_pipe[0] = r->stop_pipe[1] = -1;
     r->s.ctl = -1;
     r->s.r = r;
+    nmp_cal_init(&r->cal, 1); /* one session at a time: reservations never overlap */
     for (int i = 0; i < MAX_PENDING; i++) r->pend[i].fd = -1;
     if (pipe2(r->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         rc = -errno;
@@ -270,6 +274,8 @@ static void send_err(nmp_responder *r, int fd, const char *reason, const char *t
     send_line(r, fd, line, nmp_ctl_format(line, sizeof(line), NMP_CTL_ERR, "reason=%s text=%s", reason, enc));
 }
 
+static int64_t wall_ms(void) { return (int64_t)(nmp_wall_now() / 1000000); }
+
 /* Ends the active session: closes its sockets and logs why. */
 static void session_close(nmp_responder *r, const char *why) {
     nmp_rsession *s = &r->s;
@@ -281,6 +287,7 @@ static void session_close(nmp_responder *r, const char *why) {
          (unsigned long long)s->refused,
          (double)(nmp_mono_now() - s->opened) / 1e9);
     close_read_out(&s->ctl);
+    nmp_cal_session_ended(&s->r->cal, wall_ms(), peer); /* the rest of its reservation is free again */
     s->kind->stop(s);
     free(s->out);
     s->out = NULL;
@@ -480,8 +487,74 @@ static int session_behind(nmp_rsession *s, nmp_monotime_ns now) {
     return 0;
 }
 
+/* Answers RESERVE or RELEASE from 'peer' on fd (nmp_calendar.h). A
+ * session in progress outside any reservation (an on-demand test) keeps
+ * the slots until its expected end. */
+/* Whether a peer is this host (a loopback address, IPv4-mapped too). */
+static int is_loopback(const struct sockaddr_storage *ss) {
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family != AF_INET6) return 0;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
+static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, const char *peer,
+                            const struct sockaddr_storage *peer_addr) {
+    char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], holder[NMP_CTL_VALMAX + 1];
+    int64_t now = wall_ms();
+    if (m->verb == NMP_CTL_RELEASE) {
+        uint32_t id = 0;
+        int rc = nmp_cal_decode_release(m, &id, e, sizeof(e));
+        if (rc == 0 && nmp_cal_release(&r->cal, id, peer) < 0) {
+            nmp_seterr(e, sizeof(e), "no reservation %08x of %s", id, peer);
+            rc = -ENOENT;
+        }
+        if (rc < 0) {
+            send_err(r, fd, "request", e);
+            return;
+        }
+        rlog(r, 2, "released %08x for %s", id, peer);
+        send_line(r, fd, out, nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "reservation=%08x", id));
+        return;
+    }
+    nmp_cal_req q;
+    nmp_cal_grant g;
+    int64_t busy_until = 0;
+    if (r->s.active && !r->s_reserved) {
+        nmp_monotime_ns mono = nmp_mono_now(), expect = r->s.opened + session_expected_ns(&r->s);
+        busy_until = now + (expect > mono ? (int64_t)((expect - mono) / 1000000) : 0);
+    }
+    int rc = nmp_cal_decode_reserve(m, &q, e, sizeof(e));
+    if (rc == 0 && q.local && !is_loopback(peer_addr)) {
+        /* a hold no session redeems: only this host's own point may place one */
+        nmp_seterr(e, sizeof(e), "reserve: local=1 only from this host (a loopback address)");
+        rc = -EPROTO;
+    }
+    if (rc == 0) rc = nmp_cal_reserve(&r->cal, now, busy_until, &q, peer, &g, e, sizeof(e));
+    if (rc == -EBUSY) {
+        rlog(r, 1, "reserve for %s (%s): %s", peer, q.holder, e);
+        nmp_ctl_text_encode(holder, g.holder);
+        send_line(r, fd, out,
+                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%lld next_ms=%lld holder=%s",
+                                 (long long)(g.next_ms > now ? g.next_ms - now : 0), (long long)g.next_ms, holder));
+        return;
+    }
+    if (rc < 0) {
+        rlog(r, 1, "reject reserve from %s: %s", peer, e);
+        send_err(r, fd, rc == -EPROTO || rc == -EINVAL ? "request" : "limit", e);
+        return;
+    }
+    rlog(r, 1, "reserved %08x for %s (%s, %s): %lld ms from now for %u ms", g.id, peer, q.holder,
+         nmp_cal_class_name(q.cls), (long long)(g.start_ms - now), q.duration_ms);
+    send_line(r, fd, out,
+              nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "reservation=%08x start_ms=%lld end_ms=%lld", g.id,
+                             (long long)g.start_ms, (long long)g.end_ms));
+}
+
 /* Handles the first line of a pending connection: admits a session, or
- * answers BUSY / ERR. The pending slot is always released. */
+ * answers BUSY / ERR; RESERVE and RELEASE go to the calendar. The pending
+ * slot is always released. */
 static void handle_request(nmp_responder *r, pending_conn *pc, const char *line, size_t len) {
     char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], peer[64], terms[NMP_CTL_MAXLINE];
     nmp_ctl_msg m;
@@ -491,6 +564,10 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     pc->fd = -1;
     nmp_addr_str((struct sockaddr *)&pc->peer, peer, sizeof(peer));
     int rc = nmp_ctl_parse(line, len, &m, e, sizeof(e));
+    if (rc == 0 && (m.verb == NMP_CTL_RESERVE || m.verb == NMP_CTL_RELEASE)) {
+        handle_calendar(r, fd, &m, peer, &pc->peer);
+        goto end;
+    }
     if (rc == 0) rc = nmp_ctl_session_decode(&m, &r->cfg.limits, &req, e, sizeof(e));
     if (rc < 0) {
         rlog(r, 1, "reject %s: %s", peer, e);
@@ -508,6 +585,22 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
                   nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%llu",
                                  (unsigned long long)(expect > now ? (expect - now) / 1000000 : 0)));
         goto end;
+    }
+    {
+        /* a session must not run into another client's reserved slot */
+        int64_t retry = 0;
+        char holder[NMP_CAL_HOLDER_MAX + 1], enc[NMP_CTL_VALMAX + 1];
+        const nmp_rkind *k = kinds[req.kind];
+        int64_t expected = (int64_t)((k->send_ns(&req) + req.timeout_ms * 1000000ull) / 1000000);
+        int adm = nmp_cal_admit(&r->cal, wall_ms(), expected, peer, &retry, holder);
+        if (adm < 0) {
+            rlog(r, 1, "reject %s: the slot is reserved for %s", peer, holder);
+            nmp_ctl_text_encode(enc, holder);
+            send_line(r, fd, out, nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%lld holder=%s",
+                                                 (long long)retry, enc));
+            goto end;
+        }
+        r->s_reserved = adm > 0;
     }
     memset(s, 0, sizeof(*s));
     s->r = r;
@@ -677,7 +770,7 @@ static void refuse_auth(nmp_responder *r, pending_conn *pc, const char *ps, cons
     close_read_out(&pc->fd);
 }
 
-/* Keyed responder, first line: a SESSION request is answered with a fresh
+/* Keyed responder, first line: a SESSION (or RESERVE, RELEASE) request is answered with a fresh
  * challenge, naming the peer's address as seen here (the MAC binds it), and
  * kept until AUTH proves its sender holds the key; its limits are checked
  * only then (an unauthenticated peer learns nothing of them). Anything else
@@ -685,7 +778,8 @@ static void refuse_auth(nmp_responder *r, pending_conn *pc, const char *ps, cons
 static void challenge(nmp_responder *r, pending_conn *pc, const char *ps, const char *line, size_t len) {
     char out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN], hex[2 * NMP_AUTH_NONCE + 1], peer[NMP_AUTH_ADDRLEN];
     nmp_ctl_msg m;
-    if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 || m.verb != NMP_CTL_SESSION) {
+    if (nmp_ctl_parse(line, len, &m, e, sizeof(e)) < 0 ||
+        (m.verb != NMP_CTL_SESSION && m.verb != NMP_CTL_RESERVE && m.verb != NMP_CTL_RELEASE)) {
         handle_request(r, pc, line, len);
         return;
     }

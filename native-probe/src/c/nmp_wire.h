@@ -59,6 +59,23 @@ extern "C" {
  * client answers only auth=2 (version 1, which MACed nonce || SESSION line,
  * bound neither end). Only the control conversation is authenticated: test
  * frames still carry the session's random cookie.
+ *
+ * Reserved slots (nmp_calendar.h), each on a connection of its own, in
+ * place of SESSION (and authenticated as SESSION is on a keyed responder):
+ *     NMP/1 RESERVE start_ms=<wall-clock ms> [latest_ms=<ms>] duration_ms=D
+ *                   class=exclusive|normal|background holder=<label> [local=1]
+ *       (local=1, only from a loopback address: a hold for a test this host
+ *       runs itself; no session redeems it, it lasts to its end)
+ *       -> NMP/1 OK reservation=<8 hex digits> start_ms=S end_ms=E
+ *          (the earliest free start in [start_ms, latest_ms])
+ *       -> NMP/1 BUSY remaining_ms=R next_ms=<earliest free start> holder=<label
+ *          of the reservation in the way, or a+session+in+progress>
+ *       -> NMP/1 ERR reason=limit|request text=..
+ *     NMP/1 RELEASE reservation=<id>        (only from the address that reserved)
+ *       -> NMP/1 OK reservation=<id>, or ERR reason=request
+ * While another client's reservation covers a SESSION's expected length,
+ * the SESSION is answered BUSY remaining_ms=<until it ends> holder=<label>;
+ * the holder's own session is admitted from 1 s before its start.
  */
 
 #define NMP_CTL_MAXLINE 512
@@ -76,7 +93,9 @@ typedef enum nmp_ctl_verb {
     NMP_CTL_RESULTS,
     NMP_CTL_DATA,
     NMP_CTL_CHALLENGE,
-    NMP_CTL_AUTH
+    NMP_CTL_AUTH,
+    NMP_CTL_RESERVE,
+    NMP_CTL_RELEASE
 } nmp_ctl_verb;
 
 typedef struct nmp_ctl_msg {

@@ -44,7 +44,7 @@ public final class Probe {
 
   /** The kinds whose sessions a keyed responder authenticates (the engine's keyFile field). */
   private static final java.util.Set<String> KEYED_KINDS =
-      java.util.Set.of("rr", "stream", "scan", "tcp", "capacity", "avail");
+      java.util.Set.of("rr", "stream", "scan", "tcp", "capacity", "avail", "reserve");
 
   private static volatile String responderKeyFile;
 
@@ -190,6 +190,24 @@ public final class Probe {
    */
   public static ClockState clockState(String ptpSocket) {
     return run(new ClockStateSpec(ptpSocket), new ProbeControl());
+  }
+
+  /**
+   * Asks a responder's calendar for a slot (RESERVE): granted, or busy with its next free start.
+   *
+   * @throws ProbeException when the responder cannot be reached, refuses (its limits, its key) or
+   *     does not keep a calendar (an older responder refuses the verb: Reason.REFUSED)
+   */
+  public static SlotAnswer reserve(SlotRequest request) {
+    return run(new SlotSpec(request, request.host(), request.port(), 0), new ProbeControl());
+  }
+
+  /** Gives a reservation back before its end (RELEASE), so others may use the rest of it. */
+  public static void release(String host, int port, long reservation) {
+    if (reservation <= 0 || reservation > 0xffffffffL) {
+      throw new IllegalArgumentException("release: reservation " + reservation + " is outside 1..2^32-1");
+    }
+    run(new SlotSpec(null, host, port, reservation), new ProbeControl());
   }
 
   /** Runs a TCP throughput test without progress or cancellation. */

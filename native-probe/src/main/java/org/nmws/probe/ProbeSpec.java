@@ -11,7 +11,7 @@ package org.nmws.probe;
  */
 public sealed interface ProbeSpec<R>
     permits RoundTripSpec, UdpStreamSpec, LatencyScanSpec, TcpStreamSpec, HopListSpec,
-        CapacitySpec, HopCapacitySpec, AvailableBandwidthSpec, ClockStateSpec, StampSpec, OwampSpec {
+        CapacitySpec, HopCapacitySpec, AvailableBandwidthSpec, ClockStateSpec, StampSpec, OwampSpec, SlotSpec {
 
   /** The engine's name of the kind ("rr", "stream", ...). */
   String kind();

@@ -292,6 +292,21 @@ public class MeasurementService {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MeasurementService.class);
 
+    /**
+     * What the far end of a test of this characteristic with these parameters must run (a
+     * scheduled run to an nmprobe-responder agrees its slot with it first).
+     *
+     * @throws IllegalArgumentException for parameters that select no test
+     */
+    public FarEnd farEndOf(Characteristic c, Map<String, String> nmwgParameters) {
+        return kinds.get(c.testFor(nmwgParameters)).farEnd();
+    }
+
+    /** The responders' control port when a test names none (nmws.responder-port). */
+    public int responderPort() {
+        return props.responderPort();
+    }
+
     /** The kind that runs a test (for units of its figures, say). */
     public MeasurementKind<?> kind(Characteristic.ProbeTest test) {
         return kinds.get(test);

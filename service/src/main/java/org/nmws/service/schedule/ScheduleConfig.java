@@ -55,10 +55,13 @@ class ScheduleConfig {
                         measurements::testClassOf));
             }
         }
+        ScheduleService.warnOverBooked(store, self, measurements);
         // Disabled, it still answers availability and keeps schedules, but runs none.
         return new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),
                 Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }),
                 owners.getIfAvailable(() -> s -> s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
-                        : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)));
+                        : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)),
+                props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots() : null,
+                props.ownResponder());
     }
 }

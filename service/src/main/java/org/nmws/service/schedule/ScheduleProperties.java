@@ -16,11 +16,17 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param horizon how far ahead runs are planned (at least a period)
  * @param schedules schedules kept in the configuration
  * @param maxPerOwner schedules one client may own (0: no cap); the configuration's are not counted
+ * @param agreeSlots whether runs to an nmprobe-responder agree their time with its calendar
+ *        before they start (issue 24); off, they meet other points' runs there as busy
+ * @param ownResponder "HOST:PORT" of this host's own responder (its loopback address, e.g.
+ *        127.0.0.1:8700): exclusive runs hold it too, so no test towards this host meets them;
+ *        empty: not held
  */
 @ConfigurationProperties("nmws.scheduler")
 public record ScheduleProperties(@DefaultValue("true") boolean enabled, @DefaultValue("4") int workers,
                                  @DefaultValue("PT5M") Duration horizon, @DefaultValue List<Entry> schedules,
-                                 @DefaultValue("32") int maxPerOwner) {
+                                 @DefaultValue("32") int maxPerOwner, @DefaultValue("true") boolean agreeSlots,
+                                 @DefaultValue("") String ownResponder) {
     public ScheduleProperties {
         if (maxPerOwner < 0 || maxPerOwner > 100_000) {
             throw new IllegalArgumentException("nmws.scheduler.max-per-owner must be 0..100000, was " + maxPerOwner);

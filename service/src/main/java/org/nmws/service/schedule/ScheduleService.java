@@ -56,6 +56,17 @@ public final class ScheduleService {
             MeasurementService.checkSourceIsLocal(subject); // a src names this point's own address, or nothing
         }
         measurements.check(caller, c, subject, wanted.parameters());
+        // Exclusive tests that cannot fit at their far end are refused; the others may still run in
+        // the time exclusive ones leave (or as non-starters naming who held the time): a warning.
+        String over = overBooked(store, self, measurements, wanted, true);
+        if (over != null) {
+            throw new IllegalArgumentException("schedule " + name + ": " + over);
+        }
+        over = overBooked(store, self, measurements, wanted, false);
+        if (over != null) {
+            org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("schedule {}: {}; some of their runs will not start",
+                    name, over);
+        }
         // Who may change a name is decided and written in one step: two clients creating the same
         // name at once would otherwise both find it free, and the second would take the first's.
         synchronized (changes) {
@@ -67,6 +78,61 @@ public final class ScheduleService {
                         + maxPerOwner + " schedules (nmws.scheduler.max-per-owner); delete one first");
             }
             return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+        }
+    }
+
+    /**
+     * Whether this point's enabled schedules to the far end of {@code added} (replacing one of
+     * the same name), each a test that holds an nmprobe-responder, need more of its time than
+     * there is (only the exclusive ones counted, or all): the message names them and their
+     * demands, else null. Only this point's schedules are counted; the far end's calendar keeps
+     * other points' runs apart as they come.
+     */
+    static String overBooked(ScheduleStore store, String self, MeasurementService measurements, Schedule added,
+                             boolean exclusive) {
+        String far = responderHost(measurements, added);
+        if (far == null || !added.enabled()) {
+            return null;
+        }
+        java.util.List<Schedule> same = new java.util.ArrayList<>();
+        for (Schedule s : store.of(self)) {
+            if (s.enabled() && !s.name().equals(added.name()) && far.equals(responderHost(measurements, s))) {
+                same.add(s);
+            }
+        }
+        same.add(added);
+        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null, exclusive);
+    }
+
+    /** Logs, at start-up, each far end that the configuration's and the mesh's schedules over-book. */
+    static void warnOverBooked(ScheduleStore store, String self, MeasurementService measurements) {
+        java.util.Map<String, java.util.List<Schedule>> byFar = new java.util.TreeMap<>();
+        for (Schedule s : store.of(self)) {
+            String far = s.enabled() ? responderHost(measurements, s) : null;
+            if (far != null) {
+                byFar.computeIfAbsent(far, k -> new java.util.ArrayList<>()).add(s);
+            }
+        }
+        byFar.forEach((far, list) -> {
+            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()), false);
+            if (over != null) {
+                org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("{}; some of their runs will not start", over);
+            }
+        });
+    }
+
+    /** "host:port" of the responder a schedule's test holds, or null when it holds none. */
+    private static String responderHost(MeasurementService measurements, Schedule s) {
+        try {
+            Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
+            if (c == null || measurements.farEndOf(c, s.parameters()) != org.nmws.service.measure.FarEnd.RESPONDER) {
+                return null;
+            }
+            String port = s.parameters().get("port");
+            return Endpoint.parse(s.dst(), null).host() + ":"
+                    + (port != null ? Integer.parseInt(port.trim()) : measurements.responderPort());
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

@@ -159,6 +159,12 @@ public final class ScheduleStore {
                 status, ended.toEpochMilli(), reason == null ? null : clip(reason), observationId, runId);
     }
 
+    /** Moves a planned run to the start its far end granted; false when it is no longer planned. */
+    public boolean replan(long runId, Instant at) {
+        return jdbc.update("UPDATE scheduled_run SET planned_ms = ? WHERE id = ? AND status = ?", at.toEpochMilli(), runId,
+                ScheduledRun.PLANNED) == 1;
+    }
+
     /** A planned run that will not start: its slot passed, or the host was taken. */
     public boolean nonStarter(long runId, String reason) {
         return jdbc.update("UPDATE scheduled_run SET status = ?, reason = ? WHERE id = ? AND status = ?",

@@ -32,6 +32,13 @@ import org.springframework.context.SmartLifecycle;
  * like any other. A schedule whose runs keep failing backs off (the next 2^n - 1 slots are
  * non-starters, up to 31). After a restart, runs that were running are recorded as
  * interrupted, slots that passed while the point was down as missed, and nothing runs twice.
+ *
+ * <p>A run to an nmprobe-responder agrees its time with it first (issue 24): up to a period
+ * ahead, a booker asks the responder's calendar for the run's estimated length from its
+ * planned time to the end of its window (the rest of its period: it ends before its next slot); a granted start that differs moves the run there, and a run that gets no slot in
+ * its window is a non-starter naming who holds the time, rather than a test that fails busy. A
+ * far end that keeps no calendar (an older responder) is not asked again for five minutes and
+ * its runs go ahead as before.
  */
 public final class Scheduler implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -52,11 +59,35 @@ public final class Scheduler implements SmartLifecycle {
     private volatile boolean running;
     private final boolean autoStartup;
     private final RunListener listener;
+    /** Agrees runs' times with their far ends; null: runs go ahead unagreed. */
+    private final SlotBooker slots;
+    private ExecutorService booker;
+    /** Runs being or been agreed, by run id: what the far end granted (reservation 0: not agreed). */
+    private final Map<Long, Booked> booked = new ConcurrentHashMap<>();
+    /**
+     * Planned runs already placed by the booker (granted, or agreed with nothing): each later one
+     * is placed around them on this host, first booked first served. Runs merely planned are not
+     * commitments: two exclusive runs planned at one instant would each yield to the other.
+     */
+    private final Set<Long> placed = ConcurrentHashMap.newKeySet();
+    /** Far ends ("host:port") that keep no calendar or could not be asked, until when they are not asked again. */
+    private final Map<String, Instant> noCalendar = new ConcurrentHashMap<>();
+    private static final Duration NO_CALENDAR_PAUSE = Duration.ofMinutes(5);
+
+    /**
+     * A run's agreement: its far end and the reservation there (0 while asking or when not
+     * agreed), and the hold on this host's own responder (an exclusive run's, else 0).
+     */
+    private record Booked(String host, int port, long reservation, long own) {
+        static final Booked NONE = new Booked("", 0, 0, 0);
+    }
+    /** This host's own responder {host, port} (nmws.scheduler.own-responder), or null. */
+    private final String[] own;
 
     /**
      * Told how each run that came due ended (metrics): status DONE, FAILED or NONSTARTER and,
      * for the last two, a cause from a fixed set (missed, backoff, overlap, removed, busy,
-     * rate, failed, internal). Called on the run's thread; must be fast and must not throw.
+     * noslot, rate, failed, internal). Called on the run's thread; must be fast and must not throw.
      */
     public interface RunListener {
         void ended(String status, String cause);
@@ -75,6 +106,34 @@ public final class Scheduler implements SmartLifecycle {
     /** @param owners who each schedule's runs are run as */
     public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
                      Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, listener, owners, null);
+    }
+
+    /** @param slots agrees runs' times with their far ends (null: not agreed) */
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners, SlotBooker slots) {
+        this(store, measurements, point, horizon, workers, clock, autoStartup, listener, owners, slots, null);
+    }
+
+    /**
+     * @param ownResponder "host:port" of this host's own responder, which exclusive runs hold
+     *        too (so that no test towards this host meets them), or null
+     */
+    public Scheduler(ScheduleStore store, MeasurementService measurements, String point, Duration horizon, int workers,
+                     Clock clock, boolean autoStartup, RunListener listener, ScheduleOwners owners, SlotBooker slots,
+                     String ownResponder) {
+        if (ownResponder != null && !ownResponder.isBlank()) {
+            int colon = ownResponder.lastIndexOf(':');
+            try {
+                own = new String[] {ownResponder.substring(0, colon).replaceAll("^\\[|\\]$", ""),
+                        Integer.toString(Integer.parseInt(ownResponder.substring(colon + 1)))};
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("nmws.scheduler.own-responder must be HOST:PORT, was '" + ownResponder + "'");
+            }
+        } else {
+            own = null;
+        }
+        this.slots = slots;
         this.owners = owners;
         this.listener = listener;
         this.autoStartup = autoStartup;
@@ -107,6 +166,11 @@ public final class Scheduler implements SmartLifecycle {
             t.setDaemon(true);
             return t;
         });
+        booker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "nmws-slot-booker");
+            t.setDaemon(true);
+            return t;
+        });
         planner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "nmws-planner");
             t.setDaemon(true);
@@ -121,6 +185,9 @@ public final class Scheduler implements SmartLifecycle {
         running = false;
         if (planner != null) {
             planner.shutdownNow();
+        }
+        if (booker != null) {
+            booker.shutdownNow();
         }
         if (pool != null) {
             pool.shutdownNow();
@@ -174,13 +241,17 @@ public final class Scheduler implements SmartLifecycle {
     void tick(Instant now) {
         recordLate();
         java.util.Set<Long> enabled = new java.util.HashSet<>();
-        for (Schedule s : store.of(point)) {
+        List<Schedule> schedules = store.of(point);
+        for (Schedule s : schedules) {
             plan(s, now);
             enabled.add(s.id());
         }
         // A schedule disabled (or deleted) lost its planned runs: enabled again as it was, it
         // plans from now, not from where its runs were planned up to before (a hole up to the horizon).
         planned.keySet().retainAll(enabled);
+        if (slots != null) {
+            bookAhead(schedules, now);
+        }
         for (ScheduledRun r : store.due(point, now)) {
             if (!running) {
                 return; // stopping: the pool takes no more
@@ -219,6 +290,184 @@ public final class Scheduler implements SmartLifecycle {
         planned.put(s.id(), new Planned(s, k));
     }
 
+    /**
+     * Hands the planned runs that are up to a period ahead (5 s..10 min) to the booker, each once;
+     * forgets the agreements of runs no longer planned or running.
+     */
+    private void bookAhead(List<Schedule> schedules, Instant now) {
+        Map<Long, Schedule> byId = new java.util.HashMap<>();
+        for (Schedule s : schedules) {
+            byId.put(s.id(), s);
+        }
+        Set<Long> pending = new java.util.HashSet<>();
+        for (ScheduledRun r : store.pending(point)) {
+            pending.add(r.id());
+            Schedule s = byId.get(r.scheduleId());
+            if (s == null || !ScheduledRun.PLANNED.equals(r.status()) || booked.containsKey(r.id())) {
+                continue;
+            }
+            Duration ahead = s.period().compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5)
+                    : s.period().compareTo(Duration.ofMinutes(10)) > 0 ? Duration.ofMinutes(10) : s.period();
+            if (r.planned().isAfter(now.plus(ahead))) {
+                continue;
+            }
+            String[] far = responderOf(s);
+            if (far == null || !r.planned().isAfter(now.plusMillis(100)) || noCalendar.getOrDefault(far[0] + ":" + far[1],
+                    Instant.MIN).isAfter(now)) {
+                booked.put(r.id(), Booked.NONE); // nothing to agree with, or too late to ask
+                continue;
+            }
+            booked.put(r.id(), Booked.NONE);
+            try {
+                booker.execute(() -> book(r, s, far[0], Integer.parseInt(far[1])));
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                return;
+            }
+        }
+        booked.keySet().retainAll(pending);
+        placed.retainAll(pending);
+    }
+
+    /** The far end's responder {host, port} of a schedule's runs, or null when its test needs none. */
+    private String[] responderOf(Schedule s) {
+        if (measurements == null) {
+            return null;
+        }
+        try {
+            Characteristic c = Characteristic.lookup(s.characteristic()).orElse(null);
+            if (c == null || measurements.farEndOf(c, s.parameters()) != org.nmws.service.measure.FarEnd.RESPONDER) {
+                return null;
+            }
+            String port = s.parameters().get("port");
+            return new String[] {Endpoint.parse(s.dst(), null).host(),
+                    port != null ? Integer.toString(Integer.parseInt(port.trim())) : Integer.toString(measurements.responderPort())};
+        } catch (IllegalArgumentException e) {
+            return null; // its run fails with the reason when it comes due
+        }
+    }
+
+    /**
+     * Asks the far end for the run's slot (on the booker thread): granted, the run moves to its
+     * start; refused, it is a non-starter that names who holds the time; the far end not
+     * answering the calendar, the run goes ahead as planned.
+     */
+    private void book(ScheduledRun r, Schedule s, String host, int port) {
+        Instant now = clock.instant();
+        Duration d = SlotDemand.estimate(s, store.lastDuration(s.id()));
+        Instant base = s.plannedAt(r.slot()).minusMillis(slipOf(s, r)); // the slot's start before its slip
+        // The window: the rest of its period, so that it ends before its next slot is due. A run
+        // moved within its period still measures the path once a period; a narrower window (half
+        // the period) left 14 % of a 6-point mesh's runs without a slot, as the runs towards one
+        // responder were planned close together (docs/benchmarks.md).
+        Instant latest = base.plus(s.period()).minus(d);
+        Instant from = r.planned().isBefore(now.plusMillis(100)) ? now.plusMillis(100) : r.planned();
+        if (latest.isBefore(from)) {
+            latest = from;
+        }
+        String holder = point + "/" + s.name();
+        // This host first: a start its own planned runs leave free for the run's class (an
+        // exclusive run and a normal one of this point would otherwise meet at its interlock).
+        Instant free = availability(s.testClass(), d, from, r.id());
+        if (free.isAfter(latest)) {
+            if (store.nonStarter(r.id(), "no time on this host in its window (to " + latest + "): its own " + "runs hold it "
+                    + "until " + free)) {
+                told(ScheduledRun.NONSTARTER, "noslot");
+            }
+            return;
+        }
+        from = free;
+        // An exclusive run holds this host's own responder too, first: then the far end from
+        // the start this host is free, and this host again if the far end is free only later.
+        SlotBooker.Booking mine = null;
+        boolean both = own != null && s.testClass() == TestClass.EXCLUSIVE
+                && !noCalendar.getOrDefault(own[0] + ":" + own[1], Instant.MIN).isAfter(now);
+        int ownPort = both ? Integer.parseInt(own[1]) : 0;
+        if (both) {
+            mine = ask(own[0], ownPort, from, latest, d, s, holder, true);
+            if (mine != null && !mine.granted()) {
+                noSlot(r, own[0], ownPort, mine, latest, " (this host's own responder)");
+                return;
+            }
+            if (mine != null) {
+                from = mine.start();
+            }
+        }
+        SlotBooker.Booking b = ask(host, port, from, latest, d, s, holder, false);
+        if (b != null && b.granted() && mine != null && !b.start().equals(mine.start())) {
+            slots.release(own[0], ownPort, mine.reservation());
+            mine = ask(own[0], ownPort, b.start(), b.start(), d, s, holder, true);
+            if (mine != null && !mine.granted()) {
+                slots.release(host, port, b.reservation());
+                noSlot(r, own[0], ownPort, mine, b.start(), " (this host's own responder)");
+                return;
+            }
+        }
+        long ownId = mine != null && mine.granted() ? mine.reservation() : 0;
+        if (b == null || b.granted()) {
+            Instant at = b != null ? b.start() : mine != null ? mine.start() : r.planned();
+            booked.put(r.id(), new Booked(host, port, b != null ? b.reservation() : 0, ownId));
+            if (!at.equals(r.planned()) && !store.replan(r.id(), at)) {
+                releaseSlot(r.id()); // it started or ended meanwhile
+                return;
+            }
+            placed.add(r.id());
+            return;
+        }
+        if (ownId != 0) {
+            slots.release(own[0], ownPort, ownId);
+        }
+        noSlot(r, host, port, b, latest, "");
+    }
+
+    /** One request to a calendar; null when it cannot be asked (not asked again for a while). */
+    private SlotBooker.Booking ask(String host, int port, Instant from, Instant latest, Duration d, Schedule s, String holder,
+                                   boolean local) {
+        try {
+            return slots.book(host, port, from, latest, d, s.testClass(), holder, local);
+        } catch (RuntimeException e) {
+            if (noCalendar.put(host + ":" + port, clock.instant().plus(NO_CALENDAR_PAUSE)) == null) {
+                log.info("runs {} {}:{} go ahead without an agreed slot for {} min: {}", local ? "holding" : "to", host, port,
+                        NO_CALENDAR_PAUSE.toMinutes(), e.getMessage());
+            }
+            return null;
+        }
+    }
+
+    private void noSlot(ScheduledRun r, String host, int port, SlotBooker.Booking b, Instant latest, String which) {
+        if (store.nonStarter(r.id(), "no slot at " + host + ":" + port + which + ": held by " + b.heldBy() + " (free from "
+                + b.next() + ", after this run's window closed at " + latest + ")")) {
+            told(ScheduledRun.NONSTARTER, "noslot");
+        }
+    }
+
+    /** The slip of run r: its planned time less its slot's start, as planned (a granted move is not slip). */
+    private static long slipOf(Schedule s, ScheduledRun r) {
+        return Duration.between(s.start().plus(s.period().multipliedBy(r.slot())), s.plannedAt(r.slot())).toMillis();
+    }
+
+    /** Gives back the slots of a run that will not use them (the far end's, and this host's hold). */
+    private void releaseSlot(long runId) {
+        release(booked.remove(runId), true);
+    }
+
+    private void release(Booked b, boolean farToo) {
+        if (b == null || booker == null || (b.own() == 0 && (!farToo || b.reservation() == 0))) {
+            return;
+        }
+        try {
+            booker.execute(() -> {
+                if (farToo && b.reservation() != 0) {
+                    slots.release(b.host(), b.port(), b.reservation());
+                }
+                if (b.own() != 0) {
+                    slots.release(own[0], Integer.parseInt(own[1]), b.own());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            // stopping: the far end lets an unused slot lapse within seconds; a hold ends at its end
+        }
+    }
+
     /** What was planned of a schedule: the record as planned, and the first slot not yet planned. */
     private record Planned(Schedule schedule, long nextSlot) {
     }
@@ -246,6 +495,7 @@ public final class Scheduler implements SmartLifecycle {
         if (s == null) {
             store.nonStarter(r.id(), "the schedule was disabled or removed");
             told(ScheduledRun.NONSTARTER, "removed");
+            releaseSlot(r.id());
             return;
         }
         Instant now = clock.instant();
@@ -254,17 +504,20 @@ public final class Scheduler implements SmartLifecycle {
             store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
                     + " s (the point was down or its runs were over-booked)");
             told(ScheduledRun.NONSTARTER, "missed");
+            releaseSlot(r.id());
             return;
         }
         String backingOff = backOff(s, r);
         if (backingOff != null) {
             store.nonStarter(r.id(), backingOff);
             told(ScheduledRun.NONSTARTER, "backoff");
+            releaseSlot(r.id());
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
             store.nonStarter(r.id(), "the schedule's previous run was still running");
             told(ScheduledRun.NONSTARTER, "overlap");
+            releaseSlot(r.id());
             return;
         }
         try {
@@ -305,6 +558,8 @@ public final class Scheduler implements SmartLifecycle {
             }
         } finally {
             busySchedules.remove(s.id());
+            // the far end frees the rest of its slot when the session ends; this host's hold is given back
+            release(booked.remove(r.id()), false);
         }
     }
 
@@ -388,6 +643,15 @@ public final class Scheduler implements SmartLifecycle {
      * exclusive; background meets nothing).
      */
     public Instant availability(TestClass c, Duration duration, Instant now) {
+        return availability(c, duration, now, -1);
+    }
+
+    /**
+     * As availability, leaving out one planned run (the one being placed: except >= 0), and then
+     * counting only the planned runs already placed, each held for its slot's estimate
+     * (SlotDemand) rather than its last length or 10 s.
+     */
+    private Instant availability(TestClass c, Duration duration, Instant now, long except) {
         if (c == TestClass.BACKGROUND) {
             return now;
         }
@@ -396,14 +660,20 @@ public final class Scheduler implements SmartLifecycle {
             byId.put(s.id(), s);
         }
         List<Instant[]> busy = new ArrayList<>();
+        Map<Long, Duration> lengths = new java.util.HashMap<>(); // one query per schedule
         for (ScheduledRun r : store.pending(point)) {
             Schedule s = byId.get(r.scheduleId());
-            if (s == null || s.testClass() == TestClass.BACKGROUND || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)) {
+            if (r.id() == except || s == null || s.testClass() == TestClass.BACKGROUND
+                    || (c == TestClass.NORMAL && s.testClass() != TestClass.EXCLUSIVE)
+                    || (except >= 0 && ScheduledRun.PLANNED.equals(r.status()) && !placed.contains(r.id()))) {
                 continue;
             }
-            Duration d = store.lastDuration(s.id());
+            Duration d = lengths.computeIfAbsent(s.id(), id -> {
+                Duration last = store.lastDuration(id);
+                return except >= 0 ? SlotDemand.estimate(s, last) : last == null ? Duration.ofSeconds(10) : last;
+            });
             Instant from = r.started() != null ? r.started() : r.planned();
-            busy.add(new Instant[] {from, from.plus(d == null ? Duration.ofSeconds(10) : d)});
+            busy.add(new Instant[] {from, from.plus(d)});
         }
         // Tests running now (on demand too) hold the host until their progress says they end.
         if (measurements != null) {

@@ -68,8 +68,12 @@ class LabMeshTruthTest {
                 Map<String, LabServices> services = new java.util.HashMap<>();
                 for (String p : List.of("lab-a", "lab-r", "lab-b")) {
                     String db = url.replace("127.0.0.1", LabServices.peerOnLink(mgmt.get(p)));
+                    // Unagreed runs (issue 24's agreed slots off): this pins how over-booked slots end when
+                    // the far ends keep no calendar; agreed slots, which take such slots in turn, are
+                    // measured by scripts/lab-mesh.sh and AgreedSlotsEndToEndTest.
                     services.put(p, LabServices.startPoint(lab, ns.get(p), mgmt.get(p), p, "--spring.datasource.url=" + db,
-                            "--nmws.mesh.file=" + mesh, "--nmws.limits.test-clients=10.0.0.0/8"));
+                            "--nmws.mesh.file=" + mesh, "--nmws.limits.test-clients=10.0.0.0/8",
+                            "--nmws.scheduler.agree-slots=false"));
                 }
                 Instant allUp = Instant.now();
 

@@ -1,0 +1,55 @@
+package org.nmws.service.schedule;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.nmws.service.measure.TestClass;
+
+/** The slot a run asks its far end for, and the fit check's arithmetic (issue 24). */
+class SlotDemandTest {
+
+    private static Schedule s(String name, Map<String, String> p, int periodS, TestClass c) {
+        return new Schedule(1, name, "a", "path.delay.roundTrip", "10.0.0.3", p, Duration.ofSeconds(periodS), Duration.ZERO,
+                Instant.EPOCH, null, c, true);
+    }
+
+    @Test
+    void beforeItsFirstRunASlotIsWhatTheParametersSayPlusSetUp() {
+        assertEquals(Duration.ofMillis(3000), SlotDemand.estimate(s("r", Map.of("count", "50", "interval", "0.05"), 8,
+                TestClass.BACKGROUND), null));
+        assertEquals(Duration.ofMillis(6500), SlotDemand.estimate(s("t", Map.of("timeDuration", "6"), 10,
+                TestClass.EXCLUSIVE), null));
+        // 2500 frames of 1000 B at 8 Mbit/s: 2.5 s
+        assertEquals(Duration.ofMillis(3000), SlotDemand.estimate(s("u", Map.of("count", "2500", "packetSize", "1000",
+                "bandwidthLimit", "8M"), 10, TestClass.EXCLUSIVE), null));
+        assertEquals(Duration.ofSeconds(2), SlotDemand.estimate(s("x", Map.of(), 10, TestClass.NORMAL), null));
+        assertEquals(Duration.ofSeconds(1), SlotDemand.estimate(s("y", Map.of("count", "5", "interval", "0.01"), 10,
+                TestClass.NORMAL), null)); // at least a second
+    }
+
+    @Test
+    void afterARunItIsThatRunsLengthWithAQuarterMoreAndNeverMoreThanItsPeriod() {
+        assertEquals(Duration.ofMillis(2700), SlotDemand.estimate(s("r", Map.of(), 8, TestClass.BACKGROUND), Duration.ofMillis(2000)));
+        assertEquals(Duration.ofSeconds(60), SlotDemand.estimate(s("c", Map.of(), 60, TestClass.NORMAL), Duration.ofSeconds(59)));
+    }
+
+    @Test
+    void schedulesThatNeedMoreThanAFarEndsTimeAreNamedWithTheirDemands() {
+        Schedule bw1 = s("bw-1", Map.of("timeDuration", "6"), 10, TestClass.EXCLUSIVE);
+        Schedule bw2 = s("bw-2", Map.of("timeDuration", "6"), 10, TestClass.EXCLUSIVE);
+        Schedule rtt = s("rtt", Map.of("count", "50", "interval", "0.05"), 8, TestClass.BACKGROUND);
+        assertNull(SlotDemand.overBooked("h:8700", List.of(bw1, rtt), x -> null, true));
+        assertEquals("no time available at h:8700: exclusive tests bw-1 (6.5 s every 10.0 s), bw-2 (6.5 s every 10.0 s) "
+                + "need 130 % of its time (its responder serves one test at a time); lengthen a period or move a schedule",
+                SlotDemand.overBooked("h:8700", List.of(bw1, rtt, bw2), x -> null, true));
+        // all classes: 65 % + 37.5 % (102.5, written 102)
+        assertEquals("no time available at h:8700: bw-1 (6.5 s every 10.0 s), rtt (3.0 s every 8.0 s) need 102 % of its "
+                + "time (its responder serves one test at a time); lengthen a period or move a schedule",
+                SlotDemand.overBooked("h:8700", List.of(bw1, rtt), x -> null, false));
+    }
+}

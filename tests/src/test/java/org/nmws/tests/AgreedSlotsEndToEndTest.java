@@ -1,0 +1,138 @@
+package org.nmws.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Coordinated runs (issue 24): two points schedule a round trip of about 2.5 s to one responder
+ * at the same instants (slip 0, one period, slots aligned alike). Without agreement the second
+ * to arrive finds the responder busy past its 2 s grace and does not start; with each run's
+ * slot agreed with the responder's calendar beforehand, the second is moved behind the first
+ * and every run starts. Counted from GET /api/schedules/{name}/runs. Exclusive schedules that
+ * cannot fit at that responder together are refused when added.
+ */
+class AgreedSlotsEndToEndTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String RTT = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT8S\","
+            + "\"slip\":\"PT0S\",\"parameters\":{\"count\":\"50\",\"interval\":\"0.05\"}}";
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void twoPointsMeetingAtOneResponderAgreeTheirSlotsAndEveryRunStarts() throws Exception {
+        try (Responder responder = Responder.start()) {
+            // Before: no agreement. Each colliding slot leaves one of the two busy.
+            List<JsonNode> before = twoPoints(responder, false, Duration.ofSeconds(18));
+            assertTrue(before.stream().anyMatch(r -> r.get("status").asText().equals("NONSTARTER")
+                    && r.get("reason").asText().contains("busy")), "without agreement a run meets the other point's: "
+                    + brief(before));
+
+            // After: agreed slots. Every run that came due started and ran, none busy.
+            List<JsonNode> after = twoPoints(responder, true, Duration.ofSeconds(40));
+            assertTrue(after.size() >= 6, "three slots or more of each point came due: " + brief(after));
+            for (JsonNode r : after) {
+                assertEquals("DONE", r.get("status").asText(), "every agreed run started and ran: " + brief(after));
+            }
+            // The two points' runs of one slot were planned at one instant and ran one after the other.
+            Map<Long, List<JsonNode>> bySlot = new HashMap<>();
+            for (JsonNode r : after) {
+                bySlot.computeIfAbsent(r.get("slot").asLong(), k -> new ArrayList<>()).add(r);
+            }
+            int pairs = 0;
+            for (List<JsonNode> pair : bySlot.values()) {
+                if (pair.size() == 2) {
+                    pairs++;
+                    JsonNode first = Instant.parse(pair.get(0).get("started").asText())
+                            .isBefore(Instant.parse(pair.get(1).get("started").asText())) ? pair.get(0) : pair.get(1);
+                    JsonNode second = first == pair.get(0) ? pair.get(1) : pair.get(0);
+                    assertTrue(!Instant.parse(second.get("started").asText()).isBefore(Instant.parse(first.get("ended").asText())),
+                            "the second of a slot started after the first ended: " + brief(pair));
+                }
+            }
+            assertTrue(pairs >= 2, "both points ran in two slots or more: " + brief(after));
+            assertTrue(Files.readString(responder.log).contains("reserved"), "the responder granted the slots");
+        }
+    }
+
+    /** Two points, each with one round-trip schedule to the responder, for a while; their runs that came due and ended. */
+    private List<JsonNode> twoPoints(Responder responder, boolean agree, Duration run) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        String[] common = {"--nmws.responder-port=" + responder.port, "--nmws.scheduler.agree-slots=" + agree};
+        try (Service a = Service.start(Files.createTempDirectory("nmws-slots-a"), with(common, "--nmws.measurement-point=point-a"));
+             Service b = Service.start(Files.createTempDirectory("nmws-slots-b"), with(common, "--nmws.measurement-point=point-b"))) {
+            put(a, "rtt-a", RTT);
+            put(b, "rtt-b", RTT);
+            if (agree) {
+                // exclusive tests that cannot fit at that responder are refused when added, naming
+                // both (planned from 2099 on: they never run here)
+                String bw = "{\"characteristic\":\"path.bandwidth.achievable.TCP\",\"dst\":\"127.0.0.1\",\"period\":"
+                        + "\"PT10S\",\"start\":\"2099-01-01T00:00:00Z\",\"parameters\":{\"timeDuration\":\"6\"}}";
+                put(a, "bw-1", bw);
+                HttpResponse<String> refused = send(a, "bw-2", bw);
+                assertEquals(400, refused.statusCode(), refused.body());
+                assertTrue(refused.body().contains("no time available at 127.0.0.1:" + responder.port)
+                        && refused.body().contains("bw-1 (6.5 s every 10.0 s), bw-2 (6.5 s every 10.0 s) need 130 %"),
+                        refused.body());
+            }
+            Thread.sleep(run.toMillis());
+            Instant ended = Instant.now().minusSeconds(7); // runs due by then have ended (2.5 s, moved by up to 4 s)
+            for (Object[] p : new Object[][] {{a, "rtt-a"}, {b, "rtt-b"}}) {
+                for (JsonNode r : get((Service) p[0], "/api/schedules/" + p[1] + "/runs?limit=1000")) {
+                    if (Instant.parse(r.get("planned").asText()).isBefore(ended)) {
+                        out.add(r);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String[] with(String[] common, String more) {
+        String[] all = java.util.Arrays.copyOf(common, common.length + 1);
+        all[common.length] = more;
+        return all;
+    }
+
+    private static String brief(List<JsonNode> runs) {
+        StringBuilder b = new StringBuilder("\n");
+        for (JsonNode r : runs) {
+            b.append(r.get("schedule").asText()).append(" slot ").append(r.get("slot").asText()).append(' ')
+                    .append(r.get("planned").asText()).append(' ').append(r.get("status").asText()).append(' ')
+                    .append(r.get("started").asText()).append(' ').append(r.get("ended").asText()).append(' ')
+                    .append(r.get("reason").asText()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private void put(Service s, String name, String body) throws Exception {
+        HttpResponse<String> r = send(s, name, body);
+        assertEquals(200, r.statusCode(), r.body());
+    }
+
+    private HttpResponse<String> send(Service s, String name, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(s.baseUrl + "/api/schedules/" + name))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode get(Service s, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(s.baseUrl + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body());
+    }
+}
