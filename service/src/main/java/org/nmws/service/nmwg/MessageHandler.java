@@ -102,6 +102,26 @@ public class MessageHandler {
         }
     }
 
+    /**
+     * A message element already parsed by a SOAP stack, the answer out as a source the stack
+     * writes straight to the response (no DOM of the answer). The frames the answer holds are
+     * given back when it is handed over, as {@link #handle(Element, Caller)} gives them back
+     * before its DOM is written out.
+     */
+    public javax.xml.transform.Source handleToSource(Element message, Caller caller) {
+        try {
+            xml.checkDepth(message);
+            NmwgWriter w = answer(reader.read(message), caller);
+            try {
+                return w.toSource();
+            } finally {
+                w.release();
+            }
+        } catch (NmwgException e) {
+            return errorMessage(null, "ErrorResponse", e).toSource();
+        }
+    }
+
     private static byte[] written(NmwgWriter w) {
         try {
             return w.toBytes();

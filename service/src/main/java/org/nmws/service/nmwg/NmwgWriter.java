@@ -325,6 +325,18 @@ public final class NmwgWriter {
         }
     }
 
+    /**
+     * The answer as a source of SAX events that JAXB writes when it is read: a SOAP stack
+     * writes it straight to the response, without a DOM in between (issue 25).
+     */
+    public javax.xml.transform.Source toSource() {
+        try {
+            return new MarshalledSource(message, marshaller());
+        } catch (JAXBException e) {
+            throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
+        }
+    }
+
     public byte[] toBytes() {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
