@@ -39,7 +39,7 @@ done
 NS='xmlns:nmwg="http://ggf.org/ns/nmwg/base/2.0/" xmlns:nmwgt="http://ggf.org/ns/nmwg/topology/2.0/"'
 soap() { printf '<SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/"><SOAP-ENV:Body>%s</SOAP-ENV:Body></SOAP-ENV:Envelope>' "$1"; }
 rr() { # count interval -> MeasurementRequest
-  echo "<nmwg:message $NS type=\"MeasurementRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\"><nmwg:parameter name=\"count\">$1</nmwg:parameter><nmwg:parameter name=\"interval\">$2</nmwg:parameter></nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>"
+  echo "<nmwg:message $NS type=\"MeasurementRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\"><nmwg:parameter name=\"count\">$1</nmwg:parameter><nmwg:parameter name=\"interval\">$2</nmwg:parameter>${3:-}</nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>"
 }
 for i in "${!jars[@]}"; do
   port=${ports[$i]}
@@ -49,6 +49,9 @@ for i in "${!jars[@]}"; do
   curl -s -X POST -H 'Content-Type: application/xml' --data-binary "$(rr 100000 0.00002)" "http://127.0.0.1:$port/nmwg" \
     | grep -o 'name="maKey">[0-9]*' | head -1 | grep -o '[0-9]*$' > "$work/id$i"
   [ -s "$work/id$i" ] || { echo "build $i: the 100,000-frame test gave no key" >&2; exit 1; }
+  # rawForm=packed (issue 25) where the build knows it; an older build answers error.common.parameter
+  curl -s -X POST -H 'Content-Type: application/xml' --data-binary "$(rr 10 0.001 '<nmwg:parameter name="rawForm">packed</nmwg:parameter><nmwg:parameter name="raw">true</nmwg:parameter>')" \
+    "http://127.0.0.1:$port/nmwg" | grep -q 'frame.seqNum' && echo yes > "$work/packed$i" || echo no > "$work/packed$i"
 done
 echo_msg="<nmwg:message $NS type=\"EchoRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:eventType>http://schemas.perfsonar.net/tools/admin/echo/2.0</nmwg:eventType></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>"
 soap "$echo_msg" > "$work/echo"
@@ -77,8 +80,9 @@ DAY = ENV % ('<nmwg:message %s type="SetupDataRequest" id="b"><nmwg:metadata id=
 RAW = ENV % ('<nmwg:message %s type="SetupDataRequest" id="b"><nmwg:metadata id="m"><nmwg:key id="k">'
              '<nmwg:parameters id="kp"><nmwg:parameter name="maKey">%%s</nmwg:parameter></nmwg:parameters></nmwg:key>'
              '<nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id="p">'
-             '<nmwg:parameter name="raw">true</nmwg:parameter></nmwg:parameters></nmwg:metadata>'
+             '<nmwg:parameter name="raw">true</nmwg:parameter>%%s</nmwg:parameters></nmwg:metadata>'
              '<nmwg:data id="d" metadataIdRef="m"/></nmwg:message>') % NS
+PACKED = '<nmwg:parameter name="rawForm">packed</nmwg:parameter>'
 def timed(conn, method, path, body, n):
     out = []
     for _ in range(n):
@@ -91,10 +95,13 @@ def timed(conn, method, path, body, n):
     return sorted(out)[len(out) // 2], len(data)
 for i, port in enumerate(ports):
     key = open("%s/id%d" % (work, i)).read().strip()
+    packed = open("%s/packed%d" % (work, i)).read().strip() == "yes"
     conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=120)
     rows = [("day-soap",) + timed(conn, "POST", "/services/MeasurementService", DAY.encode(), 10),
             ("day-json",) + timed(conn, "GET", "/api/results?dst=127.0.0.1&limit=1000", None, 10),
-            ("raw-soap",) + timed(conn, "POST", "/services/MeasurementService", (RAW % key).encode(), 3),
+            ("raw-soap",) + timed(conn, "POST", "/services/MeasurementService", (RAW % (key, "")).encode(), 3),
+            ("packed-soap",) + (timed(conn, "POST", "/services/MeasurementService", (RAW % (key, PACKED)).encode(), 3)
+                                if packed else (float("nan"), 0)),
             ("raw-json",) + timed(conn, "GET", "/api/observations/%s" % key, None, 3)]
     with open("%s/stored%d.r" % (work, i), "a") as f:
         for name, ms, size in rows:
@@ -118,7 +125,7 @@ python3 - "$work" "${#jars[@]}" "${jars[@]}" <<'PY'
 import statistics as st, sys
 work, n, jars = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 print()
-print("| build | day SOAP p50 ms | day JSON p50 ms | SOAP/JSON | raw SOAP ms | raw JSON ms | SOAP/JSON time | raw SOAP MB | raw JSON MB | SOAP/JSON bytes | Echo SOAP req/s | trivial req/s | Echo/trivial |")
+print("| build | day SOAP p50 ms | day JSON p50 ms | SOAP/JSON | raw SOAP ms (datums / packed) | raw JSON ms | SOAP/JSON time (datums / packed) | raw SOAP MB (datums / packed) | raw JSON MB | SOAP/JSON bytes (datums / packed) | Echo SOAP req/s | trivial req/s | Echo/trivial |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 w = [l.split() for l in open(work + "/wrk.r")]
 for i in range(n):
@@ -128,8 +135,10 @@ for i in range(n):
     med = lambda k: st.median(v[0] for v in s[k])
     size = lambda k: s[k][-1][1] / 1e6
     rate = lambda k: st.median(float(x[2]) for x in w if x[0] == str(i) and x[1] == k)
-    print("| %s | %.1f | %.1f | %.2f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f |" % (
+    print("| %s | %.1f | %.1f | %.2f | %.0f / %.0f | %.0f | %.2f / %.2f | %.2f / %.2f | %.2f | %.2f / %.2f | %.0f | %.0f | %.2f |" % (
         jars[i].split("/")[-1], med("day-soap"), med("day-json"), med("day-soap") / med("day-json"),
-        med("raw-soap"), med("raw-json"), med("raw-soap") / med("raw-json"), size("raw-soap"), size("raw-json"),
-        size("raw-soap") / size("raw-json"), rate("echo-soap"), rate("trivial"), rate("echo-soap") / rate("trivial")))
+        med("raw-soap"), med("packed-soap"), med("raw-json"), med("raw-soap") / med("raw-json"),
+        med("packed-soap") / med("raw-json"), size("raw-soap"), size("packed-soap"), size("raw-json"),
+        size("raw-soap") / size("raw-json"), size("packed-soap") / size("raw-json"),
+        rate("echo-soap"), rate("trivial"), rate("echo-soap") / rate("trivial")))
 PY

@@ -216,6 +216,7 @@ public class MessageHandler {
                     + MetadataChains.supported());
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), NmwgException.strict(() -> r.characteristic().testFor(r.parameters())));
+        boolean packed = FrameColumns.packed(r.parameters()); // refused before the test runs, not after
         Measure.Outcome outcome;
         try {
             outcome = measure.measure(caller, r.characteristic(), r.eventType(), subject, r.parameters());
@@ -223,7 +224,7 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
         if (outcome instanceof Measure.Ran ran) {
-            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw());
+            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw(), packed);
             if (ran.held()) {
                 w.status(r.metadataId(), ErrorCodes.SUCCESS_MA_PENDING, "the archive could not keep this result now; it is"
                         + " held at this measurement point and written to the archive, once, when the archive returns");

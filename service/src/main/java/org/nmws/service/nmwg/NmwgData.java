@@ -54,7 +54,12 @@ public final class NmwgData {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return Double.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
         }
-        String fixed = new BigDecimal(Double.toString(v)).setScale(6, RoundingMode.HALF_UP).toPlainString();
+        String shortest = Double.toString(v);
+        int point = shortest.indexOf('.');
+        if (shortest.indexOf('E') < 0 && shortest.length() - point - 1 <= 6) {
+            return shortest; // already at most six decimals, none of them a trailing zero but "x.0" (whole, above)
+        }
+        String fixed = new BigDecimal(shortest).setScale(6, RoundingMode.HALF_UP).toPlainString();
         if (v < 0 && fixed.charAt(0) != '-') {
             fixed = "-" + fixed; // %.6f keeps the sign of a negative value that rounds to zero
         }
