@@ -1,10 +1,15 @@
 package org.nmws.service.nmwg;
 
-import java.util.AbstractList;
+import jakarta.xml.bind.JAXBElement;
+import jakarta.xml.bind.annotation.XmlAccessType;
+import jakarta.xml.bind.annotation.XmlAccessorType;
+import jakarta.xml.bind.annotation.XmlAttribute;
+import jakarta.xml.bind.annotation.XmlType;
+import jakarta.xml.bind.annotation.XmlValue;
 import java.util.List;
 import java.util.Map;
-import java.util.RandomAccess;
-import org.nmws.schema.figure.Series;
+import javax.xml.namespace.QName;
+import org.nmws.service.observation.Namespaces;
 import org.nmws.service.observation.Observation;
 
 /**
@@ -58,44 +63,45 @@ final class FrameColumns {
             bytes[i] = f.bytes();
             ttl[i] = f.ttl();
         }
-        out.add(new Column("frame.seqNum", seq));
-        out.add(new Column("frame.sendOffsetNs", offset));
-        out.add(new Column("frame.valueNs", value));
-        out.add(new Column("frame.numBytes", bytes));
-        out.add(new Column("frame.ttl", ttl));
+        out.add(column("frame.seqNum", seq));
+        out.add(column("frame.sendOffsetNs", offset));
+        out.add(column("frame.valueNs", value));
+        out.add(column("frame.numBytes", bytes));
+        out.add(column("frame.ttl", ttl));
         for (Map.Entry<String, long[]> s : o.samples().entrySet()) {
-            out.add(new Column("sample." + s.getKey(), s.getValue()));
+            out.add(column("sample." + s.getKey(), s.getValue()));
         }
     }
+
+    /** The element every column is written as. */
+    private static final QName SERIES = new QName(Namespaces.NMWS_RESULT, "series");
 
     /**
-     * An nmws:series over a long[] as it is: the generated class keeps a List of boxed Longs, and
-     * copying 100,000 frames into five of them cost more than writing them (JAXB marshals a
-     * subclass of a bound class as that class).
+     * One column as an nmws:series. Written with its text made here rather than through the
+     * generated class, whose List of boxed Longs JAXB prints one String per value: that was most
+     * of a packed answer's time (issue 25).
      */
-    private static final class Column extends Series {
-        Column(String name, long[] values) {
-            setName(name);
-            this.value = new Longs(values);
+    private static JAXBElement<Column> column(String name, long[] values) {
+        StringBuilder text = new StringBuilder(values.length * 8);
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                text.append(' ');
+            }
+            text.append(values[i]);
         }
+        Column c = new Column();
+        c.name = name;
+        c.values = text.toString();
+        return new JAXBElement<>(SERIES, Column.class, c);
     }
 
-    /** A read-only list view of a long[]. */
-    private static final class Longs extends AbstractList<Long> implements RandomAccess {
-        private final long[] values;
-
-        Longs(long[] values) {
-            this.values = values;
-        }
-
-        @Override
-        public Long get(int i) {
-            return values[i];
-        }
-
-        @Override
-        public int size() {
-            return values.length;
-        }
+    /** The nmws:series type (the schema's LongList with a name) as JAXB writes it from a string. */
+    @XmlAccessorType(XmlAccessType.FIELD)
+    @XmlType(name = "")
+    static final class Column {
+        @XmlAttribute(name = "name", required = true)
+        String name;
+        @XmlValue
+        String values;
     }
 }

@@ -426,11 +426,15 @@ public final class NmwgWriter {
 
     private static JAXBContext createContext() {
         try {
-            return JAXBContext.newInstance("org.nmws.schema.nmwg:org.nmws.schema.topology:org.nmws.schema.result"
-                    + ":org.nmws.schema.time:org.nmws.schema.select:org.nmws.schema.ping:org.nmws.schema.pinger"
-                    + ":org.nmws.schema.environment:org.nmws.schema.owamp.summary:org.nmws.schema.owamp.owd"
-                    + ":org.nmws.schema.iperf:org.nmws.schema.figure:org.nmws.schema.traceroute:org.nmws.schema.cost",
-                    NmwgWriter.class.getClassLoader());
+            // every generated package (by its ObjectFactory), and the packed column's own type
+            return JAXBContext.newInstance(org.nmws.schema.nmwg.ObjectFactory.class,
+                    org.nmws.schema.topology.ObjectFactory.class, org.nmws.schema.result.ObjectFactory.class,
+                    org.nmws.schema.time.ObjectFactory.class, org.nmws.schema.select.ObjectFactory.class,
+                    org.nmws.schema.ping.ObjectFactory.class, org.nmws.schema.pinger.ObjectFactory.class,
+                    org.nmws.schema.environment.ObjectFactory.class, org.nmws.schema.owamp.summary.ObjectFactory.class,
+                    org.nmws.schema.owamp.owd.ObjectFactory.class, org.nmws.schema.iperf.ObjectFactory.class,
+                    org.nmws.schema.figure.ObjectFactory.class, org.nmws.schema.traceroute.ObjectFactory.class,
+                    org.nmws.schema.cost.ObjectFactory.class, FrameColumns.Column.class);
         } catch (JAXBException e) {
             throw new ExceptionInInitializerError(e);
         }
