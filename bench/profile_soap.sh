@@ -31,6 +31,7 @@ key=$(curl -s -X POST -H 'Content-Type: application/xml' --data-binary "$(rr 100
 soap "<nmwg:message $NS type=\"EchoRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:eventType>http://schemas.perfsonar.net/tools/admin/echo/2.0</nmwg:eventType></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>" > "$work/echo"
 soap "<nmwg:message $NS type=\"SetupDataRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"127.0.0.1\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>" > "$work/day"
 soap "<nmwg:message $NS type=\"SetupDataRequest\" id=\"b\"><nmwg:metadata id=\"m\"><nmwg:key id=\"k\"><nmwg:parameters id=\"kp\"><nmwg:parameter name=\"maKey\">$key</nmwg:parameter></nmwg:parameters></nmwg:key><nmwg:eventType>path.delay.roundTrip</nmwg:eventType><nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">true</nmwg:parameter></nmwg:parameters></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>" > "$work/raw"
+sed 's|<nmwg:parameter name="raw">true</nmwg:parameter>|&<nmwg:parameter name="rawForm">packed</nmwg:parameter>|' "$work/raw" > "$work/packed"
 printf x > "$work/trivial"
 drive() { # name method path [bodyfile content-type] connections
   if [ "$2" = POST ]; then
@@ -49,8 +50,9 @@ drive trivial POST /bench/trivial "$work/trivial" text/plain 8
 drive day-soap POST /services/MeasurementService "$work/day" text/xml 2
 drive day-json GET "/api/results?dst=127.0.0.1&limit=1000" 2
 drive raw-soap POST /services/MeasurementService "$work/raw" text/xml 1
+drive packed-soap POST /services/MeasurementService "$work/packed" text/xml 1
 drive raw-json GET "/api/observations/$key" 1
-for c in echo-soap trivial day-soap day-json raw-soap raw-json; do
+for c in echo-soap trivial day-soap day-json raw-soap packed-soap raw-json; do
   jfr print --json --stack-depth 512 --events jdk.ExecutionSample "$out/$c.jfr" > "$work/$c.json"
   python3 bench/jfr_summary.py "$c" "$work/$c.json"
 done
