@@ -8,7 +8,9 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], timeout=30)
 cols = [r[1] for r in db.execute("PRAGMA table_info(observation)") if r[1] != "id"]
 src_id, start, end = db.execute("SELECT id, start_ns, end_ns FROM observation ORDER BY id DESC LIMIT 1").fetchone()
-select = ", ".join("start_ns - ?" if c == "start_ns" else "end_ns - ?" if c == "end_ns" else c for c in cols)
+# result_key is unique (V9): a copy is another result, so it gets none
+select = ", ".join("start_ns - ?" if c == "start_ns" else "end_ns - ?" if c == "end_ns"
+                   else "NULL" if c == "result_key" else c for c in cols)
 with db:
     for i in range(1, 1440):
         shift = i * 60 * 1_000_000_000

@@ -104,6 +104,45 @@ class SoapEndToEndTest extends LiveServiceTest {
     }
 
     @Test
+    void rawFramesReadBackPackedOverSoapHoldTheValuesTheDatumsCarried() throws Exception {
+        // issue 25: the packed form (rawForm=packed) written straight to the SOAP response
+        Element measured = Service.validatedMessage(service.soap11(measurementRequest("127.0.0.1", 12,
+                "<nmwg:parameter name=\"raw\">true</nmwg:parameter>")).body());
+        NodeList datums = measured.getElementsByTagNameNS(PING, "datum");
+        assertEquals(12, datums.getLength());
+        String key = null;
+        NodeList params = measured.getElementsByTagNameNS("http://ggf.org/ns/nmwg/base/2.0/", "parameter");
+        for (int i = 0; i < params.getLength(); i++) {
+            if ("maKey".equals(((Element) params.item(i)).getAttribute("name"))) {
+                key = params.item(i).getTextContent().trim();
+            }
+        }
+        assertNotNull(key, "the answer carries the result's maKey");
+        String ask = "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\" id=\"q\">"
+                + "<nmwg:metadata id=\"m\"><nmwg:key id=\"k\"><nmwg:parameters id=\"kp\"><nmwg:parameter name=\"maKey\">" + key
+                + "</nmwg:parameter></nmwg:parameters></nmwg:key><nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">true"
+                + "</nmwg:parameter><nmwg:parameter name=\"rawForm\">packed</nmwg:parameter></nmwg:parameters></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
+        Element packed = Service.validatedMessage(service.soap11(ask).body());
+        assertEquals(0, packed.getElementsByTagNameNS(PING, "datum").getLength(), "no datum per frame");
+        java.util.Map<String, String[]> columns = new java.util.HashMap<>();
+        NodeList series = packed.getElementsByTagNameNS("http://nmws.org/ns/result/1.0/", "series");
+        for (int i = 0; i < series.getLength(); i++) {
+            Element e = (Element) series.item(i);
+            columns.put(e.getAttribute("name"), e.getTextContent().trim().split(" "));
+        }
+        assertEquals(java.util.Set.of("frame.seqNum", "frame.sendOffsetNs", "frame.valueNs", "frame.numBytes", "frame.ttl"),
+                columns.keySet());
+        for (int i = 0; i < 12; i++) {
+            Element d = (Element) datums.item(i);
+            assertEquals(d.getAttribute("seqNum"), columns.get("frame.seqNum")[i]);
+            assertEquals(d.getAttribute("numBytes"), columns.get("frame.numBytes")[i]);
+            assertEquals(Math.round(Double.parseDouble(d.getAttribute("value")) * 1e6), Long.parseLong(columns.get("frame.valueNs")[i]),
+                    "frame " + i + ": the datum's RTT in ms is the column's in ns");
+        }
+    }
+
+    @Test
     void theGeneratedSoap12ClientRunsAOneWayStreamAndGetsTheOwampSummary() {
         Message reply = NmwsClient.soap12(service.baseUrl).measure("127.0.0.1", "path.delay.oneWay",
                 Map.of("count", "300", "packetSize", "500", "interval", "0.0002"));

@@ -15,10 +15,11 @@ import org.nmws.service.observation.Params;
 final class ParameterNames {
     /**
      * Read outside the kinds or carried by perfSONAR clients without meaning for a test:
-     * raw (per-frame datums in the answer, where the kind keeps them) and perfSONAR's
+     * raw (per-frame datums in the answer, where the kind keeps them), rawForm (datums or packed
+     * columns, nmwg/FrameColumns) and perfSONAR's
      * message-level supportedEventType, keepalive and eventNameSpaceSynchronization.
      */
-    static final Set<String> EVERY_KIND = Set.of("raw", "supportedEventType", "keepalive", "eventNameSpaceSynchronization");
+    static final Set<String> EVERY_KIND = Set.of("raw", "rawForm", "supportedEventType", "keepalive", "eventNameSpaceSynchronization");
 
     /** Values of direction that say this host sends (owping's -t, "to"), as every test here does. */
     private static final Set<String> FORWARD = Set.of("to", "forward", "send", "out");

@@ -102,6 +102,26 @@ public class MessageHandler {
         }
     }
 
+    /**
+     * A message element already parsed by a SOAP stack, the answer out as a source the stack
+     * writes straight to the response (no DOM of the answer). The frames the answer holds are
+     * given back when it is handed over, as {@link #handle(Element, Caller)} gives them back
+     * before its DOM is written out.
+     */
+    public javax.xml.transform.Source handleToSource(Element message, Caller caller) {
+        try {
+            xml.checkDepth(message);
+            NmwgWriter w = answer(reader.read(message), caller);
+            try {
+                return w.toSource();
+            } finally {
+                w.release();
+            }
+        } catch (NmwgException e) {
+            return errorMessage(null, "ErrorResponse", e).toSource();
+        }
+    }
+
     private static byte[] written(NmwgWriter w) {
         try {
             return w.toBytes();
@@ -196,6 +216,7 @@ public class MessageHandler {
                     + MetadataChains.supported());
         }
         PathSubject subject = SubjectReader.forTest(r.subject(), NmwgException.strict(() -> r.characteristic().testFor(r.parameters())));
+        boolean packed = FrameColumns.packed(r.parameters()); // refused before the test runs, not after
         Measure.Outcome outcome;
         try {
             outcome = measure.measure(caller, r.characteristic(), r.eventType(), subject, r.parameters());
@@ -203,7 +224,7 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
         if (outcome instanceof Measure.Ran ran) {
-            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw());
+            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw(), packed);
             if (ran.held()) {
                 w.status(r.metadataId(), ErrorCodes.SUCCESS_MA_PENDING, "the archive could not keep this result now; it is"
                         + " held at this measurement point and written to the archive, once, when the archive returns");

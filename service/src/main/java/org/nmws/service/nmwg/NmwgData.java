@@ -2,8 +2,9 @@ package org.nmws.service.nmwg;
 
 import org.nmws.service.observation.Numbers;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import org.nmws.schema.nmwg.Data;
@@ -40,20 +41,48 @@ public final class NmwgData {
         }
     }
 
-    /** A value as PingER datums write it: whole numbers without a point, else up to six decimals. */
+    /**
+     * A value as PingER datums write it: whole numbers without a point, else up to six decimals.
+     * Written by hand: String.format and a regex per value were a third of a day's SOAP answer
+     * (docs/benchmarks.md, "Profile"). The digits are those of %.6f: Formatter rounds the
+     * shortest decimal form (Double.toString's) half up, which BigDecimal repeats exactly.
+     */
     public static String number(double v) {
         if (v == Math.rint(v) && Math.abs(v) < 1e15) {
             return Long.toString((long) v);
         }
-        return String.format(Locale.ROOT, "%.6f", v).replaceAll("0+$", "");
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return Double.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+        }
+        String shortest = Double.toString(v);
+        int point = shortest.indexOf('.');
+        if (shortest.indexOf('E') < 0 && shortest.length() - point - 1 <= 6) {
+            return shortest; // already at most six decimals, none of them a trailing zero but "x.0" (whole, above)
+        }
+        String fixed = new BigDecimal(shortest).setScale(6, RoundingMode.HALF_UP).toPlainString();
+        if (v < 0 && fixed.charAt(0) != '-') {
+            fixed = "-" + fixed; // %.6f keeps the sign of a negative value that rounds to zero
+        }
+        int end = fixed.length();
+        while (end > 0 && fixed.charAt(end - 1) == '0') {
+            end--; // as replaceAll("0+$", "") did: "0.000000" became "0."
+        }
+        return fixed.substring(0, end);
     }
 
     public static String unixTime(Instant t) {
         return unixTime(t.getEpochSecond() * 1_000_000_000L + t.getNano());
     }
 
+    /** Seconds since the epoch with nine decimals, as "%d.%09d" wrote it, without a Formatter per value. */
     public static String unixTime(long epochNanos) {
-        return String.format(Locale.ROOT, "%d.%09d", Math.floorDiv(epochNanos, 1_000_000_000L),
-                Math.floorMod(epochNanos, 1_000_000_000L));
+        long seconds = Math.floorDiv(epochNanos, 1_000_000_000L);
+        long nanos = Math.floorMod(epochNanos, 1_000_000_000L);
+        StringBuilder b = new StringBuilder(21).append(seconds).append('.');
+        String n = Long.toString(nanos);
+        for (int i = n.length(); i < 9; i++) {
+            b.append('0');
+        }
+        return b.append(n).toString();
     }
 }

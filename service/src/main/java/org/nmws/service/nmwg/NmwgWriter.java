@@ -188,8 +188,13 @@ public final class NmwgWriter {
 
     /** An observation in the form its clients read, chosen by the test that took it. */
     public void observation(String metadataIdRef, String eventType, Observation o, boolean raw) {
+        observation(metadataIdRef, eventType, o, raw, false);
+    }
+
+    /** The same, with raw data packed into columns when asked ({@link FrameColumns}). */
+    public void observation(String metadataIdRef, String eventType, Observation o, boolean raw, boolean packed) {
         Data data = data(resultMetadata(metadataIdRef, eventType, o, Long.toString(o.id())).getId());
-        datums(data, o, raw);
+        datums(data, o, raw, packed);
     }
 
     /**
@@ -197,20 +202,30 @@ public final class NmwgWriter {
      * parameters; its environment that of the latest result, its key the series' maKey) and
      * one data holding every result's datums, each stamped with its time.
      */
-    public void stored(String metadataIdRef, String eventType, java.util.List<Observation> found, boolean raw) {
+    public void stored(String metadataIdRef, String eventType, java.util.List<Observation> found, boolean raw,
+                       boolean packed) {
         for (java.util.List<Observation> group : org.nmws.service.usecase.StoredResults.bySeries(found)) {
             Observation latest = group.get(group.size() - 1);
             String maKey = SeriesKeys.of(group);
             Data data = data(resultMetadata(metadataIdRef, eventType, latest, maKey).getId());
             for (Observation o : group) {
-                datums(data, o, raw);
+                datums(data, o, raw, packed);
             }
         }
     }
 
-    /** An observation's datums in the form its clients read: its kind's. */
-    private void datums(Data data, Observation o, boolean raw) {
-        forms.write(new NmwgData(data), o, raw);
+    /**
+     * An observation's datums in the form its clients read: its kind's; packed, its summary form
+     * (as without raw) and then its frames and samples as columns.
+     */
+    private void datums(Data data, Observation o, boolean raw, boolean packed) {
+        NmwgData out = new NmwgData(data);
+        if (raw && packed) {
+            forms.write(out, o.withFrames(java.util.List.of()), false);
+            FrameColumns.write(out, o);
+        } else {
+            forms.write(out, o, raw);
+        }
     }
 
     /** Metadata of a result: subject, eventType, every parameter, archive key and environment. */
@@ -325,6 +340,18 @@ public final class NmwgWriter {
         }
     }
 
+    /**
+     * The answer as a source of SAX events that JAXB writes when it is read: a SOAP stack
+     * writes it straight to the response, without a DOM in between (issue 25).
+     */
+    public javax.xml.transform.Source toSource() {
+        try {
+            return new MarshalledSource(message, marshaller());
+        } catch (JAXBException e) {
+            throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
+        }
+    }
+
     public byte[] toBytes() {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
@@ -399,11 +426,15 @@ public final class NmwgWriter {
 
     private static JAXBContext createContext() {
         try {
-            return JAXBContext.newInstance("org.nmws.schema.nmwg:org.nmws.schema.topology:org.nmws.schema.result"
-                    + ":org.nmws.schema.time:org.nmws.schema.select:org.nmws.schema.ping:org.nmws.schema.pinger"
-                    + ":org.nmws.schema.environment:org.nmws.schema.owamp.summary:org.nmws.schema.owamp.owd"
-                    + ":org.nmws.schema.iperf:org.nmws.schema.figure:org.nmws.schema.traceroute:org.nmws.schema.cost",
-                    NmwgWriter.class.getClassLoader());
+            // every generated package (by its ObjectFactory), and the packed column's own type
+            return JAXBContext.newInstance(org.nmws.schema.nmwg.ObjectFactory.class,
+                    org.nmws.schema.topology.ObjectFactory.class, org.nmws.schema.result.ObjectFactory.class,
+                    org.nmws.schema.time.ObjectFactory.class, org.nmws.schema.select.ObjectFactory.class,
+                    org.nmws.schema.ping.ObjectFactory.class, org.nmws.schema.pinger.ObjectFactory.class,
+                    org.nmws.schema.environment.ObjectFactory.class, org.nmws.schema.owamp.summary.ObjectFactory.class,
+                    org.nmws.schema.owamp.owd.ObjectFactory.class, org.nmws.schema.iperf.ObjectFactory.class,
+                    org.nmws.schema.figure.ObjectFactory.class, org.nmws.schema.traceroute.ObjectFactory.class,
+                    org.nmws.schema.cost.ObjectFactory.class, FrameColumns.Column.class);
         } catch (JAXBException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -97,7 +97,7 @@ final class StoredAnswers {
                 new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));
         w.takeFrames(o);
         String et = r.eventType() != null ? r.eventType() : eventTypesOf(o.test()).get(0);
-        w.observation(r.metadataId(), et, o, raw);
+        w.observation(r.metadataId(), et, o, raw, FrameColumns.packed(r.parameters()));
     }
 
     /** Runs a stored-data query and writes what it found: each observation, consolidated buckets, or no data. */
@@ -125,7 +125,7 @@ final class StoredAnswers {
                     Consolidation.buckets(found, select.function(), select.resolutionSeconds()),
                     measurements.kind(found.get(0).test())::unit);
         } else {
-            w.stored(metadataId, eventType, found, raw);
+            w.stored(metadataId, eventType, found, raw, FrameColumns.packed(parameters));
         }
         if (page.cut()) {
             // never cut silently: say how much, and how to ask for the rest
@@ -170,6 +170,7 @@ final class StoredAnswers {
                     ? interfaceEnds(r.subject()) : SubjectReader.ends(r.subject());
             Map<String, String> params = new LinkedHashMap<>(r.parameters());
             params.remove("raw"); // reply options, not properties of stored data
+            params.remove(FrameColumns.PARAMETER);
             params.remove(PAGE_PARAMETER);
             query = new SeriesQuery(r.characteristic() == null ? null : r.characteristic().test(),
                     ends.src() == null ? null : ends.src().host(), ends.dst() == null ? null : ends.dst().host(),
@@ -226,6 +227,7 @@ final class StoredAnswers {
             throws NmwgException {
         Map<String, String> params = new LinkedHashMap<>(r.parameters());
         params.remove("raw");
+        params.remove(FrameColumns.PARAMETER);
         params.remove(PAGE_PARAMETER);
         List<Series> series;
         series = available(() -> stored.series(new SeriesQuery(test, null, null, params, MAX_SERIES)));

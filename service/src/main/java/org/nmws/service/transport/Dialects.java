@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import javax.xml.transform.OutputKeys;
 import javax.xml.transform.Transformer;
 import javax.xml.transform.TransformerException;
+import javax.xml.transform.Source;
 import javax.xml.transform.TransformerFactory;
 import javax.xml.transform.dom.DOMSource;
 import javax.xml.transform.stream.StreamResult;
@@ -87,17 +88,20 @@ public class Dialects {
         return V1Codec.isV1(root) ? toBytes(v1.handle(root, caller)) : nmwg.handleParsed(root, caller);
     }
 
-    /** A body element a SOAP stack parsed: v1 or NMWG v2 by namespace. */
-    Document handle(Element root, Caller caller) {
+    /**
+     * A body element a SOAP stack parsed: v1 or NMWG v2 by namespace. An NMWG answer comes back
+     * as a source that the stack writes straight to the response, without a DOM of it (issue 25).
+     */
+    Source handle(Element root, Caller caller) {
         try {
             xml.checkDepth(root);
         } catch (NmwgException tooDeep) {
-            return nmwg.handle(root, caller); // words the depth error as every transport does
+            return nmwg.handleToSource(root, caller); // words the depth error as every transport does
         }
         if (isCost(root)) {
-            return cost(root, caller);
+            return new DOMSource(cost(root, caller));
         }
-        return V1Codec.isV1(root) ? v1.handle(root, caller) : nmwg.handle(root, caller);
+        return V1Codec.isV1(root) ? new DOMSource(v1.handle(root, caller)) : nmwg.handleToSource(root, caller);
     }
 
     static byte[] toBytes(Document doc) {

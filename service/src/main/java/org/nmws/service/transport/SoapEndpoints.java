@@ -9,6 +9,7 @@ import jakarta.xml.ws.Service;
 import jakarta.xml.ws.ServiceMode;
 import jakarta.xml.ws.WebServiceProvider;
 import jakarta.xml.ws.soap.SOAPBinding;
+import javax.xml.transform.Source;
 import javax.xml.transform.dom.DOMSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -27,7 +28,7 @@ public final class SoapEndpoints {
     private SoapEndpoints() {
     }
 
-    abstract static class Base implements Provider<DOMSource> {
+    abstract static class Base implements Provider<Source> {
         private final Dialects handler;
         private final Callers callers;
 
@@ -37,15 +38,16 @@ public final class SoapEndpoints {
         }
 
         @Override
-        public DOMSource invoke(DOMSource request) {
-            Node n = request == null ? null : request.getNode();
+        public Source invoke(Source request) {
+            // the endpoints ask CXF for the payload as DOM (source-preferred-format, TransportConfig)
+            Node n = request instanceof DOMSource dom ? dom.getNode() : null;
             Element root = n instanceof Document d ? d.getDocumentElement() : n instanceof Element e ? e : null;
             if (root == null) {
                 // OneBodyElement refuses a body without exactly one element before CXF reads it
                 throw new IllegalStateException("the SOAP body reached the endpoint without its element");
             }
             try {
-                return new DOMSource(handler.handle(root, callers.current()));
+                return handler.handle(root, callers.current());
             } catch (Dialects.ClientError e) {
                 // the transferCost operation has no NMWG error result: a Client (1.2: Sender) fault says what is wrong
                 org.apache.cxf.interceptor.Fault f = new org.apache.cxf.interceptor.Fault(new IllegalArgumentException(e.getMessage()));

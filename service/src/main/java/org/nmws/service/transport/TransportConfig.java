@@ -62,6 +62,8 @@ class TransportConfig {
                                     String publicUrl, WsSecurityUsernameToken wsSecurity) {
         Map<String, Object> properties = limits(props);
         properties.put("autoRewriteSoapAddressForAllServices", Boolean.TRUE);
+        // the Provider<Source> endpoints read the body as DOM (CXF's default for Source is SAX)
+        properties.put("source-preferred-format", "dom");
         endpoint.setProperties(properties);
         String absolute = (publicUrl.isBlank() ? "http://localhost" : publicUrl.replaceAll("/+$", "")) + servletPath + path;
         if (!publicUrl.isBlank()) {

@@ -292,6 +292,46 @@ class MetadataKeyAndSelectTest {
         assertEquals(600, one.elements(Namespaces.PING, "datum").size(), "each frame a ping datum: " + one.eventTypes());
     }
 
+    @Test
+    void rawFramesAskedPackedComeAsColumnsHoldingWhatTheDatumsSayAndTheSummaryStays() {
+        Observation o = obs(T0.plusSeconds(300), "10.9.0.5", "4", 1.5);
+        long start = 1_000_000_000L * (T0.getEpochSecond() + 300);
+        List<Observation.Frame> frames = List.of(new Observation.Frame(0, start + 10, 50_000, 64, 64),
+                new Observation.Frame(1, start + 1_000_010, Observation.Frame.LOST, 64, -1),
+                new Observation.Frame(2, start + 2_000_010, 1_234_567, 1472, 63),
+                new Observation.Frame(7, start + 7_000_010, 42, 64, -1));
+        archive.save(o.withFrames(frames));
+        String ask = "<nmwg:metadata id=\"m\"><nmwg:subject id=\"s\"><nmwgt:endPointPair><nmwgt:dst value=\"10.9.0.5\"/>"
+                + "</nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType>"
+                + "<nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">true</nmwg:parameter>FORM</nmwg:parameters>"
+                + "</nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>";
+        Responses packed = post(message("SetupDataRequest", ask.replace("FORM",
+                "<nmwg:parameter name=\"rawForm\">packed</nmwg:parameter>")));
+        assertEquals(List.of("path.delay.roundTrip"), packed.eventTypes());
+        assertEquals(0, packed.elements(Namespaces.PING, "datum").size(), "no datum per frame");
+        assertEquals(List.of("1.5"), figures(packed, "minRtt"), "the summary datums as without raw");
+        Map<String, String> columns = new LinkedHashMap<>();
+        for (Element e : packed.elements(Namespaces.NMWS_RESULT, "series")) {
+            columns.put(e.getAttribute("name"), e.getTextContent());
+        }
+        assertEquals(Map.of("frame.seqNum", "0 1 2 7", "frame.sendOffsetNs", "10 1000010 2000010 7000010",
+                "frame.valueNs", "50000 -1 1234567 42", "frame.numBytes", "64 64 1472 64", "frame.ttl", "64 -1 63 -1"), columns);
+        // the same frames as datums, the default form
+        Responses datums = post(message("SetupDataRequest", ask.replace("FORM",
+                "<nmwg:parameter name=\"rawForm\">datums</nmwg:parameter>")));
+        List<String> seq = new ArrayList<>();
+        for (Element e : datums.elements(Namespaces.PING, "datum")) {
+            seq.add(e.getAttribute("seqNum") + "@" + e.getAttribute("timeValue") + "=" + e.getAttribute("value"));
+        }
+        long s = T0.getEpochSecond() + 300;
+        assertEquals(List.of("0@" + s + ".000000010=0.05", "1@" + s + ".001000010=", "2@" + s + ".002000010=1.234567",
+                "7@" + s + ".007000010=4.2E-5"), seq);
+        Responses wrong = post(message("SetupDataRequest", ask.replace("FORM",
+                "<nmwg:parameter name=\"rawForm\">zip</nmwg:parameter>")));
+        assertEquals(List.of(ErrorCodes.PARAMETER), wrong.eventTypes());
+        assertTrue(wrong.resultDatums().get(0).contains("rawForm is 'zip'"), wrong.resultDatums().toString());
+    }
+
     private Responses post(String xml) {
         return Responses.validated(handler.handle(xml.getBytes(StandardCharsets.UTF_8), org.nmws.service.measure.Caller.SERVICE));
     }
