@@ -123,7 +123,7 @@ class CommandLineTest {
         Run bad = nmws("schedule", "add", "rtt-b", "-c", "path.delay.roundTrip", "--dst", "10.0.0.2", "--period", "PT1M",
                 "--archive", "{opensearch");
         assertEquals(2, bad.status());
-        assertTrue(bad.err().startsWith("--archive {opensearch is not JSON"), bad.err());
+        assertTrue(bad.err().startsWith("nmws: --archive {opensearch is not JSON"), bad.err());
         assertEquals(null, lastBody.get(), "nothing sent");
     }
 
