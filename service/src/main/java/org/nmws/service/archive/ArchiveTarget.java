@@ -185,6 +185,32 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
         return n;
     }
 
+    /** The hosts this archive sends to (its URL's host; kafka: each bootstrap server's), without ports. */
+    @JsonIgnore
+    public List<String> hosts() {
+        List<String> out = new java.util.ArrayList<>();
+        if (archiver.equals("kafka")) {
+            for (String server : data.path("server").asText("").split(",")) {
+                String h = server.trim();
+                int colon = h.lastIndexOf(':');
+                h = h.startsWith("[") ? h.substring(1, Math.max(1, h.indexOf(']'))) : colon > 0 ? h.substring(0, colon) : h;
+                if (!h.isEmpty()) {
+                    out.add(h);
+                }
+            }
+            return out;
+        }
+        try {
+            String h = URI.create(data.path("_url").asText("")).getHost();
+            if (h != null) {
+                out.add(h.startsWith("[") ? h.substring(1, h.length() - 1) : h);
+            }
+        } catch (IllegalArgumentException e) {
+            // check() refused such a URL already
+        }
+        return out;
+    }
+
     /** Scheme, host and port of the archive's URL (kafka: its servers); empty when it has none that reads. */
     private static String hostOf(String archiver, ObjectNode data) {
         if (archiver.equals("kafka")) {

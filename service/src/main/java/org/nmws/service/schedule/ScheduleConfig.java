@@ -24,8 +24,15 @@ class ScheduleConfig {
     }
 
     @Bean
-    ScheduleService scheduleService(ScheduleStore store, MeasurementService measurements, ScheduleProperties props) {
-        return new ScheduleService(store, measurements, props.maxPerOwner());
+    ScheduleService scheduleService(ScheduleStore store, MeasurementService measurements, ScheduleProperties props,
+            @org.springframework.beans.factory.annotation.Value("${nmws.archivers.client-hosts:}") String clientHosts) {
+        java.util.Set<String> hosts = new java.util.HashSet<>();
+        for (String h : clientHosts.split(",")) {
+            if (!h.isBlank()) {
+                hosts.add(h.trim().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        return new ScheduleService(store, measurements, props.maxPerOwner(), hosts);
     }
 
     @Bean

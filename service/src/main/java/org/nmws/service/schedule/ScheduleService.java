@@ -24,7 +24,16 @@ public final class ScheduleService {
     /** Serialises the check of who may change a name with the change (this point's clients). */
     private final Object changes = new Object();
 
+    /** Hosts a client without the admin role may name as archives, besides this host's loopback. */
+    private final java.util.Set<String> clientArchiveHosts;
+
     public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner) {
+        this(store, measurements, maxPerOwner, java.util.Set.of());
+    }
+
+    public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner,
+                           java.util.Set<String> clientArchiveHosts) {
+        this.clientArchiveHosts = java.util.Set.copyOf(clientArchiveHosts);
         this.store = store;
         this.measurements = measurements;
         this.self = measurements.measurementPoint();
@@ -56,6 +65,7 @@ public final class ScheduleService {
             MeasurementService.checkSourceIsLocal(subject); // a src names this point's own address, or nothing
         }
         measurements.check(caller, c, subject, wanted.parameters());
+        mayArchive(caller, wanted);
         // Exclusive tests that cannot fit at their far end are refused; the others may still run in
         // the time exclusive ones leave (or as non-starters naming who held the time): a warning.
         String over = overBooked(store, self, measurements, wanted, true);
@@ -146,6 +156,42 @@ public final class ScheduleService {
             }
             mayChange(caller, existing.get());
             return store.delete(name);
+        }
+    }
+
+    /**
+     * An archive makes this service send every result to a host: a client without the admin role
+     * may name only this host's loopback or the hosts the operator listed
+     * (nmws.archivers.client-hosts), so a schedule cannot turn the service into a sender towards
+     * hosts that never agreed. The configuration and pSConfig templates are the operator's own.
+     */
+    private void mayArchive(Caller caller, Schedule s) throws MeasurementException {
+        if (caller.internal() || caller.admin()) {
+            return;
+        }
+        for (org.nmws.service.archive.ArchiveTarget a : s.archives()) {
+            for (String host : a.hosts()) {
+                if (!loopback(host) && !clientArchiveHosts.contains(host.toLowerCase(java.util.Locale.ROOT))) {
+                    throw new MeasurementException(MeasurementException.Kind.DENIED, "archive " + a.name() + " would send"
+                            + " results to " + host + ", which is neither this host's loopback nor in"
+                            + " nmws.archivers.client-hosts; ask an admin to add it, or to make the schedule");
+                }
+            }
+        }
+    }
+
+    /** A loopback literal or localhost; a name is not looked up (its answer could change after the check). */
+    private static boolean loopback(String host) {
+        if (host.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        if (!host.matches("[0-9.]+|[0-9A-Fa-f:]+")) {
+            return false;
+        }
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress(); // a literal: no lookup
+        } catch (java.net.UnknownHostException e) {
+            return false;
         }
     }
 
