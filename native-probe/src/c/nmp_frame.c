@@ -10,23 +10,7 @@
 #include "nmp_wire.h"
 #include "nmprobe.h"
 
-static void put32(uint8_t *p, uint32_t v) {
-    v = htonl(v);
-    memcpy(p, &v, 4);
-}
-
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return ntohl(v);
-}
-
-static void put64(uint8_t *p, uint64_t v) {
-    put32(p, (uint32_t)(v >> 32));
-    put32(p + 4, (uint32_t)v);
-}
-
-static uint64_t get64(const uint8_t *p) { return ((uint64_t)get32(p) << 32) | get32(p + 4); }
+#include "nmp_be.h"
 
 /* buf must hold NMP_FRAME_HDR bytes; only the header is written. */
 void nmp_frame_encode(uint8_t *buf, const nmp_frame_hdr *h) {
