@@ -68,6 +68,43 @@ class AgreedSlotsEndToEndTest {
         }
     }
 
+    /**
+     * An on-demand test holds the responder with no reservation; its "free from" is its longest
+     * expected end, later than it really ends. Runs refused for it while booking a period ahead
+     * are asked for again, so those due after it ended run (they were non-starters before: the
+     * mesh test's cost refresh left a schedule without a run for 14 s).
+     */
+    @Test
+    void runsRefusedForAnOnDemandTestAreBookedAgainOnceItEnds() throws Exception {
+        try (Responder responder = Responder.start();
+             Service a = Service.start(Files.createTempDirectory("nmws-slots-live"), "--nmws.responder-port=" + responder.port,
+                     "--nmws.measurement-point=point-a")) {
+            java.util.concurrent.CompletableFuture<Instant> tcp = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                org.nmws.client.NmwsClient.soap11(a.baseUrl).measure("127.0.0.1", "path.bandwidth.achievable.TCP",
+                        Map.of("timeDuration", "3"));
+                return Instant.now();
+            });
+            Thread.sleep(500); // the TCP test holds the responder
+            put(a, "rtt-live", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT2S\","
+                    + "\"slip\":\"PT0S\",\"parameters\":{\"count\":\"5\",\"interval\":\"0.01\"}}");
+            Instant tcpEnded = tcp.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            Thread.sleep(8_000);
+            List<JsonNode> after = new ArrayList<>();
+            List<JsonNode> all = new ArrayList<>();
+            for (JsonNode r : get(a, "/api/schedules/rtt-live/runs?limit=1000")) {
+                all.add(r);
+                Instant planned = Instant.parse(r.get("planned").asText());
+                if (planned.isAfter(tcpEnded.plusMillis(1500)) && planned.isBefore(Instant.now().minusSeconds(2))) {
+                    after.add(r);
+                }
+            }
+            assertTrue(after.size() >= 2, "runs came due after the on-demand test ended at " + tcpEnded + ": " + brief(all));
+            for (JsonNode r : after) {
+                assertEquals("DONE", r.get("status").asText(), "a run due after the on-demand test ended ran: " + brief(after));
+            }
+        }
+    }
+
     /** Two points, each with one round-trip schedule to the responder, for a while; their runs that came due and ended. */
     private List<JsonNode> twoPoints(Responder responder, boolean agree, Duration run) throws Exception {
         List<JsonNode> out = new ArrayList<>();

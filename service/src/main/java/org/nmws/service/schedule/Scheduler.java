@@ -70,6 +70,10 @@ public final class Scheduler implements SmartLifecycle {
      * commitments: two exclusive runs planned at one instant would each yield to the other.
      */
     private final Set<Long> placed = ConcurrentHashMap.newKeySet();
+    /** Runs refused for an on-demand session in progress: when to ask for their slot again. */
+    private final Map<Long, Instant> retryBooking = new ConcurrentHashMap<>();
+    /** How soon a run refused for a session in progress is booked again. */
+    private static final Duration RETRY_BOOKING = Duration.ofSeconds(1);
     /** Far ends ("host:port") that keep no calendar or could not be asked, until when they are not asked again. */
     private final Map<String, Instant> noCalendar = new ConcurrentHashMap<>();
     private static final Duration NO_CALENDAR_PAUSE = Duration.ofMinutes(5);
@@ -303,7 +307,8 @@ public final class Scheduler implements SmartLifecycle {
         for (ScheduledRun r : store.pending(point)) {
             pending.add(r.id());
             Schedule s = byId.get(r.scheduleId());
-            if (s == null || !ScheduledRun.PLANNED.equals(r.status()) || booked.containsKey(r.id())) {
+            if (s == null || !ScheduledRun.PLANNED.equals(r.status()) || booked.containsKey(r.id())
+                    || retryBooking.getOrDefault(r.id(), Instant.MIN).isAfter(now)) {
                 continue;
             }
             Duration ahead = s.period().compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5)
@@ -326,6 +331,7 @@ public final class Scheduler implements SmartLifecycle {
         }
         booked.keySet().retainAll(pending);
         placed.retainAll(pending);
+        retryBooking.keySet().retainAll(pending);
     }
 
     /** The far end's responder {host, port} of a schedule's runs, or null when its test needs none. */
@@ -385,7 +391,9 @@ public final class Scheduler implements SmartLifecycle {
         if (both) {
             mine = ask(own[0], ownPort, from, latest, d, s, holder, true);
             if (mine != null && !mine.granted()) {
-                noSlot(r, own[0], ownPort, mine, latest, " (this host's own responder)");
+                if (!askAgainLater(r, mine)) {
+                    noSlot(r, own[0], ownPort, mine, latest, " (this host's own responder)");
+                }
                 return;
             }
             if (mine != null) {
@@ -416,7 +424,26 @@ public final class Scheduler implements SmartLifecycle {
         if (ownId != 0) {
             slots.release(own[0], ownPort, ownId);
         }
+        if (askAgainLater(r, b)) {
+            return;
+        }
         noSlot(r, host, port, b, latest, "");
+    }
+
+    /**
+     * Whether a run refused for an on-demand session in progress is left planned, to be booked
+     * again on a later tick: that session's "free from" is its longest expected end (a 5 s TCP
+     * test holds about 15 s), and a run refused for it a period ahead was a non-starter even when
+     * the session ended long before the run was due.
+     */
+    private boolean askAgainLater(ScheduledRun r, SlotBooker.Booking b) {
+        Instant now = clock.instant();
+        if (!b.heldByLiveSession() || !r.planned().isAfter(now.plus(RETRY_BOOKING))) {
+            return false;
+        }
+        retryBooking.put(r.id(), now.plus(RETRY_BOOKING));
+        booked.remove(r.id());
+        return true;
     }
 
     /** One request to a calendar; null when it cannot be asked (not asked again for a while). */

@@ -23,6 +23,17 @@ public interface SlotBooker {
      * @param heldBy refused: who holds the wanted time, as the holder named itself
      */
     record Booking(boolean granted, long reservation, Instant start, Instant next, String heldBy) {
+        /** What the responder names an on-demand session's hold (nmp_calendar.h). */
+        static final String LIVE_SESSION = "a session in progress";
+
+        /**
+         * Refused for a session in progress that holds no reservation: its "free from" is the
+         * session's longest expected end, and it usually ends sooner, so asking again later can
+         * succeed where a reservation's refusal cannot.
+         */
+        public boolean heldByLiveSession() {
+            return !granted && LIVE_SESSION.equals(heldBy);
+        }
     }
 
     /**
