@@ -87,7 +87,19 @@ public final class ScheduleService {
                 throw new MeasurementException(MeasurementException.Kind.RATE_LIMITED, caller.owner() + " already has "
                         + maxPerOwner + " schedules (nmws.scheduler.max-per-owner); delete one first");
             }
-            return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+            if (caller.internal() || caller.admin()) {
+                return store.put(caller.internal() ? wanted : wanted.ownedBy(caller.owner(), caller.address()));
+            }
+            // The lock above keeps this point's clients apart; points sharing one archive are kept
+            // apart by the write itself, which takes the name only while it is free or the caller's.
+            Optional<Schedule> kept = store.putIfOwnedBy(wanted.ownedBy(caller.owner(), caller.address()), caller.owner());
+            if (kept.isEmpty()) {
+                mayChange(caller, store.byName(name).orElseThrow(() -> new MeasurementException(
+                        MeasurementException.Kind.BUSY, "schedule " + name + " is being changed by another point; try again")));
+                throw new MeasurementException(MeasurementException.Kind.BUSY, "schedule " + name
+                        + " is being changed by another point; try again");
+            }
+            return kept.get();
         }
     }
 
@@ -155,7 +167,19 @@ public final class ScheduleService {
                 return false;
             }
             mayChange(caller, existing.get());
-            return store.delete(name);
+            // as in put: another point sharing the archive may have taken the name meanwhile
+            if (caller.internal() || caller.admin()) {
+                return store.delete(name);
+            }
+            if (!store.deleteIfOwnedBy(name, caller.owner())) {
+                Optional<Schedule> now = store.byName(name);
+                if (now.isEmpty()) {
+                    return false;
+                }
+                mayChange(caller, now.get());
+                return store.deleteIfOwnedBy(name, caller.owner());
+            }
+            return true;
         }
     }
 

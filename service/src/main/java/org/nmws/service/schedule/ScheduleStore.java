@@ -35,24 +35,43 @@ public final class ScheduleStore {
 
     /** Creates the schedule, or replaces the one of the same name; returns it as stored. */
     public Schedule put(Schedule s) {
+        return putIfOwnedBy(s, null).orElseThrow();
+    }
+
+    /**
+     * Creates the schedule, or replaces the one of the same name only while its owner is
+     * {@code owner} (any owner when null): the check and the write are one statement, so
+     * points sharing one archive cannot both take a name they each found free or theirs.
+     * Empty when another owner holds the name.
+     */
+    public Optional<Schedule> putIfOwnedBy(Schedule s, String owner) {
         Optional<Schedule> existing = byName(s.name());
         if (existing.isPresent() && same(existing.get(), s)) {
-            return existing.get(); // a restart re-reading its configuration changes nothing
+            return existing; // a restart re-reading its configuration changes nothing
         }
-        jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
+        int n = jdbc.update("INSERT INTO schedule (name, point, characteristic, dst, parameters, period_ms, slip_ms, start_ms, end_ms, "
                         + "test_class, enabled, created_ms, owner, owner_address, archives, src) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
                         + "ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, owner_address = excluded.owner_address, "
                         + "point = excluded.point, characteristic = excluded.characteristic, dst = excluded.dst, "
                         + "parameters = excluded.parameters, period_ms = excluded.period_ms, slip_ms = excluded.slip_ms, "
                         + "start_ms = excluded.start_ms, end_ms = excluded.end_ms, test_class = excluded.test_class, "
-                        + "enabled = excluded.enabled, archives = excluded.archives, src = excluded.src",
-                s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()), s.period().toMillis(),
-                s.slip().toMillis(), s.start().toEpochMilli(), s.end() == null ? null : s.end().toEpochMilli(),
-                s.testClass().label(), s.enabled(), System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s), s.src());
+                        + "enabled = excluded.enabled, archives = excluded.archives, src = excluded.src"
+                        + (owner == null ? "" : " WHERE schedule.owner = ?"),
+                owner == null ? new Object[] {s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()),
+                        s.period().toMillis(), s.slip().toMillis(), s.start().toEpochMilli(),
+                        s.end() == null ? null : s.end().toEpochMilli(), s.testClass().label(), s.enabled(),
+                        System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s), s.src()}
+                        : new Object[] {s.name(), s.point(), s.characteristic(), s.dst(), write(s.parameters()),
+                        s.period().toMillis(), s.slip().toMillis(), s.start().toEpochMilli(),
+                        s.end() == null ? null : s.end().toEpochMilli(), s.testClass().label(), s.enabled(),
+                        System.currentTimeMillis(), s.owner(), s.ownerAddress(), archives(s), s.src(), owner});
+        if (n == 0) {
+            return Optional.empty();
+        }
         Schedule stored = byName(s.name()).orElseThrow();
         // A changed schedule plans afresh: slots not yet run are dropped and planned again.
         jdbc.update("DELETE FROM scheduled_run WHERE schedule_id = ? AND status = ?", stored.id(), ScheduledRun.PLANNED);
-        return stored;
+        return Optional.of(stored);
     }
 
     private static boolean same(Schedule a, Schedule b) {
@@ -87,6 +106,11 @@ public final class ScheduleStore {
 
     public boolean delete(String name) {
         return jdbc.update("DELETE FROM schedule WHERE name = ?", name) > 0;
+    }
+
+    /** Deletes the schedule only while {@code owner} owns it (one statement, as putIfOwnedBy). */
+    public boolean deleteIfOwnedBy(String name, String owner) {
+        return jdbc.update("DELETE FROM schedule WHERE name = ? AND owner = ?", name, owner) > 0;
     }
 
     /** Plans a slot unless it is planned already (by this point before a restart, say). */
