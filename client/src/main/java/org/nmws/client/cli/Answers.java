@@ -36,7 +36,7 @@ final class Answers {
 
     /** One result: what the metadata says, and the datums of its data block. */
     record Result(String eventType, String src, String dst, Map<String, String> parameters, String key,
-                  List<Element> datums, String message, List<String> unsynchronisedClocks) {
+                  List<Element> datums, String message, List<String> unsynchronisedClocks, List<String> clockSteps) {
         boolean isError() {
             return eventType != null && eventType.startsWith("error.");
         }
@@ -68,6 +68,7 @@ final class Answers {
             String key = null;
             Map<String, String> params = new LinkedHashMap<>();
             List<String> unsynchronised = new ArrayList<>();
+            List<String> steps = new ArrayList<>();
             // A metadata may refine another (metadataIdRef): the nearest says it first.
             for (int hops = 0; md != null && hops < 8; hops++) {
                 for (Element e : children(md, NMWG, "eventType")) {
@@ -107,6 +108,13 @@ final class Answers {
                             unsynchronised.add(role);
                         }
                     }
+                    if ("clock".equals(e.getLocalName()) && !e.getAttribute("stepNs").isEmpty()
+                            && e.getParentNode() instanceof Element host) {
+                        String role = host.getAttribute("role").isEmpty() ? "src" : host.getAttribute("role");
+                        Values.decimal(e.getAttribute("stepNs")).ifPresent(ns -> steps.add((role.equals("dst") ? "receiver's"
+                                : role.equals("src") ? "sender's" : role + "'s") + " clock was stepped by "
+                                + (ns.signum() > 0 ? "+" : "") + Values.plain(ns.movePointLeft(9)) + " s"));
+                    }
                 }
                 md = md.hasAttribute("metadataIdRef") ? metadata.get(md.getAttribute("metadataIdRef")) : null;
             }
@@ -121,7 +129,7 @@ final class Answers {
                     }
                 }
             }
-            out.add(new Result(eventType, src, dst, params, key, datums, message, unsynchronised));
+            out.add(new Result(eventType, src, dst, params, key, datums, message, unsynchronised, steps));
         }
         return out;
     }
@@ -245,6 +253,10 @@ final class Answers {
                         "meanDelayMs", "minDelayMs").map(n -> figure(named, n)).flatMap(java.util.Optional::stream).findFirst();
         if (delay.isEmpty() && bound.isEmpty()) {
             return java.util.Optional.empty();
+        }
+        if (!r.clockSteps().isEmpty()) {
+            return java.util.Optional.of("warning: the " + String.join(" and the ", r.clockSteps())
+                    + " during the test; one-way figures across the step are off by about that much");
         }
         List<String> whose = new ArrayList<>();
         for (String role : r.unsynchronisedClocks()) {

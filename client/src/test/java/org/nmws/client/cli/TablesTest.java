@@ -98,6 +98,15 @@ class TablesTest {
     }
 
     @Test
+    void aOneWayAnswerTakenAcrossAClockStepSaysSo() {
+        List<String> lines = table(oneWay("0.002", "true").replace(
+                "<env:clock synchronized='true'/></env:host><env:host role='dst'>",
+                "<env:clock synchronized='true' stepNs='-1000004213'/></env:host><env:host role='dst'>"));
+        assertEquals("warning: the sender's clock was stepped by -1 s during the test; one-way figures across the"
+                + " step are off by about that much", lines.get(1));
+    }
+
+    @Test
     void theDiagnosisNamesThisCommandLinesFlag() {
         StringWriter out = new StringWriter();
         JsonTables.diagnosis(new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("cause", "unknown")

@@ -26,7 +26,7 @@ record EnvironmentParts(Environment description, PerTest perTest) {
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record HostFigures(Long maxErrorUs, Long estErrorUs, Load load, String reference, Long errorNs,
-                       String ptpPortState, String ptpGrandmaster, Long ptpOffsetNs, Long ptpPathDelayNs) {
+                       String ptpPortState, String ptpGrandmaster, Long ptpOffsetNs, Long ptpPathDelayNs, Long stepNs) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -58,10 +58,10 @@ record EnvironmentParts(Environment description, PerTest perTest) {
             return null;
         }
         Clock c = h.clock();
-        HostFigures f = c == null ? new HostFigures(null, null, h.load(), null, null, null, null, null, null)
+        HostFigures f = c == null ? new HostFigures(null, null, h.load(), null, null, null, null, null, null, null)
                 : new HostFigures(c.maxErrorUs(), c.estErrorUs(), h.load(), c.reference(), c.errorNs(), c.ptpPortState(),
-                        c.ptpGrandmaster(), c.ptpOffsetNs(), c.ptpPathDelayNs());
-        return f.equals(new HostFigures(null, null, null, null, null, null, null, null, null)) ? null : f;
+                        c.ptpGrandmaster(), c.ptpOffsetNs(), c.ptpPathDelayNs(), c.stepNs());
+        return f.equals(new HostFigures(null, null, null, null, null, null, null, null, null, null)) ? null : f;
     }
 
     private static Host join(Host h, HostFigures f) {
@@ -70,7 +70,8 @@ record EnvironmentParts(Environment description, PerTest perTest) {
         }
         Clock c = h.clock();
         Clock measured = c == null ? null : new Clock(c.source(), c.synchronised(), f.maxErrorUs(), f.estErrorUs(), c.state(),
-                f.reference(), f.errorNs(), f.ptpPortState(), f.ptpGrandmaster(), f.ptpOffsetNs(), f.ptpPathDelayNs());
+                f.reference(), f.errorNs(), f.ptpPortState(), f.ptpGrandmaster(), f.ptpOffsetNs(), f.ptpPathDelayNs(),
+                f.stepNs());
         return new Host(h.role(), h.name(), h.address(), h.kernel(), h.cpuModel(), h.cpus(), h.nic(), measured, f.load());
     }
 }

@@ -27,6 +27,8 @@ public class HostEnvironment {
     private final String cpuModel;
     private final int cpus;
     private final Supplier<Environment.Clock> clock;
+    /** The test's start, to tell a clock step during it; null outside a test. */
+    private final ClockSteps.Mark testStart;
 
     /** @param clock reads the clock's synchronisation state and error (from the probe engine) */
     public HostEnvironment(Supplier<Environment.Clock> clock) {
@@ -36,6 +38,27 @@ public class HostEnvironment {
         this.cpuModel = cpuModel();
         this.cpus = Runtime.getRuntime().availableProcessors();
         this.clock = clock;
+        this.testStart = null;
+    }
+
+    private HostEnvironment(HostEnvironment of, ClockSteps.Mark testStart) {
+        this.hostName = of.hostName;
+        this.kernel = of.kernel;
+        this.cpuModel = of.cpuModel;
+        this.cpus = of.cpus;
+        this.clock = of.clock;
+        this.testStart = testStart;
+    }
+
+    /** This host as described for a test that started at the mark: its clock says whether it was stepped since. */
+    HostEnvironment forTestFrom(ClockSteps.Mark start) {
+        return new HostEnvironment(this, start);
+    }
+
+    private Environment.Clock clock() {
+        Environment.Clock c = clock.get();
+        Long step = testStart == null ? null : testStart.stepSince();
+        return c == null || step == null ? c : c.withStep(step);
     }
 
     public String hostName() {
@@ -45,7 +68,7 @@ public class HostEnvironment {
     /** This host as the given role, with the interface that owns localAddress. */
     public Environment.Host describe(String role, String localAddress) {
         return new Environment.Host(role, hostName, localAddress, kernel, cpuModel, cpus,
-                nicFor(localAddress), clock.get(), null);
+                nicFor(localAddress), clock(), null);
     }
 
     /** This host as the given role, described by one of its interfaces (passive measurements). */
@@ -53,7 +76,7 @@ public class HostEnvironment {
         Path dir = SYS_NET.resolve(ifName);
         Integer mtu = firstLine(dir.resolve("mtu")).map(Integer::valueOf).orElse(null);
         return new Environment.Host(role, hostName, null, kernel, cpuModel, cpus,
-                new Environment.Nic(ifName, driver(dir, ifName), speed(dir), mtu), clock.get(), null);
+                new Environment.Nic(ifName, driver(dir, ifName), speed(dir), mtu), clock(), null);
     }
 
     /** The clock source the kernel uses, e.g. tsc. */

@@ -337,12 +337,15 @@ public class MeasurementService {
         private final String what;
         private final TestClass testClass;
         private final long waitMillis;
+        /** This host as seen from the test's start: a clock step during the test is told in its environment. */
+        private final HostEnvironment hostOfTest;
 
         Runner(Caller caller, String what, TestClass testClass, long waitMillis) {
             this.caller = caller;
             this.what = what;
             this.testClass = testClass;
             this.waitMillis = waitMillis;
+            this.hostOfTest = host.forTestFrom(ClockSteps.mark());
         }
 
         @Override
@@ -401,7 +404,7 @@ public class MeasurementService {
 
         @Override
         public HostEnvironment host() {
-            return host;
+            return hostOfTest;
         }
 
         @Override

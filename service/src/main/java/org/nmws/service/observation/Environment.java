@@ -61,18 +61,35 @@ public record Environment(Host src, Host dst, List<RouteHop> route) {
      * one-way delay can rely on: the reference the clock follows ("ptp:&lt;grandmaster&gt;" while
      * a ptp4l measures it against one, "utc" while the kernel says NTP keeps it, "none") and its
      * error bound against that reference in ns; and ptp4l's own figures when one runs.
+     * stepNs: how far the clock was stepped while the test ran (set, not slewed: beyond what
+     * NTP's 500 ppm could move it), null when it was not; one-way figures across a step are off
+     * by about that much.
      */
     public record Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state,
                         String reference, Long errorNs, String ptpPortState, String ptpGrandmaster,
-                        Long ptpOffsetNs, Long ptpPathDelayNs) {
+                        Long ptpOffsetNs, Long ptpPathDelayNs, Long stepNs) {
         /** The kernel's view alone (no reference stated). */
         public Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state) {
-            this(source, synchronised, maxErrorUs, estErrorUs, state, null, null, null, null, null, null);
+            this(source, synchronised, maxErrorUs, estErrorUs, state, null, null, null, null, null, null, null);
+        }
+
+        /** Without a step. */
+        public Clock(String source, Boolean synchronised, Long maxErrorUs, Long estErrorUs, String state,
+                     String reference, Long errorNs, String ptpPortState, String ptpGrandmaster,
+                     Long ptpOffsetNs, Long ptpPathDelayNs) {
+            this(source, synchronised, maxErrorUs, estErrorUs, state, reference, errorNs, ptpPortState, ptpGrandmaster,
+                    ptpOffsetNs, ptpPathDelayNs, null);
         }
 
         /** A far end's clock as its responder stated it: its reference and error alone. */
         public static Clock stated(String reference, Long errorNs) {
-            return new Clock(null, null, null, null, null, reference, errorNs, null, null, null, null);
+            return new Clock(null, null, null, null, null, reference, errorNs, null, null, null, null, null);
+        }
+
+        /** This clock with the step seen while the test ran. */
+        public Clock withStep(Long step) {
+            return new Clock(source, synchronised, maxErrorUs, estErrorUs, state, reference, errorNs, ptpPortState,
+                    ptpGrandmaster, ptpOffsetNs, ptpPathDelayNs, step);
         }
     }
 }

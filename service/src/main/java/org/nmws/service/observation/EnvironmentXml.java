@@ -118,6 +118,7 @@ public final class EnvironmentXml {
             optional(w, "ptpGrandmaster", c.ptpGrandmaster());
             optional(w, "ptpOffsetNs", c.ptpOffsetNs());
             optional(w, "ptpPathDelayNs", c.ptpPathDelayNs());
+            optional(w, "stepNs", c.stepNs());
         }
         if (h.load() != null) {
             w.writeEmptyElement("env", "load", NS);
@@ -204,7 +205,7 @@ public final class EnvironmentXml {
                             r.getAttributeValue(null, "state"), r.getAttributeValue(null, "reference"),
                             number(r.getAttributeValue(null, "errorNs")), r.getAttributeValue(null, "ptpPortState"),
                             r.getAttributeValue(null, "ptpGrandmaster"), number(r.getAttributeValue(null, "ptpOffsetNs")),
-                            number(r.getAttributeValue(null, "ptpPathDelayNs")));
+                            number(r.getAttributeValue(null, "ptpPathDelayNs")), number(r.getAttributeValue(null, "stepNs")));
                 }
                 case "load" -> {
                     String cpu = r.getAttributeValue(null, "cpuBusyPercent");
