@@ -149,6 +149,14 @@ metrics=$(curl -fsS "$url/actuator/prometheus")
 grep -q '^nmws_tests_total{characteristic="path.delay.roundTrip",outcome="ok",test="round_trip"} 1.0' <<<"$metrics" \
   || { echo "the test is not in the metrics" >&2; exit 1; }
 
+if ! $systemd; then
+  # removing the package stops what start-without-systemd started (issue 26: they outlived it)
+  DEBIAN_FRONTEND=noninteractive apt-get remove -y -q nmws >/dev/null 2>&1 || { echo "apt-get remove failed" >&2; exit 1; }
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$p" 2>/dev/null; then echo "pid $p outlived the package's removal: $(ps -o args= -p "$p")" >&2; exit 1; fi
+  done
+fi
 cleanup
 trap - EXIT
 rm -rf "$logs"
