@@ -10,7 +10,8 @@
 #
 # After WAIT_S (150) seconds it waits at most SETTLE_S (180) more for every schedule's first
 # result, then names the pairs still without one (and why their last run failed) and exits 1
-# after taking what answers and pictures it can.
+# after taking what answers and pictures it can. IMAGES_DIR (docs/images) takes the pictures;
+# with CHECK=1 (CI: scripts/test.sh) a picture not made, or an answer that is not one, fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -18,6 +19,7 @@ p=${NS_PREFIX:-nmws-}                 # namespace names: ${p}a, ${p}b, ${p}c and
 net=${SUBNET:-10.250.0}               # the hosts are $net.1, .2, .3
 wait_s=${WAIT_S:-150}                 # how long the schedules run before the screenshots
 settle_s=${SETTLE_S:-180}             # then at most this long more for every schedule's first result
+images=${IMAGES_DIR:-docs/images}     # where the dashboard's pictures go
 run="$top/run/tutorial"
 hosts=(a b c)
 
@@ -138,10 +140,11 @@ nmws() { in_a java -jar "$top/$cli" "$@"; }
 echo "answers: $run/answers.txt" >&2
 
 if command -v chromium >/dev/null; then
-  mkdir -p docs/images
+  mkdir -p "$images"
+  images=$(cd "$images" && pwd)
   shot() { # shot NAME HASH: the dashboard view after its scripts have run
     in_a chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,"${3:-900}" \
-      --virtual-time-budget=10000 --screenshot="$top/docs/images/$1.png" "http://127.0.0.1:8080/dashboard/#$2" 2>/dev/null
+      --virtual-time-budget=10000 --screenshot="$images/$1.png" "http://127.0.0.1:8080/dashboard/#$2" 2>/dev/null
   }
   # the latest one-way stream a measured to c, for the test view; none stored is said, not a crash
   id=$(in_a curl -fsS "http://127.0.0.1:8080/api/observations?test=UDP_STREAM&dst=$net.3&limit=100" \
@@ -151,12 +154,25 @@ if command -v chromium >/dev/null; then
   if [ -n "$id" ]; then
     shot tutorial-stream "test?id=$id" 1300
   else
-    echo "no one-way stream from a to $net.3 stored: docs/images/tutorial-stream.png not taken" >&2
+    echo "no one-way stream from a to $net.3 stored: $images/tutorial-stream.png not taken" >&2
   fi
   shot tutorial-schedules schedules 700
   # 128 colours keep each picture under 200 KB in the repository (apt-get install pngquant)
-  command -v pngquant >/dev/null && pngquant --force --ext .png 128 docs/images/tutorial-*.png
-  ls -l docs/images/tutorial-*.png >&2
+  if command -v pngquant >/dev/null; then pngquant --force --ext .png 128 "$images"/tutorial-*.png; fi
+  ls -l "$images"/tutorial-*.png >&2
+fi
+if [ -n "${CHECK:-}" ]; then
+  # each picture made, a PNG of the view's size and more than a blank page's bytes; each
+  # command of the tutorial answered (no error line, no Java trace)
+  for n in tutorial-mesh tutorial-path tutorial-stream tutorial-schedules; do
+    f="$images/$n.png"
+    [ -s "$f" ] && [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] && [ "$(stat -c %s "$f")" -gt 20000 ] \
+      || { echo "tutorial: picture $f not made (or blank)" >&2; exit 1; }
+  done
+  ! grep -nE "^(error|nmws): |Exception|^\s+at " "$run/answers.txt" || { echo "tutorial: a command failed (above)" >&2; exit 1; }
+  for want in "latency:a:c" "rtt" "nmws_tests_total"; do
+    grep -q "$want" "$run/answers.txt" || { echo "tutorial: no '$want' in the answers:" >&2; cat "$run/answers.txt" >&2; exit 1; }
+  done
 fi
 # a pair without a result is a failed run of the tutorial, after the answers and pictures it could make
 [ -z "$missing" ]

@@ -119,6 +119,28 @@ class CliTest extends LiveServiceTest {
                 && cnt.err().trim().endsWith("(error.common.parameter)"), cnt.err());
     }
 
+    /**
+     * Issue 26: a test typed while the path is busy with another (a mesh's schedules hold it for
+     * seconds) waits for it and runs, saying so on standard error; --busy-wait 0 gives up at once.
+     */
+    @Test
+    void aTestOnABusyPathWaitsForItUnlessToldNotTo() throws Exception {
+        java.util.concurrent.CompletableFuture<Run> tcp = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> nmws("throughput", "127.0.0.1", "--duration", "3"));
+        for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline
+                && nmws("tests", "--json").out().trim().equals("[]"); ) {
+            Thread.sleep(50);
+        }
+        Run gaveUp = nmws("rtt", "127.0.0.1", "--count", "5", "--busy-wait", "0");
+        assertEquals(1, gaveUp.status(), gaveUp.out() + gaveUp.err());
+        assertTrue(gaveUp.err().contains("(error.mp.busy)") && !gaveUp.err().contains("asking again"), gaveUp.err());
+        Run waited = nmws("rtt", "127.0.0.1", "--count", "5", "--interval", "0.01");
+        assertEquals(0, waited.status(), waited.out() + waited.err());
+        assertTrue(waited.err().contains("busy: ") && waited.err().contains("asking again in"), waited.err());
+        assertTrue(waited.out().lines().anyMatch(l -> l.matches("received +5")), waited.out());
+        assertEquals(0, tcp.get(30, java.util.concurrent.TimeUnit.SECONDS).status());
+    }
+
     /** Issue 26: a one-way table with integers, units, one line for the histogram and a heading for each kind of datum. */
     @Test
     void aOneWayTableReadsAsNumbersWithUnitsAndNoEpochTimes() {

@@ -73,8 +73,45 @@ public final class NmwsCli {
             description = "progress bar on standard error during tests: auto (when it is a terminal), always or never")
     String progress;
 
+    @Option(names = "--busy-wait", scope = CommandLine.ScopeType.INHERIT, defaultValue = "PT30S", paramLabel = "DURATION",
+            converter = Durations.class, description = "how long a test waits for a path or responder busy with another"
+            + " test (a schedule's), asking again when the service says; 0 gives up at once (default: 30 s)")
+    String busyWait;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** "retry in 3 s", "retry after 215 ms": when the service says a busy path or responder frees up. */
+    private static final java.util.regex.Pattern RETRY = java.util.regex.Pattern.compile("retry (?:in|after) ([0-9.]+) (s|ms)");
+
+    /**
+     * A test on demand, asked again while the path or responder is busy with another (a mesh's
+     * scheduled tests hold them for seconds at a time, so a test typed by hand met them often),
+     * at the moment the service says it frees up, for at most --busy-wait; the last answer.
+     */
+    org.nmws.client.nmwg.Message measureWhenFree(String dst, String characteristic, Map<String, String> parameters)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + new java.math.BigDecimal(busyWait).movePointRight(9).longValue();
+        while (true) {
+            org.nmws.client.nmwg.Message answer = client().measure(dst, characteristic, parameters);
+            List<Answers.Result> busy = Answers.read(NmwsClient.toXml(answer)).stream()
+                    .filter(r -> "error.mp.busy".equals(r.eventType())).toList();
+            if (busy.isEmpty()) {
+                return answer;
+            }
+            String why = busy.get(0).message() == null ? "" : busy.get(0).message();
+            java.util.regex.Matcher m = RETRY.matcher(why);
+            double seconds = m.find() ? Double.parseDouble(m.group(1)) / (m.group(2).equals("ms") ? 1000 : 1) : 1;
+            // at least a quarter second (no tight loop), at most 5 s (a stated time can be pessimistic)
+            long waitNs = (long) (Math.min(5, Math.max(0.25, seconds)) * 1e9);
+            if (System.nanoTime() + waitNs > deadline) {
+                return answer;
+            }
+            spec.commandLine().getErr().printf("busy: %s; asking again in %.1f s (--busy-wait)%n", why, waitNs / 1e9);
+            spec.commandLine().getErr().flush();
+            Thread.sleep(waitNs / 1_000_000);
+        }
+    }
 
     /** How answers are printed; --json and --xml exclude each other. */
     enum Format { TABLE, JSON, XML }
@@ -273,7 +310,7 @@ public final class NmwsCli {
             parent.format();
             org.nmws.client.nmwg.Message answer;
             try (AutoCloseable bar = parent.progress(dst)) {
-                answer = parent.client().measure(dst, characteristic, parameters);
+                answer = parent.measureWhenFree(dst, characteristic, parameters);
             }
             return parent.print(answer);
         }

@@ -60,7 +60,7 @@ final class TestVerbs {
             parent.format();
             org.nmws.client.nmwg.Message answer;
             try (AutoCloseable bar = parent.progress(dst)) {
-                answer = parent.client().measure(dst, characteristic(), p);
+                answer = parent.measureWhenFree(dst, characteristic(), p);
             }
             return parent.print(answer);
         }
