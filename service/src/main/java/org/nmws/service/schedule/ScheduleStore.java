@@ -74,7 +74,8 @@ public final class ScheduleStore {
         return Optional.of(stored);
     }
 
-    private static boolean same(Schedule a, Schedule b) {
+    /** Whether b would store as a: every field a put writes but the id and creation time. */
+    static boolean same(Schedule a, Schedule b) {
         return a.point().equals(b.point()) && a.characteristic().equals(b.characteristic()) && a.dst().equals(b.dst())
                 && a.parameters().equals(b.parameters()) && a.period().equals(b.period()) && a.slip().equals(b.slip())
                 && a.start().equals(b.start()) && java.util.Objects.equals(a.end(), b.end()) && a.testClass() == b.testClass()
@@ -102,6 +103,17 @@ public final class ScheduleStore {
     /** The enabled schedules a point runs. */
     public List<Schedule> of(String point) {
         return jdbc.query("SELECT * FROM schedule WHERE point = ? AND enabled = ? ORDER BY id", this::schedule, point, true);
+    }
+
+    /**
+     * This point's enabled schedules to one destination host, however its dst was written (the
+     * name or literal, bracketed for IPv6): what an added schedule competes with at its far end,
+     * without reading every schedule of the point (a 450-schedule pSConfig share read them all
+     * for each of its schedules, 0.6 s of its 1.3 s).
+     */
+    public List<Schedule> of(String point, String dstHost) {
+        return jdbc.query("SELECT * FROM schedule WHERE point = ? AND enabled = ? AND TRIM(dst) IN (?, ?) ORDER BY id", this::schedule,
+                point, true, dstHost, "[" + dstHost + "]");
     }
 
     public boolean delete(String name) {
