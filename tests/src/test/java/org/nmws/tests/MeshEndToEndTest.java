@@ -68,6 +68,20 @@ class MeshEndToEndTest {
                 assertEquals("point-b", costDatum.getAttribute("src"), costAnswer);
                 assertEquals("achievable-tcp", costDatum.getAttribute("basis"), costAnswer);
                 assertEquals("true", costDatum.getAttribute("refreshed"), costAnswer);
+                // The mesh file as a pSConfig template (issue 23), through the CLI: one mesh group,
+                // point-b's own responder port in its address's _meta
+                java.io.StringWriter out = new java.io.StringWriter();
+                java.io.StringWriter err = new java.io.StringWriter();
+                picocli.CommandLine cli = org.nmws.client.cli.NmwsCli.commandLine();
+                cli.setOut(new java.io.PrintWriter(out, true));
+                cli.setErr(new java.io.PrintWriter(err, true));
+                assertEquals(0, cli.execute("--url", a.baseUrl, "psconfig", "from-mesh"), err.toString());
+                JsonNode template = JSON.readTree(out.toString());
+                assertEquals("mesh", template.at("/groups/latency/type").asText(), out.toString());
+                assertEquals(rb.port, template.at("/addresses/point-b/_meta/nmws-responder-port").asInt(), out.toString());
+                assertEquals("rtt", template.at("/tests/latency/type").asText(), out.toString());
+                assertEquals("PT2S", template.at("/schedules/latency/repeat").asText(), out.toString());
+                assertEquals("", err.toString(), "every group converted");
                 Thread.sleep(7_000);
                 // Each point ran its share of the group, into its own archive.
                 assertTrue(doneRuns(a, "latency:point-a:point-b") >= 2, runsText(a, "latency:point-a:point-b"));

@@ -45,7 +45,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {NmwsCli.Echo.class, TestVerbs.Rtt.class, TestVerbs.Latency.class, TestVerbs.Throughput.class,
                 TestVerbs.Trace.class, TestVerbs.Owamp.class, TestVerbs.Twamp.class, TestVerbs.Stamp.class,
                 TestVerbs.Capacity.class, NmwsCli.Measure.class, Query.class, Troubleshoot.class,
-                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.Cost.class, NmwsCli.Diagnose.class, NmwsCli.HashPassword.class,
+                NmwsCli.Tests.class, NmwsCli.Schedule.class, NmwsCli.PsConfig.class, NmwsCli.Cost.class, NmwsCli.Diagnose.class, NmwsCli.HashPassword.class,
                 NmwsCli.Completion.class})
 public final class NmwsCli {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:8080", description = "service base URL (default: ${DEFAULT-VALUE})")
@@ -628,6 +628,42 @@ public final class NmwsCli {
                     }
                 });
             }
+        }
+    }
+
+    @Command(name = "psconfig", description = "pSConfig (GET /api/psconfig): the template this point runs its share of,"
+            + " or its mesh file as a template.",
+            footer = {"", "Examples:", "  nmws psconfig                             # the template's state: schedules, what is not run",
+                    "  nmws psconfig from-mesh > mesh.psconfig.json   # then nmws.psconfig.template=mesh.psconfig.json"})
+    static final class PsConfig implements Callable<Integer> {
+        @CommandLine.ParentCommand
+        NmwsCli parent;
+
+        @Parameters(index = "0", arity = "0..1", paramLabel = "from-mesh",
+                description = "print this point's mesh file (nmws.mesh.file) as a pSConfig template; groups it cannot"
+                        + " express are named on standard error")
+        String what;
+
+        @Override
+        public Integer call() throws InterruptedException, IOException {
+            if (what != null && !what.equals("from-mesh")) {
+                throw new CommandLine.ParameterException(parent.spec.commandLine(), "psconfig takes nothing or from-mesh, not '"
+                        + what + "'");
+            }
+            String base = parent.url.replaceAll("/+$", "") + "/api/psconfig" + (what == null ? "" : "/from-mesh");
+            HttpResponse<String> r = parent.send(HttpRequest.newBuilder(URI.create(base)).GET(), Duration.ofSeconds(30), base);
+            if (r == null) {
+                return 2;
+            }
+            if (r.statusCode() / 100 != 2) {
+                return parent.serviceError(r);
+            }
+            com.fasterxml.jackson.databind.JsonNode body = Answers.JSON.readTree(r.body());
+            parent.out().println(Answers.JSON.writeValueAsString(body));
+            for (com.fasterxml.jackson.databind.JsonNode left : body.path("_meta").path("nmws-not-converted")) {
+                parent.spec.commandLine().getErr().println("not converted: " + left.asText());
+            }
+            return 0;
         }
     }
 
