@@ -17,13 +17,19 @@ import java.util.Map;
 final class SlotDemand {
     private static final Duration SETUP = Duration.ofMillis(500);
     private static final Duration UNKNOWN = Duration.ofSeconds(2);
+    /**
+     * The least a run holds: a control exchange and its first frames. It was a second, which made
+     * 20 five-frame round trips every 10 s (a 60 ms test each) need 200 % of one responder, and
+     * half of them non-starters where none had been before slots were agreed (bench/scheduler.sh).
+     */
+    private static final Duration FLOOR = Duration.ofMillis(250);
 
     private SlotDemand() {
     }
 
     static Duration estimate(Schedule s, Duration last) {
         Duration d = last != null ? Duration.ofMillis(last.toMillis() * 5 / 4).plusMillis(200) : fromParameters(s.parameters());
-        d = d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d;
+        d = d.compareTo(FLOOR) < 0 ? FLOOR : d;
         d = d.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : d;
         // No more than its period: a run still going when its next is due makes that one a
         // non-starter anyway, and a continuous stream's minutes follow each other back to back.

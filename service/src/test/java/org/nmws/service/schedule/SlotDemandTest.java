@@ -28,14 +28,17 @@ class SlotDemandTest {
         assertEquals(Duration.ofMillis(3000), SlotDemand.estimate(s("u", Map.of("count", "2500", "packetSize", "1000",
                 "bandwidthLimit", "8M"), 10, TestClass.EXCLUSIVE), null));
         assertEquals(Duration.ofSeconds(2), SlotDemand.estimate(s("x", Map.of(), 10, TestClass.NORMAL), null));
-        assertEquals(Duration.ofSeconds(1), SlotDemand.estimate(s("y", Map.of("count", "5", "interval", "0.01"), 10,
-                TestClass.NORMAL), null)); // at least a second
+        assertEquals(Duration.ofMillis(550), SlotDemand.estimate(s("y", Map.of("count", "5", "interval", "0.01"), 10,
+                TestClass.NORMAL), null));
     }
 
     @Test
     void afterARunItIsThatRunsLengthWithAQuarterMoreAndNeverMoreThanItsPeriod() {
         assertEquals(Duration.ofMillis(2700), SlotDemand.estimate(s("r", Map.of(), 8, TestClass.BACKGROUND), Duration.ofMillis(2000)));
         assertEquals(Duration.ofSeconds(60), SlotDemand.estimate(s("c", Map.of(), 60, TestClass.NORMAL), Duration.ofSeconds(59)));
+        // a five-frame round trip of 60 ms holds 275 ms; a run of 10 ms the floor, 250 ms
+        assertEquals(Duration.ofMillis(275), SlotDemand.estimate(s("y", Map.of(), 10, TestClass.NORMAL), Duration.ofMillis(60)));
+        assertEquals(Duration.ofMillis(250), SlotDemand.estimate(s("z", Map.of(), 10, TestClass.NORMAL), Duration.ofMillis(10)));
     }
 
     @Test
