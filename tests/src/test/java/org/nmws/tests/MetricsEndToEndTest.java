@@ -80,6 +80,13 @@ class MetricsEndToEndTest {
             assertEquals(sum(after, "nmws_tests_total{characteristic=\"path.delay.roundTrip\""),
                     sum(afterBusy, "nmws_tests_total{characteristic=\"path.delay.roundTrip\""), "a busy round trip is no test that ran");
 
+            // Refused before admission (a parameter the test does not read): not started, reason parameter (issue 26).
+            String typo = service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 3,
+                    "<nmwg:parameter name=\"cnt\">5</nmwg:parameter>"), "application/xml", null).body();
+            assertTrue(typo.contains("error.common.parameter"), typo);
+            String refused = "nmws_tests_not_started_total{characteristic=\"path.delay.roundTrip\",reason=\"parameter\",test=\"round_trip\"}";
+            assertEquals(before.getOrDefault(refused, 0.0) + 1, scrape(service).get(refused), "a refused request is counted");
+
             // A test that fails (nothing listens on port 1) is counted as failed and leaves no gauge.
             String failed = service.post("/nmwg", SoapEndToEndTest.measurementRequest("127.0.0.1", 3,
                     "<nmwg:parameter name=\"port\">1</nmwg:parameter>"), "application/xml", null).body();

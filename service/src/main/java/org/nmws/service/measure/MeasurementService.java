@@ -166,8 +166,32 @@ public class MeasurementService {
     public Measured measure(Caller caller, Characteristic c, PathSubject subject, Map<String, String> nmwgParameters,
                             TestClass testClass, long waitMillis, UUID key, List<ArchiveTarget> archives)
             throws MeasurementException {
-        Admitted<?> a = admit(caller, c, subject, nmwgParameters);
+        Admitted<?> a;
+        try {
+            a = admit(caller, c, subject, nmwgParameters);
+        } catch (MeasurementException e) {
+            // refused before admission (no right, a destination outside the caller's networks,
+            // a parameter): no test, but counted as not started like a busy one (issue 26)
+            Characteristic.ProbeTest test = testOrDefault(c, nmwgParameters);
+            if (test != null) {
+                tell(c, test, subject, System.nanoTime(), e.kind(), null);
+            }
+            throw e;
+        }
         return measure(a, c, subject, testClass, waitMillis, key, archives);
+    }
+
+    /** The test the parameters select, else the characteristic's own (parameters that select none), else null. */
+    private static Characteristic.ProbeTest testOrDefault(Characteristic c, Map<String, String> nmwgParameters) {
+        try {
+            return c.testFor(nmwgParameters);
+        } catch (RuntimeException e) {
+            try {
+                return c.testFor(Map.of());
+            } catch (RuntimeException none) {
+                return null;
+            }
+        }
     }
 
     /**
