@@ -620,6 +620,35 @@ class CliTest extends LiveServiceTest {
         assertEquals("FAIL", rows.get(1).get("RESULT"), none.out());
         assertEquals(List.of("none", "none", "none"), rows.subList(2, 5).stream().map(r -> r.get("RESULT")).toList(), none.out());
         assertTrue(none.out().contains("what to fix:\n  1. start nmprobe-responder on 127.0.0.1 (port " + closed), none.out());
+        // no test answered: this host's clock is read from GET /api/host instead of skipped
+        assertTrue(rows.get(5).get("DETAIL").endsWith("(from GET /api/host: no test answered)")
+                && !rows.get(5).get("RESULT").equals("skip"), none.out());
+    }
+
+    /**
+     * Issue 26: troubleshoot against a locked-down service (anonymous clients may read, not
+     * measure): every test is refused for credentials, the clock still comes from GET /api/host,
+     * and what to fix says to give credentials with the measure role.
+     */
+    @Test
+    void troubleshootOnALockedDownServiceSaysToGiveCredentials() throws Exception {
+        try (Service locked = Service.start(java.nio.file.Files.createTempDirectory("nmws-locked"),
+                "--nmws.limits.test-clients=192.0.2.0/24")) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            CommandLine cli = NmwsCli.commandLine();
+            cli.setOut(new PrintWriter(out, true));
+            cli.setErr(new PrintWriter(new java.io.StringWriter(), true));
+            int status = cli.execute("--url", locked.baseUrl, "troubleshoot", "127.0.0.1");
+            assertEquals(1, status, out.toString());
+            List<Map<String, String>> rows = table(out.toString().substring(0, out.toString().indexOf("\n\n")));
+            Map<String, String> limits = rows.stream().filter(r -> r.get("CHECK").startsWith("limits")).findFirst().orElseThrow();
+            assertEquals("FAIL", limits.get("RESULT"), out.toString());
+            assertTrue(limits.get("DETAIL").startsWith("rtt: starting tests needs the measure role"), out.toString());
+            assertTrue(out.toString().contains("this client may not run tests on " + locked.baseUrl
+                    + ": give credentials with the measure role"), out.toString());
+            Map<String, String> clock = rows.stream().filter(r -> r.get("CHECK").equals("clock here")).findFirst().orElseThrow();
+            assertTrue(clock.get("DETAIL").endsWith("(from GET /api/host: no test answered)"), out.toString());
+        }
     }
 
     /** A number as tables print it: four significant digits, the whole part from 1000 on, no exponent. */

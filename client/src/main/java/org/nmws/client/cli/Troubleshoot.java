@@ -178,6 +178,34 @@ final class Troubleshoot implements Callable<Integer> {
         return report();
     }
 
+    /** This host's clock as GET /api/host states it (attribute names as env:clock's), or null when it does not answer. */
+    private Map<String, String> hostClock() {
+        try {
+            String base = parent.url.replaceAll("/+$", "") + "/api/host";
+            java.net.http.HttpResponse<String> r = parent.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base)).GET(),
+                    java.time.Duration.ofSeconds(10), base);
+            if (r == null || r.statusCode() != 200) {
+                return null;
+            }
+            com.fasterxml.jackson.databind.JsonNode c = Answers.JSON.readTree(r.body()).path("host").path("clock");
+            if (c.isMissingNode() || c.isNull()) {
+                return null;
+            }
+            Map<String, String> m = new java.util.HashMap<>();
+            m.put("synchronized", c.path("synchronised").asText(""));
+            m.put("errorNs", c.path("errorNs").asText(""));
+            m.put("state", c.path("state").asText(""));
+            m.put("source", c.path("source").asText(""));
+            m.put("reference", c.path("reference").asText(""));
+            return m;
+        } catch (java.io.IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
     /** A server of a standard protocol: its TCP port (when it has one), then a short test to it through the service. */
     private void server(String what, String name, String tcpState, int serverPort, String characteristic, String protocol,
                         String transport) {
@@ -205,14 +233,20 @@ final class Troubleshoot implements Callable<Integer> {
 
     /** Both clocks: this host's as the environment states it, the far end's from the tests that ran. */
     private void clocks() {
-        if (localClock == null) {
-            checks.add(new Check("clock here", "skip", "no test answered with this host's environment"));
+        // from a test's answer; when none answered (every test failed), from GET /api/host
+        Map<String, String> here = localClock != null ? Map.of("synchronized", localClock.getAttribute("synchronized"),
+                "errorNs", localClock.getAttribute("errorNs"), "state", localClock.getAttribute("state"),
+                "source", localClock.getAttribute("source"), "reference", localClock.getAttribute("reference"))
+                : hostClock();
+        if (here == null) {
+            checks.add(new Check("clock here", "skip", "no test answered with this host's environment, nor GET /api/host"));
         } else {
-            boolean sync = "true".equals(localClock.getAttribute("synchronized"));
-            Optional<BigDecimal> errorMs = Values.decimal(localClock.getAttribute("errorNs")).map(ns -> ns.movePointLeft(6));
-            String detail = "state " + orDash(localClock.getAttribute("state")) + ", source " + orDash(localClock.getAttribute("source"))
-                    + ", reference " + orDash(localClock.getAttribute("reference"))
-                    + errorMs.map(e -> ", error \u00b1" + Values.plain(e) + " ms").orElse("");
+            boolean sync = "true".equals(here.get("synchronized"));
+            Optional<BigDecimal> errorMs = Values.decimal(here.get("errorNs")).map(ns -> ns.movePointLeft(6));
+            String detail = "state " + orDash(here.get("state")) + ", source " + orDash(here.get("source"))
+                    + ", reference " + orDash(here.get("reference"))
+                    + errorMs.map(e -> ", error \u00b1" + Values.plain(e) + " ms").orElse("")
+                    + (localClock == null ? " (from GET /api/host: no test answered)" : "");
             boolean wide = errorMs.map(e -> e.compareTo(CLOCK_ERROR_LIMIT_MS) > 0).orElse(false);
             checks.add(new Check("clock here", sync && !wide ? "ok" : "FAIL", (sync ? "synchronised; " : "NOT synchronised; ") + detail));
             if (!sync || wide) {
