@@ -58,6 +58,37 @@ class LabOwampTwampTruthTest {
         }
     }
 
+    /**
+     * Direction against truth: UDP from A to B held 10 ms, B to A not at all. OWAMP towards B
+     * (direction to) reads 10 ms, OWAMP from B (direction from: the server sends, this point
+     * receives) reads the undelayed way; TWAMP splits its round trip the same way.
+     */
+    @Test
+    void overAOneWayDelayLineEachDirectionReadsItsOwnDelay() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            lab.delayLine(10_000, false, "udp");
+            LabServices svc = LabServices.start(lab);
+            owampd(lab);
+            Nmwg to = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.oneWay",
+                    "protocol", "OWAMP", "port", "861", "count", "300", "interval", "0.002", "timeout", "1")));
+            Nmwg from = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.oneWay",
+                    "protocol", "OWAMP", "port", "861", "count", "300", "interval", "0.002", "timeout", "1", "direction", "from")));
+            assertEquals(300, to.figure("received"), 0.0, to.text());
+            assertEquals(300, from.figure("received"), 0.0, from.text());
+            double toward = to.figure("medianDelayMs");
+            double back = from.figure("medianDelayMs");
+            assertTrue(toward >= 9.9 && toward <= 10.6, "OWAMP to B " + toward + " ms, expected 9.9..10.6");
+            assertTrue(back >= 0 && back <= 0.6, "OWAMP from B " + back + " ms, expected the undelayed 0..0.6");
+
+            Nmwg tw = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
+                    "protocol", "TWAMP", "port", "862", "count", "200", "interval", "0.005", "timeout", "2")));
+            double forward = tw.figure("medianForwardMs");
+            double backward = tw.figure("medianBackwardMs");
+            assertTrue(forward >= 9.9 && forward <= 10.6, "TWAMP forward " + forward + " ms, expected 9.9..10.6");
+            assertTrue(backward >= 0 && backward <= 0.6, "TWAMP backward " + backward + " ms, expected 0..0.6");
+        }
+    }
+
     @Test
     void oneOwampPacketInAHundredDroppedReadsExactlyOnePercentLoss() throws Exception {
         try (NetLab lab = NetLab.create(1)) {
