@@ -50,9 +50,17 @@ class EsmondApiTest {
 
     @BeforeAll
     static void start() throws Exception {
+        startWith();
+    }
+
+    /** The service on its embedded archive, or on the one the arguments name (EsmondApiOnPostgresTest). */
+    static void startWith(String... archiveArgs) throws Exception {
+        LATENCY.clear();
         Path dir = Files.createTempDirectory("nmws-esmond");
-        context = new SpringApplicationBuilder(NmwsApplication.class).run("--server.port=0", "--nmws.data-dir=" + dir,
-                "--nmws.measurement-point=esmond-test");
+        List<String> args = new ArrayList<>(List.of("--server.port=0", "--nmws.data-dir=" + dir,
+                "--nmws.measurement-point=esmond-test"));
+        args.addAll(List.of(archiveArgs));
+        context = new SpringApplicationBuilder(NmwsApplication.class).run(args.toArray(String[]::new));
         port = ((WebServerApplicationContext) context).getWebServer().getPort();
         base = "http://127.0.0.1:" + port;
         Archive archive = context.getBean(Archive.class);
