@@ -1,6 +1,7 @@
 package org.nmws.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
@@ -54,6 +55,7 @@ class ArchiveDownFaultTest {
             long stoppedAt = System.nanoTime();
             pg.stop();
             List<Long> answerMillis = new ArrayList<>();
+            List<String> heldKeys = new ArrayList<>();
             int answered = 0;
             while (System.nanoTime() - stoppedAt < Duration.ofSeconds(30).toNanos()) {
                 long t = System.nanoTime();
@@ -63,6 +65,17 @@ class ArchiveDownFaultTest {
                 assertEquals(200, resp.statusCode(), resp.body());
                 Element message = Service.validatedMessage(resp.body());
                 assertTrue(resp.body().contains("success.ma.pending"), "told the result is held: " + resp.body());
+                // its maKey is the held result's own ("r." and its result key), not an id it does not have yet
+                java.util.regex.Matcher key = HELD_KEY.matcher(resp.body());
+                assertTrue(key.find(), "a held result's maKey: " + resp.body());
+                heldKeys.add(key.group());
+                if (answered == 0) {
+                    // v1 as XML-RPC says so too: pending, and the same kind of key
+                    String rpc = service.post("/RPC2", xmlRpc("127.0.0.2", onDemand.port), "text/xml", null).body();
+                    assertTrue(rpc.contains("<name>pending</name><value><boolean>1</boolean></value>") && HELD_KEY.matcher(rpc).find(),
+                            rpc);
+                    answered++; // its result is an on-demand row too
+                }
                 assertTrue(message.getElementsByTagNameNS("http://ggf.org/ns/nmwg/tools/pinger/2.0/", "datum").getLength() > 0
                                 || resp.body().contains("meanRtt") || resp.body().contains("minRtt"),
                         "the result itself is answered: " + resp.body());
@@ -80,6 +93,12 @@ class ArchiveDownFaultTest {
             long startedAt = System.nanoTime();
             waitFor("every held result written", Duration.ofSeconds(40), () -> keeper.held() == 0);
             long drainedAt = System.nanoTime();
+            // every held key now finds its result, written once
+            for (String k : heldKeys) {
+                String found = service.post("/nmwg", setupDataByKey(k), "application/xml", null).body();
+                assertFalse(found.contains("success.ma.pending") || found.contains("error."), k + ": " + found);
+                assertTrue(found.contains("meanRtt") || found.contains("minRtt"), k + ": " + found);
+            }
             waitFor("no run left RUNNING", Duration.ofSeconds(30),
                     () -> count(pg.url, "SELECT COUNT(*) FROM scheduled_run WHERE status = 'RUNNING'") == 0);
 
@@ -118,6 +137,32 @@ class ArchiveDownFaultTest {
                     && metrics.contains("nmws_archive_spool_refused_total 0.0"),
                     metrics.lines().filter(l -> l.startsWith("nmws_archive_spool")).toList().toString());
         }
+    }
+
+    /** A held result's maKey as answers carry it. */
+    private static final java.util.regex.Pattern HELD_KEY = java.util.regex.Pattern.compile(
+            "r\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+    private static String setupDataByKey(String key) {
+        return "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" type=\"SetupDataRequest\" id=\"q\">"
+                + "<nmwg:metadata id=\"m\"><nmwg:key id=\"k\"><nmwg:parameters id=\"kp\"><nmwg:parameter name=\"maKey\">" + key
+                + "</nmwg:parameter></nmwg:parameters></nmwg:key></nmwg:metadata><nmwg:data id=\"d\" metadataIdRef=\"m\"/>"
+                + "</nmwg:message>";
+    }
+
+    /** NetworkMeasurementRequest over XML-RPC (the v1 dialect): 10 round trips to dst's responder. */
+    private static String xmlRpc(String dst, int port) {
+        return "<?xml version=\"1.0\"?><methodCall><methodName>NetworkMeasurementRequest</methodName><params><param>"
+                + "<value><struct><member><name>characteristic</name><value><string>path.delay.roundTrip</string></value>"
+                + "</member><member><name>subject</name><value><struct><member><name>path</name><value><struct>"
+                + "<member><name>destination</name><value><struct><member><name>name</name>"
+                + "<value><string>" + dst + "</string></value></member></struct></value></member>"
+                + "</struct></value></member></struct></value></member>"
+                + "<member><name>methodology</name><value><struct><member><name>parameters</name><value><struct>"
+                + "<member><name>count</name><value><string>10</string></value></member>"
+                + "<member><name>interval</name><value><string>0.005</string></value></member>"
+                + "<member><name>port</name><value><string>" + port + "</string></value></member>"
+                + "</struct></value></member></struct></value></member></struct></value></param></params></methodCall>";
     }
 
     private static List<String> listSpool(Path data) throws Exception {

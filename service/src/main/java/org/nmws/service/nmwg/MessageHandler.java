@@ -224,10 +224,11 @@ public class MessageHandler {
             throw new NmwgException(ErrorCodes.of(e.kind()), e.getMessage(), e);
         }
         if (outcome instanceof Measure.Ran ran) {
-            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw(), packed);
+            w.observation(r.metadataId(), r.eventType(), ran.observation(), ran.raw(), packed, ran.maKey());
             if (ran.held()) {
                 w.status(r.metadataId(), ErrorCodes.SUCCESS_MA_PENDING, "the archive could not keep this result now; it is"
-                        + " held at this measurement point and written to the archive, once, when the archive returns");
+                        + " held at this measurement point and written to the archive, once, when the archive returns;"
+                        + " its maKey " + ran.maKey() + " finds it there then");
             }
         } else if (outcome instanceof Measure.Forwarded f) {
             w.imported(r.metadataId(), f.message(), f.point());

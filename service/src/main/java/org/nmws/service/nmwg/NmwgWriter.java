@@ -193,7 +193,12 @@ public final class NmwgWriter {
 
     /** The same, with raw data packed into columns when asked ({@link FrameColumns}). */
     public void observation(String metadataIdRef, String eventType, Observation o, boolean raw, boolean packed) {
-        Data data = data(resultMetadata(metadataIdRef, eventType, o, Long.toString(o.id())).getId());
+        observation(metadataIdRef, eventType, o, raw, packed, Long.toString(o.id()));
+    }
+
+    /** The same under the given maKey (a held result's: it has no id in the archive yet). */
+    public void observation(String metadataIdRef, String eventType, Observation o, boolean raw, boolean packed, String maKey) {
+        Data data = data(resultMetadata(metadataIdRef, eventType, o, maKey).getId());
         datums(data, o, raw, packed);
     }
 

@@ -88,10 +88,27 @@ final class StoredAnswers {
             return;
         }
         long id;
-        try {
-            id = Long.parseLong(r.key());
-        } catch (NumberFormatException e) {
-            throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+        if (r.key().startsWith(org.nmws.service.usecase.Measure.Ran.HELD_KEY)) {
+            // a result answered while the archive was down: found by its result key once written
+            java.util.UUID key;
+            try {
+                key = java.util.UUID.fromString(r.key().substring(org.nmws.service.usecase.Measure.Ran.HELD_KEY.length()));
+            } catch (IllegalArgumentException e) {
+                throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+            }
+            java.util.Optional<Long> written = available(() -> stored.idOf(key));
+            if (written.isEmpty()) {
+                w.status(r.metadataId(), ErrorCodes.SUCCESS_MA_PENDING, "the result of maKey " + r.key() + " is still held at"
+                        + " the point that measured it, or was never kept here; ask again when the archive is back");
+                return;
+            }
+            id = written.get();
+        } else {
+            try {
+                id = Long.parseLong(r.key());
+            } catch (NumberFormatException e) {
+                throw new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' is not a key this archive issued");
+            }
         }
         Observation o = available(() -> stored.byId(id, raw)).orElseThrow(() ->
                 new NmwgException(ErrorCodes.MA_QUERY, "maKey '" + r.key() + "' matches nothing in the archive"));

@@ -37,7 +37,17 @@ public final class Measure {
      * Measured here and kept; raw: the client asked for per-frame data; held: the archive
      * could not keep it now, it is held on this point's disk and written when it returns.
      */
-    public record Ran(Observation observation, boolean raw, boolean held) implements Outcome {
+    public record Ran(Observation observation, boolean raw, boolean held, java.util.UUID key) implements Outcome {
+        /** A held result's key prefix: "r." and its result key, found by SetupDataRequest once it is written. */
+        public static final String HELD_KEY = "r.";
+
+        /**
+         * The maKey a client sends back for this result: its id in the archive, or, held (the archive
+         * could not keep it yet), "r." and its result key, under which it is found once written.
+         */
+        public String maKey() {
+            return held ? HELD_KEY + key : Long.toString(observation.id());
+        }
     }
 
     /** Measured by another point of the mesh: its nmwg:message, as it answered. */
@@ -84,7 +94,7 @@ public final class Measure {
             }
         }
         MeasurementService.Measured m = measurements.measure(caller, c, subject, parameters);
-        return new Ran(m.observation(), m.raw(), m.held());
+        return new Ran(m.observation(), m.raw(), m.held(), m.key());
     }
 
     private static Map<String, String> testParameters(Map<String, String> parameters) {

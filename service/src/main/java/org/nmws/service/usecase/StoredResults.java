@@ -90,6 +90,11 @@ public final class StoredResults {
         return guarded(() -> archive.findById(id, frames));
     }
 
+    /** The id of the observation kept under a result key (a held result's, once written), if any. */
+    public Optional<Long> idOf(java.util.UUID key) {
+        return guarded(() -> archive.idOf(key));
+    }
+
     /** The series (same point, test, path and parameters) a query matches. */
     public List<Series> series(SeriesQuery q) {
         return guarded(() -> archive.series(q));

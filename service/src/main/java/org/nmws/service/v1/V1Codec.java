@@ -95,6 +95,9 @@ public class V1Codec {
             if (m.maKey() != null) {
                 me.setAttribute("maKey", m.maKey());
             }
+            if (m.pending()) {
+                me.setAttribute("pending", "true");
+            }
             Element methodology = el(doc, "methodology");
             Element tool = text(doc, "tool", m.tool());
             if (m.toolVersion() != null) {

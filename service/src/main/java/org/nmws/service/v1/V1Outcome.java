@@ -21,6 +21,10 @@ public record V1Outcome(V1Request request, List<Measurement> measurements, boole
     public record Measurement(String tool, String toolVersion, Instant start, Instant end, Map<String, String> parameters,
                               Map<String, Double> statistics, Map<String, String> units, Element environment,
                               String maKey) {
+        /** Held at this point while the archive was down: its maKey ("r.<result key>") finds it once written. */
+        public boolean pending() {
+            return maKey != null && maKey.startsWith(org.nmws.service.usecase.Measure.Ran.HELD_KEY);
+        }
     }
 
     static V1Outcome failed(V1Request request, V1Fault fault) {

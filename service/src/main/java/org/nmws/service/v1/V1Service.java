@@ -94,7 +94,7 @@ public class V1Service {
             throw fault(e.kind(), e.getMessage());
         }
         if (outcome instanceof Measure.Ran ran) {
-            return measurement(ran.observation(), Long.toString(ran.observation().id()));
+            return measurement(ran.observation(), ran.maKey());
         }
         if (outcome instanceof Measure.Forwarded f) {
             return ForwardedAnswer.measurement(f.point(), f.message());

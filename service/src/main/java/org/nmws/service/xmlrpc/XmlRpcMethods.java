@@ -135,6 +135,9 @@ public class XmlRpcMethods {
             if (m.maKey() != null) {
                 r.put("maKey", m.maKey());
             }
+            if (m.pending()) {
+                r.put("pending", true); // held while the archive was down; maKey finds it once written
+            }
             results.add(r);
         }
         out.put("results", results);
