@@ -24,6 +24,19 @@ nmp_monotime_ns nmp_mono_from_timespec(long sec, long nsec);
  * returns immediately when the deadline has passed. EINTR is retried. */
 void nmp_sleep_until(nmp_monotime_ns deadline, uint64_t spin_ns);
 
+/* The monotonic time of a recent CLOCK_REALTIME instant 'wall' (a kernel
+ * receive stamp), or 'fallback' when 'wall' is not within the last second
+ * (no stamp, a clock step). The clocks' offset is read between two monotonic
+ * reads, the tightest of three brackets kept, and the later end used: the
+ * answer is at most the bracket's width late and never early, so an RTT
+ * measured with it is never shortened. */
+nmp_monotime_ns nmp_mono_of_wall(nmp_walltime_ns wall, nmp_monotime_ns fallback);
+/* Its arithmetic: 'wall' seen 'wall_read' on the wall clock, read between
+ * monotonic 'm1' and 'm2'. Returns m2 - (wall_read - wall), or 'fallback'
+ * when wall_read - wall is outside 0..1 s or larger than m2. */
+nmp_monotime_ns nmp_mono_of_wall_read(nmp_walltime_ns wall, nmp_walltime_ns wall_read, nmp_monotime_ns m1,
+                                      nmp_monotime_ns m2, nmp_monotime_ns fallback);
+
 /* ---------------------------------------------------------- clock state
  *
  * The state of this host's system clock, for the observation environment

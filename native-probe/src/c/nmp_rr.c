@@ -46,7 +46,7 @@ static void progress(rr_run *t, int force) {
 
 /* Reads every reply waiting on the socket (non-blocking). */
 /* When the reply reached this host: the kernel's receive stamp (SO_TIMESTAMPNS),
- * moved onto the monotonic clock by the wall-clock time that has passed since it.
+ * moved onto the monotonic clock (nmp_mono_of_wall: bracketed, never early).
  * Reading the clock after recvmsg instead counts how late this thread woke, which
  * grows with how long it slept: a tail of milliseconds at short spacings, and a
  * steeper latency-vs-size line, as larger frames sleep longer. Without a stamp,
@@ -57,9 +57,8 @@ static nmp_monotime_ns arrival_mono(struct msghdr *msg, nmp_monotime_ns read_mon
             struct timespec ts;
             memcpy(&ts, CMSG_DATA(c), sizeof(ts));
             nmp_walltime_ns kernel = (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-            int64_t since = nmp_wall_now() - kernel;
-            if (since >= 0 && since < 1000000000 && (uint64_t)since < read_mono) return read_mono - (uint64_t)since;
-            return read_mono;
+            nmp_monotime_ns a = nmp_mono_of_wall(kernel, read_mono);
+            return a < read_mono ? a : read_mono; /* it arrived before it was read */
         }
     return read_mono;
 }

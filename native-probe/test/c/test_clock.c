@@ -34,6 +34,27 @@ TEST(classification_follows_adjtimex_return_and_unsync_bit) {
     CHECK(strcmp(st, "uns") == 0);
 }
 
+/* The kernel-stamp conversion errs late by at most the bracket, never early:
+ * an RTT is never shortened (issue 25). */
+TEST(a_wall_stamp_moves_onto_the_monotonic_clock_late_never_early) {
+    /* stamp 5 us before the wall read; the read lay between mono 1000 and 1300 */
+    CHECK(nmp_mono_of_wall_read(1000000, 1005000, 1000000000, 1000000300, 7) == 1000000300 - 5000);
+    /* the true arrival lies in [m1 - 5000, m2 - 5000]: the answer is its late end */
+    CHECK(nmp_mono_of_wall_read(1000000, 1005000, 1000000000, 1000000300, 7) >= 1000000000 - 5000);
+    /* a stamp from the future or older than a second: the fallback */
+    CHECK(nmp_mono_of_wall_read(2000000, 1000000, 100, 200, 7) == 7);
+    CHECK(nmp_mono_of_wall_read(0, 1000000000, 5000000000ull, 5000000001ull, 7) == 7);
+    /* live: a stamp taken now converts to no earlier than a monotonic read before it */
+    for (int i = 0; i < 100000; i++) {
+        nmp_monotime_ns before = nmp_mono_now();
+        nmp_walltime_ns stamp = nmp_wall_now();
+        nmp_monotime_ns m = nmp_mono_of_wall(stamp, 0);
+        CHECK(m >= before);
+        CHECK(m <= nmp_mono_now());
+        if (m < before) break;
+    }
+}
+
 TEST(reading_this_hosts_clock_matches_adjtimex_and_changes_nothing) {
     nmp_clock_state a;
     char err[NMP_ERRLEN];
@@ -236,6 +257,7 @@ TEST(the_responders_clock_value_is_read_strictly) {
 
 int main(void) {
     RUN(classification_follows_adjtimex_return_and_unsync_bit);
+    RUN(a_wall_stamp_moves_onto_the_monotonic_clock_late_never_early);
     RUN(reading_this_hosts_clock_matches_adjtimex_and_changes_nothing);
     RUN(ptp_get_is_a_management_get_for_every_port);
     RUN(ptp_answers_decode_and_malformed_ones_are_refused);
