@@ -531,10 +531,14 @@ views.path = async main => {
   const dst = p.get('dst');
   if (!dst) throw new Error('Which path? Open one from the Mesh or Paths view (no destination was given).');
   const src = p.get('src') || undefined;
-  const range = RANGES.some(r => r[0] === p.get('range')) ? p.get('range') : '24h';
+  const chosen = RANGES.some(r => r[0] === p.get('range'));
+  const range = chosen ? p.get('range') : '24h';
   const log = p.get('log') === '1';
   const span = RANGES.find(r => r[0] === range)[2];
   const from = span ? new Date(Date.now() - span).toISOString() : undefined;
+  // Unless a range was picked, the time axis fits the results of the last 24 hours: a path
+  // measured for two minutes filled a vertical line at the right edge of a day (tutorial).
+  const axisFrom = chosen ? from : undefined;
   const tests = ['ROUND_TRIP', 'STAMP', 'UDP_STREAM', 'TCP_STREAM', 'LATENCY_SCAN'];
   const answers = await Promise.all(tests.map(t => api('/api/observations?' + query({ test: t, dst, src, from, limit: 1000 }))));
   const found = {};
@@ -555,7 +559,7 @@ views.path = async main => {
       el('span', { class: 'note' }, ' Drag or scroll on a chart to zoom; the charts zoom together.')));
   const plots = el('div', { class: 'plots' });
   main.append(plots);
-  for (const spec of PATH_CHARTS) pathChart(plots, spec, found, defs, { range, log, from });
+  for (const spec of PATH_CHARTS) pathChart(plots, spec, found, defs, { range, log, from: axisFrom });
   echarts.connect('path');
   const all = [].concat(...tests.map(t => found[t])).sort((a, b) => (a.start < b.start ? 1 : -1)).slice(0, 50);
   const table = el('table', { id: 'tests' }, el('tr', {}, ['start', 'test', 'definition', 'parameters', 'figures'].map(h => el('th', {}, h))));

@@ -381,6 +381,19 @@ class DashboardEndToEndTest {
         waitReady();
         assertTrue(browser.getCurrentUrl().contains("range=all"), browser.getCurrentUrl());
         assertEquals(expected.stream().filter(x -> x != null).count(), ys(plotted("path-rtt").get(0)).size());
+        // a picked range pins the time axis to it; without one the axis fits the day's results
+        // (the tutorial's first minutes were a vertical line at the right edge of a day)
+        open("#path?dst=127.0.0.5&range=1h");
+        assertTrue(xAxis("path-rtt").get("min") instanceof Number, xAxis("path-rtt").toString());
+        open("#path?dst=127.0.0.5");
+        assertEquals(null, xAxis("path-rtt").get("min"), xAxis("path-rtt").toString());
+        assertEquals(expected.stream().filter(x -> x != null).count(), ys(plotted("path-rtt").get(0)).size());
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> xAxis(String plot) {
+        return (Map<String, Object>) ((JavascriptExecutor) browser)
+                .executeScript("return window.nmws.charts[arguments[0]].getOption().xAxis[0]", plot);
     }
 
     @Test
