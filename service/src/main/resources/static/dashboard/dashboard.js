@@ -631,7 +631,7 @@ function framePlots(plots, o) {
     }
   }
   plot(plots, 'time-sequence', 'Arrival time-sequence (' + (oneWay ? 'at the receiver' : 'back at the sender') + ')', {
-    xAxis: valueAxis('frame number'), yAxis: valueAxis('ms after the start'),
+    xAxis: valueAxis('frame number'), yAxis: valueAxis('ms after the start', { nameGap: 50 }), // room for '6,000'
     series: [{ name: 'arrived', type: 'scatter', symbolSize: 3, large: true, data: arrivals },
       { name: 'lost', type: 'scatter', symbol: 'diamond', symbolSize: 9, itemStyle: { color: '#d62728' }, data: losses }],
   }, { columns: ['seq', 'sentMs', 'arrivedMs', 'lost'], rows });
@@ -647,7 +647,7 @@ function framePlots(plots, o) {
   const fit = bins.map(b => [(b[0] + b[1]) / 2, gaps.length * (Math.exp(-rate * b[0]) - Math.exp(-rate * b[1]))]);
   histogramPlot(plots, 'inter-loss', 'Inter-loss distribution', 'frames between losses', bins,
     bins.length ? [{ name: 'exponential fit', type: 'line', smooth: true, showSymbol: false, data: fit }] : [],
-    losses.length + ' frames lost' + (gaps.length ? '; fitted rate ' + fmt(rate, 5) + ' a frame' : ''));
+    losses.length + (losses.length === 1 ? ' frame lost' : ' frames lost') + (gaps.length ? '; fitted rate ' + fmt(rate, 5) + ' a frame' : ''));
 
   // IPDV: the change in delay between frames that follow each other and both arrived (RFC 3393).
   const bySeq = new Map();

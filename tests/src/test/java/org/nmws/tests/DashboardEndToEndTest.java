@@ -590,7 +590,7 @@ class DashboardEndToEndTest {
             assertEquals((bins.get(i).get(0) + bins.get(i).get(1)) / 2, ((Number) fit.get(i).get(0)).doubleValue(), 1e-9);
             assertTrue(((Number) fit.get(i).get(1)).doubleValue() >= 0, "fit " + fit.get(i));
         }
-        assertTrue(browser.findElement(By.id("plot-inter-loss")).getText().contains(lostSeq.size() + " frames lost"),
+        assertTrue(browser.findElement(By.id("plot-inter-loss")).getText().contains(lostSeq.size() + (lostSeq.size() == 1 ? " frame lost" : " frames lost")),
                 browser.findElement(By.id("plot-inter-loss")).getText());
     }
 
