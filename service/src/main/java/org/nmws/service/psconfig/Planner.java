@@ -309,6 +309,16 @@ final class Planner {
             if (s.path("disabled").asBoolean(false)) {
                 continue;
             }
+            if (s.has("class")) {
+                // an address class: the template's addresses its filters select, in the template's order
+                for (String name : classMembers(t, s.get("class").asText())) {
+                    Address a = address(t, JsonNodeFactory.instance.objectNode().put("name", name), group);
+                    if (a != null) {
+                        out.add(a);
+                    }
+                }
+                continue;
+            }
             Address a = address(t, s, group);
             if (a != null) {
                 out.add(a);
@@ -317,11 +327,131 @@ final class Planner {
         return out;
     }
 
+    /**
+     * The names of the addresses of a class (pSConfig's address-classes): from its data source
+     * (current-config: the template's addresses; requesting-agent: those of them that are this
+     * point), those its match-filter selects and its exclude-filter does not. Filters tag, host
+     * (tag, no-agent), ip-version and netmask (on address literals: a host name is of neither
+     * version and in no network, as it is not looked up), address-class, and, or, not; a jq
+     * filter makes the class not runnable, with the reason.
+     */
+    private List<String> classMembers(JsonNode t, String cls) throws TestMapping.NotRunnable {
+        JsonNode spec = t.path("address-classes").get(cls);
+        if (spec == null) {
+            throw new TestMapping.NotRunnable("address class " + cls + " is not defined in the template");
+        }
+        boolean agent = spec.path("data-source").path("type").asText("current-config").equals("requesting-agent");
+        List<String> out = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = t.path("addresses").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (agent && !isSelf.test(e.getValue().path("address").asText()) && !isSelf.test(e.getKey())) {
+                continue;
+            }
+            if ((!spec.has("match-filter") || matches(t, spec.get("match-filter"), e.getKey(), e.getValue(), new java.util.HashSet<>()))
+                    && !(spec.has("exclude-filter") && matches(t, spec.get("exclude-filter"), e.getKey(), e.getValue(),
+                    new java.util.HashSet<>()))) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    private boolean matches(JsonNode t, JsonNode f, String name, JsonNode address, Set<String> classes)
+            throws TestMapping.NotRunnable {
+        String type = f.path("type").asText();
+        switch (type) {
+            case "tag" -> {
+                return contains(address.path("tags"), f.path("tag").asText());
+            }
+            case "host" -> {
+                JsonNode host = address.has("host") ? t.path("hosts").path(address.get("host").asText()) : null;
+                if (f.has("jq")) {
+                    throw new TestMapping.NotRunnable("address class filter host with jq: nmws does not evaluate jq");
+                }
+                if (host == null || host.isMissingNode()) {
+                    return false;
+                }
+                return (!f.has("tag") || contains(host.path("tags"), f.get("tag").asText()))
+                        && (!f.has("no-agent") || host.path("no-agent").asBoolean(false) == f.get("no-agent").asBoolean());
+            }
+            case "ip-version" -> {
+                String a = address.path("address").asText();
+                int v = a.contains(":") ? 6 : a.matches("[0-9.]+") ? 4 : 0;
+                return v == f.path("ip-version").asInt();
+            }
+            case "netmask" -> {
+                return inNetwork(address.path("address").asText(), f.path("netmask").asText());
+            }
+            case "address-class" -> {
+                String other = f.path("class").asText();
+                JsonNode spec = t.path("address-classes").get(other);
+                if (spec == null) {
+                    throw new TestMapping.NotRunnable("address class " + other + " is not defined in the template");
+                }
+                if (!classes.add(other)) {
+                    throw new TestMapping.NotRunnable("address class " + other + " refers to itself");
+                }
+                boolean in = (!spec.has("match-filter") || matches(t, spec.get("match-filter"), name, address, classes))
+                        && !(spec.has("exclude-filter") && matches(t, spec.get("exclude-filter"), name, address, classes));
+                classes.remove(other);
+                return in;
+            }
+            case "and", "or" -> {
+                boolean and = type.equals("and");
+                for (JsonNode sub : f.path("filters")) {
+                    if (matches(t, sub, name, address, classes) != and) {
+                        return !and;
+                    }
+                }
+                return and;
+            }
+            case "not" -> {
+                return !matches(t, f.path("filter"), name, address, classes);
+            }
+            case "jq" -> throw new TestMapping.NotRunnable("address class filter jq: nmws does not evaluate jq");
+            default -> throw new TestMapping.NotRunnable("address class filter type " + type + " is not known");
+        }
+    }
+
+    private static boolean contains(JsonNode array, String value) {
+        for (JsonNode v : array) {
+            if (v.asText().equals(value)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a literal address lies in a CIDR block (a host name lies in none: it is not looked up). */
+    private static boolean inNetwork(String address, String cidr) throws TestMapping.NotRunnable {
+        if (!address.matches("[0-9.]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")) {
+            return false;
+        }
+        String[] parts = cidr.split("/", 2);
+        try {
+            byte[] a = java.net.InetAddress.getByName(address).getAddress(); // literals only: no lookup
+            byte[] n = java.net.InetAddress.getByName(parts[0]).getAddress();
+            int bits = parts.length == 2 ? Integer.parseInt(parts[1]) : n.length * 8;
+            if (a.length != n.length || bits < 0 || bits > n.length * 8) {
+                return false;
+            }
+            for (int i = 0; i < bits; i++) {
+                int mask = 0x80 >> (i % 8);
+                if ((a[i / 8] & mask) != (n[i / 8] & mask)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (java.net.UnknownHostException | NumberFormatException e) {
+            throw new TestMapping.NotRunnable("address class filter netmask " + cidr + " is not a CIDR block");
+        }
+    }
+
     /** The address a selector names (null when it or its host is disabled). */
     private Address address(JsonNode t, JsonNode selector, JsonNode group) throws TestMapping.NotRunnable {
         if (selector.has("class")) {
-            throw new TestMapping.NotRunnable("address classes (selector class " + selector.get("class").asText()
-                    + ") are not supported by nmws");
+            throw new TestMapping.NotRunnable("an address class (selector class " + selector.get("class").asText()
+                    + ") names many addresses, where one is wanted (an exclude's local-address)");
         }
         String name = selector.path("name").asText();
         JsonNode spec = t.path("addresses").get(name);
