@@ -283,7 +283,29 @@ final class Planner {
             default -> p.get(0).host() != null && p.get(0).host().equalsIgnoreCase(p.get(1).host())
                     || p.get(0).address().equalsIgnoreCase(p.get(1).address());
         });
-        return out;
+        // remote-addresses: the second address, as the first reaches it, by an address of its own
+        // for that one (a NAT's outside, a link's far side), or not at all when that entry is disabled
+        List<List<Address>> seen = new ArrayList<>(out.size());
+        for (List<Address> p : out) {
+            Address b = remote(t, p.get(1), p.get(0));
+            if (b != null) {
+                seen.add(List.of(p.get(0), b));
+            }
+        }
+        return seen;
+    }
+
+    /** Address a as seen from address 'from': its remote-addresses entry for it, else a; null when disabled. */
+    private static Address remote(JsonNode t, Address a, Address from) {
+        JsonNode r = t.path("addresses").path(a.name()).path("remote-addresses").get(from.name());
+        if (r == null) {
+            return a;
+        }
+        if (r.path("disabled").asBoolean(false)) {
+            return null;
+        }
+        String address = r.path("address").asText(a.address());
+        return new Address(a.name(), address, a.host(), a.noAgent(), a.responderPort());
     }
 
     /**

@@ -81,6 +81,28 @@ class AddressClassesTest {
                 && n.reason().equals("address class nowhere is not defined in the template")), notRun.toString());
     }
 
+    /** remote-addresses: the far address as this one reaches it; a disabled entry drops the pair. */
+    @Test
+    void aRemoteAddressIsTheFarEndAsThisAddressReachesIt() throws Exception {
+        JsonNode t = new ObjectMapper().readTree("""
+                {"addresses": {
+                   "a": {"address": "10.1.0.1"},
+                   "b": {"address": "10.2.0.1", "remote-addresses": {"a": {"address": "198.51.100.2"}}},
+                   "c": {"address": "10.3.0.1", "remote-addresses": {"a": {"address": "10.3.0.9", "disabled": true}}},
+                   "d": {"address": "10.4.0.1", "remote-addresses": {"b": {"address": "203.0.113.4"}}}},
+                 "groups": {"m": {"type": "mesh", "addresses": [{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}]}},
+                 "tests": {"rtt": {"type": "rtt", "spec": {"source": "{% address[0] %}", "dest": "{% address[1] %}"}}},
+                 "schedules": {"h": {"repeat": "PT1H"}},
+                 "tasks": {"m": {"group": "m", "test": "rtt", "schedule": "h"}}}
+                """);
+        new PsConfigSchema().check(t, "remote");
+        Plan plan = new Planner(Set.of("10.1.0.1")::contains).plan(t);
+        Set<String> dests = new TreeSet<>();
+        plan.runs().forEach(p -> dests.add(p.dst() + "=" + p.request().dst()));
+        // b as a reaches it; c not at all from a; d as it is (its remote address is b's)
+        assertEquals(Set.of("b=198.51.100.2", "d=10.4.0.1"), dests, plan.notRun().toString());
+    }
+
     private static Set<String> pairs(Plan plan, String task) {
         Set<String> out = new TreeSet<>();
         for (Plan.Planned p : plan.runs()) {
