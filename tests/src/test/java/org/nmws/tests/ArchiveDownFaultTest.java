@@ -53,6 +53,7 @@ class ArchiveDownFaultTest {
                     () -> running.list().stream().anyMatch(r -> r.dst().equals("127.0.0.1") && r.done() > 0));
 
             long stoppedAt = System.nanoTime();
+            long stoppedWallMs = System.currentTimeMillis();
             pg.stop();
             List<Long> answerMillis = new ArrayList<>();
             List<String> heldKeys = new ArrayList<>();
@@ -89,6 +90,7 @@ class ArchiveDownFaultTest {
             assertTrue(heldDuringOutage >= answered, heldDuringOutage + " held, " + answered + " answered on demand");
 
             long restartAt = System.nanoTime();
+            long restartWallMs = System.currentTimeMillis();
             pg.startAgain();
             long startedAt = System.nanoTime();
             waitFor("every held result written", Duration.ofSeconds(40), () -> keeper.held() == 0);
@@ -122,6 +124,13 @@ class ArchiveDownFaultTest {
                     (restartAt - stoppedAt) / 1e9, answered, answerMillis, keeper.heldTotal(), heldRuns, doneRuns,
                     scheduledRows, (drainedAt - startedAt) / 1e9, (drainedAt - stoppedAt) / 1e9, lost, twice);
             assertTrue(answered >= 5, answered + " on-demand tests answered while the archive was down");
+            // the schedule kept running while its database was down (from what it had planned), each
+            // run recorded DONE with its result once the database returned; none ran twice (rowsTwice)
+            long ranWhileDown = count(pg.url, "SELECT COUNT(*) FROM scheduled_run WHERE status = 'DONE' AND started_ms > "
+                    + (stoppedWallMs + 4_000) + " AND started_ms < " + restartWallMs);
+            System.out.printf("scheduled runs started while PostgreSQL was down: %d of about %d slots%n", ranWhileDown,
+                    (restartWallMs - stoppedWallMs - 4_000) / 4_000);
+            assertTrue(ranWhileDown >= 4, ranWhileDown + " scheduled runs started while the database was down");
             assertTrue(heldRuns >= 1, "the run in flight when the database stopped was held and recorded DONE");
             assertEquals(keeper.heldTotal(), keeper.written(), "every held result written");
             assertEquals(0, doneWithoutRow, "every DONE run points at its observation");

@@ -169,6 +169,19 @@ public final class ScheduleStore {
     }
 
     /**
+     * A claim made while the database was down, written when it returned: as claim, and when the
+     * result kept under its key was written from the spool before this (its {@link #kept} found
+     * no run with the key then), the run is done with it now.
+     */
+    public void claimLate(long runId, Instant started, UUID resultKey) {
+        claim(runId, started, resultKey);
+        List<Long> written = jdbc.queryForList("SELECT id FROM observation WHERE result_key = ?", Long.class, resultKey.toString());
+        if (!written.isEmpty()) {
+            kept(resultKey, written.get(0), started);
+        }
+    }
+
+    /**
      * A run whose result was held (the archive could not keep it then): done, its observation
      * id left for {@link #kept} unless that came first.
      */

@@ -225,7 +225,7 @@ public final class Scheduler implements SmartLifecycle {
         long delayMs = TICK.toMillis();
         try {
             tick(now);
-            Instant next = store.nextPlanned(point, now).orElse(null);
+            Instant next = storeDown ? nextKnown(now) : store.nextPlanned(point, now).orElse(null);
             if (next != null) {
                 delayMs = Math.max(0, Math.min(delayMs, Duration.between(clock.instant(), next).toMillis()));
             }
@@ -243,22 +243,86 @@ public final class Scheduler implements SmartLifecycle {
 
     /** Plans ahead and starts what is due. Package-private for tests. */
     void tick(Instant now) {
+        List<ScheduledRun> due;
+        if (storeDown) {
+            // not asked again here: each ask waits out the pool's connection timeout (5 s), which made
+            // every run planned meanwhile miss its slot; a probe on the booker thread says when it is back
+            probe(now);
+            due = dueOffline(now);
+        } else {
+            due = online(now);
+        }
+        dispatch(due);
+    }
+
+    /** Plans and books from the database and reads what is due; down, what the last good read planned. */
+    private List<ScheduledRun> online(Instant now) {
         recordLate();
-        java.util.Set<Long> enabled = new java.util.HashSet<>();
-        List<Schedule> schedules = store.of(point);
-        for (Schedule s : schedules) {
-            plan(s, now);
-            enabled.add(s.id());
+        List<ScheduledRun> due;
+        try {
+            java.util.Set<Long> enabled = new java.util.HashSet<>();
+            List<Schedule> schedules = store.of(point);
+            for (Schedule s : schedules) {
+                plan(s, now);
+                enabled.add(s.id());
+            }
+            // A schedule disabled (or deleted) lost its planned runs: enabled again as it was, it
+            // plans from now, not from where its runs were planned up to before (a hole up to the horizon).
+            planned.keySet().retainAll(enabled);
+            List<ScheduledRun> pending = store.pending(point);
+            if (slots != null) {
+                bookAhead(schedules, pending, now);
+            }
+            due = store.due(point, now);
+            known = new Known(schedules, pending);
+            startedOffline.retainAll(pending.stream().map(ScheduledRun::id).toList());
+        } catch (RuntimeException down) {
+            // The archive's database (which holds the schedules) is down: the runs planned before it
+            // went are run as planned, from what the last tick read, and recorded when it returns;
+            // their results are held meanwhile (ResultKeeper). Before, no run started while it was down.
+            storeDown = true;
+            retryStoreAt = now.plus(STORE_RETRY);
+            log.warn("schedules' database unreachable ({}); running the {} planned run(s) read before from memory until it"
+                    + " returns", down.toString(), known.pending().size());
+            due = dueOffline(now);
         }
-        // A schedule disabled (or deleted) lost its planned runs: enabled again as it was, it
-        // plans from now, not from where its runs were planned up to before (a hole up to the horizon).
-        planned.keySet().retainAll(enabled);
-        if (slots != null) {
-            bookAhead(schedules, now);
+        return due;
+    }
+
+    /** While the database is down: asks it again, at most every STORE_RETRY, on the booker thread. */
+    private void probe(Instant now) {
+        if (now.isBefore(retryStoreAt) || booker == null || !probing.compareAndSet(false, true)) {
+            return;
         }
-        for (ScheduledRun r : store.due(point, now)) {
+        try {
+            booker.execute(() -> {
+                try {
+                    store.nextPlanned(point, clock.instant());
+                    storeDown = false;
+                    log.info("schedules' database reachable again: {} run record(s) to write", unrecorded.size());
+                } catch (RuntimeException stillDown) {
+                    retryStoreAt = clock.instant().plus(STORE_RETRY);
+                } finally {
+                    probing.set(false);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            probing.set(false);
+        }
+    }
+
+    private static final Duration STORE_RETRY = Duration.ofSeconds(5);
+    private volatile boolean storeDown;
+    private volatile Instant retryStoreAt = Instant.MIN;
+    private final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private void dispatch(List<ScheduledRun> due) {
+        for (ScheduledRun r : due) {
             if (!running) {
                 return; // stopping: the pool takes no more
+            }
+            if (startedOffline.contains(r.id()) && !known.offline(r.id())) {
+                continue; // it ran while the database was down; its records are still on their way
             }
             if (inHand.add(r.id())) {
                 pool.execute(() -> {
@@ -298,13 +362,13 @@ public final class Scheduler implements SmartLifecycle {
      * Hands the planned runs that are up to a period ahead (5 s..10 min) to the booker, each once;
      * forgets the agreements of runs no longer planned or running.
      */
-    private void bookAhead(List<Schedule> schedules, Instant now) {
+    private void bookAhead(List<Schedule> schedules, List<ScheduledRun> planned, Instant now) {
         Map<Long, Schedule> byId = new java.util.HashMap<>();
         for (Schedule s : schedules) {
             byId.put(s.id(), s);
         }
         Set<Long> pending = new java.util.HashSet<>();
-        for (ScheduledRun r : store.pending(point)) {
+        for (ScheduledRun r : planned) {
             pending.add(r.id());
             Schedule s = byId.get(r.scheduleId());
             if (s == null || !ScheduledRun.PLANNED.equals(r.status()) || booked.containsKey(r.id())
@@ -518,9 +582,11 @@ public final class Scheduler implements SmartLifecycle {
     }
 
     private void run(ScheduledRun r) {
-        Schedule s = store.of(point).stream().filter(x -> x.id() == r.scheduleId()).findFirst().orElse(null);
+        boolean offline = known.offline(r.id());
+        Schedule s = (offline ? known.schedules() : store.of(point)).stream().filter(x -> x.id() == r.scheduleId())
+                .findFirst().orElse(null);
         if (s == null) {
-            store.nonStarter(r.id(), "the schedule was disabled or removed");
+            record(r, () -> store.nonStarter(r.id(), "the schedule was disabled or removed"));
             told(ScheduledRun.NONSTARTER, "removed");
             releaseSlot(r.id());
             return;
@@ -528,28 +594,33 @@ public final class Scheduler implements SmartLifecycle {
         Instant now = clock.instant();
         Duration grace = grace(s);
         if (now.isAfter(r.planned().plus(grace))) {
-            store.nonStarter(r.id(), "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
-                    + " s (the point was down or its runs were over-booked)");
+            String missed = "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
+                    + " s (the point was down or its runs were over-booked)";
+            record(r, () -> store.nonStarter(r.id(), missed));
             told(ScheduledRun.NONSTARTER, "missed");
             releaseSlot(r.id());
             return;
         }
-        String backingOff = backOff(s, r);
+        String backingOff = offline ? null : backOff(s, r); // the failures in a row are in the database
         if (backingOff != null) {
-            store.nonStarter(r.id(), backingOff);
+            record(r, () -> store.nonStarter(r.id(), backingOff));
             told(ScheduledRun.NONSTARTER, "backoff");
             releaseSlot(r.id());
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
-            store.nonStarter(r.id(), "the schedule's previous run was still running");
+            record(r, () -> store.nonStarter(r.id(), "the schedule's previous run was still running"));
             told(ScheduledRun.NONSTARTER, "overlap");
             releaseSlot(r.id());
             return;
         }
         try {
             UUID key = UUID.randomUUID();
-            if (!store.claim(r.id(), now, key)) {
+            if (offline) {
+                // claimed in memory; the claim is written before the run's end when the database returns
+                Instant claimedAt = now;
+                record(r, () -> store.claimLate(r.id(), claimedAt, key));
+            } else if (!store.claim(r.id(), now, key)) {
                 return; // taken by another thread or point
             }
             long waitMs = Math.max(0, Duration.between(clock.instant(), r.planned().plus(grace)).toMillis());
@@ -626,6 +697,10 @@ public final class Scheduler implements SmartLifecycle {
      * left RUNNING (and, at the next start, called interrupted) for want of a write.
      */
     private void record(ScheduledRun r, Runnable write) {
+        if (storeDown) {
+            unrecorded.add(write); // a try would wait out the pool's timeout and hold the schedule's next run
+            return;
+        }
         try {
             write.run();
         } catch (RuntimeException e) {
@@ -648,6 +723,48 @@ public final class Scheduler implements SmartLifecycle {
     }
 
     private final java.util.Queue<Runnable> unrecorded = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    /**
+     * What the last tick that reached the database read: this point's schedules and planned runs
+     * (up to the horizon), and which of those runs were handed out while the database was down.
+     */
+    private record Known(List<Schedule> schedules, List<ScheduledRun> pending, Set<Long> offlineIds) {
+        Known(List<Schedule> schedules, List<ScheduledRun> pending) {
+            this(List.copyOf(schedules), List.copyOf(pending), ConcurrentHashMap.newKeySet());
+        }
+
+        boolean offline(long runId) {
+            return offlineIds.contains(runId);
+        }
+    }
+
+    private volatile Known known = new Known(List.of(), List.of());
+    /** Runs started from memory while the database was down, until it lists them no more as planned. */
+    private final Set<Long> startedOffline = ConcurrentHashMap.newKeySet();
+
+    /** The earliest run the last good read planned after now, not yet started (the database being down). */
+    private Instant nextKnown(Instant now) {
+        Instant next = null;
+        for (ScheduledRun r : known.pending()) {
+            if (r.planned().isAfter(now) && !startedOffline.contains(r.id()) && (next == null || r.planned().isBefore(next))) {
+                next = r.planned();
+            }
+        }
+        return next;
+    }
+
+    /** The runs the last good read planned, now due, not yet started from memory. */
+    private List<ScheduledRun> dueOffline(Instant now) {
+        Known k = known;
+        List<ScheduledRun> out = new ArrayList<>();
+        for (ScheduledRun r : k.pending()) {
+            if (ScheduledRun.PLANNED.equals(r.status()) && !r.planned().isAfter(now) && startedOffline.add(r.id())) {
+                k.offlineIds().add(r.id());
+                out.add(r);
+            }
+        }
+        return out;
+    }
 
     private void told(String status, String cause) {
         try {
