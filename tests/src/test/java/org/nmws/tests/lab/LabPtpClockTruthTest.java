@@ -71,6 +71,12 @@ class LabPtpClockTruthTest {
                     "protocol", "STAMP", "port", "862", "count", "50", "interval", "0.005", "timeout", "2")));
             double reflectorError = st.figure("reflectorErrorMs");
             assertTrue(reflectorError > 0 && reflectorError < 0.5, "reflector error " + reflectorError + " ms: " + st.text());
+            // and it is B's PTP error as B's responder stated it a moment before (issue 21: the bound
+            // alone let any 0-0.5 ms pass), within the same sync-to-sync drift allowed against pmc
+            // and the error estimate's rounding up (RFC 4656 4.1.2: an 8-bit multiplier)
+            long reflectorNs = Math.round(reflectorError * 1e6);
+            assertTrue(reflectorNs >= bError / 2 && Math.abs(reflectorNs - bError) <= Math.max(5_000, bError / 2),
+                    "the reflector's stated error " + reflectorNs + " ns against B's PTP error " + bError + " ns");
             assertTrue(st.figure("oneWayUncertaintyMs") < 0.5, st.text());
         }
     }
