@@ -60,10 +60,14 @@ class LabHopCapacityTruthTest {
             lab.defaultIcmpRateLimits(); // ends-only trains: about a minute for the whole path
             // Stopped at the limit plus its margin (5 s + 10 s), well before it would end.
             LabServices svc = LabServices.start(lab, "--nmws.limits.max-duration=PT5S");
+            long t0 = System.nanoTime();
             String answer = svc.post(LabServices.measurementRequest(lab.bAddress(), "path.bandwidth.capacity",
                     "perHop", "true", "maxTtl", "8"));
+            double stoppedAfter = (System.nanoTime() - t0) / 1e9;
             assertTrue(answer.contains("error.mp.measurement") && answer.contains("ran past nmws.limits.max-duration"),
                     answer);
+            // the stop is the limit's: at its 15 s (limit and margin), not before it and not at the test's own minute
+            assertTrue(stoppedAfter >= 14.5 && stoppedAfter < 30, "stopped after " + stoppedAfter + " s, expected about 15");
             Nmwg rtt = Nmwg.parse(svc.post(LabServices.measurementRequest(lab.bAddress(), "path.delay.roundTrip",
                     "count", "5", "interval", "0.01")));
             assertEquals(5, rtt.figure("received"), 0.0, "the path's lock was released");
