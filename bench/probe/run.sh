@@ -25,6 +25,7 @@
 # Prints a markdown table per part; the commands are printed with them.
 # Namespaces get unique names and are removed on exit.
 # NMP_BENCH_SECONDS: iperf3/sockperf/TCP duration (default 5).
+# NMP_BENCH_PARTS: the parts to run, comma-separated (default all: 1,2,3,4,5,6,7,8).
 # NMP_BENCH_OLD_NMPROBE: another nmprobe binary (e.g. before a change) whose
 #   pacing rows are printed beside the current one's in part 4.
 set -u
@@ -53,7 +54,10 @@ PIDS="$PIDS $(cat /tmp/nb_iperf3_$S.pid)"
 set +e
 XA="ip netns exec $A"
 J() { python3 -c "import json,sys; r=json.load(sys.stdin); print($1)"; }
+# NMP_BENCH_PARTS: the parts to run, e.g. "1,8" (default all)
+want() { case ",${NMP_BENCH_PARTS:-1,2,3,4,5,6,7,8}," in *,$1,*) return 0 ;; *) return 1 ;; esac; }
 
+if want 1; then
 echo "## 1. Request-response RTT, veth pair, 64-byte UDP payload, full round trip (3 interleaved rounds)"
 echo
 echo "Both tools time user space to user space on the client (send call to receive return) and"
@@ -124,6 +128,8 @@ if pairs[2][2] is not None:
 PY
 echo
 
+fi
+if want 2; then
 echo "## 2. Frames per second, back to back, veth pair (2 interleaved rounds)"
 echo
 echo "nmprobe: frames/s from the first to the last send stamp (sent) and kernel arrival stamp"
@@ -164,6 +170,8 @@ for sz in (64, 1472):
 PY
 echo
 
+fi
+if want 3; then
 echo "## 3. UDP stream at fixed spacing, veth pair, 1472-byte payload, 200000 frames"
 echo
 echo "| tool | spacing | command | sent Mbit/s | received Mbit/s | loss % |"
@@ -179,6 +187,8 @@ done
 echo "(981M and 589M are 1472*8/12us and 1472*8/20us: the same offered rates as the spacings)"
 echo
 
+fi
+if want 4; then
 echo "## 4. Pacing error, veth pair, 20000 frames per run (3 rounds)"
 echo
 echo "Error = |actual - requested| interval between consecutive sends, from the per-frame send"
@@ -217,9 +227,11 @@ done
 echo
 
 # Part 5 is its own script: paired rounds with both tools pinned alike (see there).
-"$(dirname "$0")/tcp.sh" "$BIN" "${NMP_BENCH_TCP_ROUNDS:-5}" "$DUR"
+if want 5; then "$(dirname "$0")/tcp.sh" "$BIN" "${NMP_BENCH_TCP_ROUNDS:-5}" "$DUR"; fi
 echo
 
+fi
+if want 6; then
 echo "## 6. Hop list, A -- R1 -- R2 -- B (3 hops), 3 probes per hop, 10 runs each"
 ip netns add $A2; ip netns add $R1; ip netns add $R2; ip netns add $B2
 ip link add xa$S netns $A2 type veth peer name ya$S netns $R1
@@ -257,6 +269,8 @@ ms=$(echo "$o" | head -1); hops=$(echo "$o" | tail -n +3 | awk '{print $2}' | tr
 echo "| traceroute | \`$c\` | $hops | $ms |"
 echo
 
+fi
+if want 7; then
 echo "## 7. Capacity and available bandwidth, A -- R -- B, tbf 100mbit burst 32kb on R (truth: 100 Mbit/s frame level = 97.2 user; 57.2 user available beside 40 Mbit/s of UDP)"
 ip netns add $A3; ip netns add $R3; ip netns add $B3
 ip link add wa$S netns $A3 type veth peer name qa$S netns $R3
@@ -297,6 +311,8 @@ $X3 $BIN/$c | J "'| nmprobe capacity | iperf3 -u -b 40M | \`$c\` | %.2f / %.2f /
 kill -TERM $BG 2>/dev/null; wait $BG 2>/dev/null
 echo
 
+fi
+if want 8; then
 echo "## 8. The same test through the service (JNI) and through the CLI, veth pair, 5 runs each, alternating"
 if [ -z "$JAR" ] || [ ! -f "$JAR" ] || ! command -v java >/dev/null; then
     echo
@@ -374,3 +390,4 @@ for name, cw, sw, ce, se in summary:
     o = (sw - cw) / cw * 100
     print("| %s | %.3f | %.3f | %.1f | %.2f | %.3f / %.3f | %s |" % (name, cw, sw, (sw - cw) * 1e3, o, ce, se, "met" if o < 5 else "missed"))
 PY
+fi
