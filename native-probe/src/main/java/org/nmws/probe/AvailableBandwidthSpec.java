@@ -115,6 +115,11 @@ public record AvailableBandwidthSpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "avail";
   }

@@ -84,6 +84,11 @@ public record CapacitySpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "capacity";
   }

@@ -115,6 +115,11 @@ public record LatencyScanSpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "scan";
   }

@@ -42,10 +42,6 @@ public final class Probe {
 
   private Probe() {}
 
-  /** The kinds whose sessions a keyed responder authenticates (the engine's keyFile field). */
-  private static final java.util.Set<String> KEYED_KINDS =
-      java.util.Set.of("rr", "stream", "scan", "tcp", "capacity", "avail", "reserve");
-
   private static volatile String responderKeyFile;
 
   /**
@@ -107,7 +103,7 @@ public final class Probe {
     NativeSpecWriter out = new NativeSpecWriter();
     spec.writeTo(out);
     String key = responderKeyFile;
-    if (key != null && KEYED_KINDS.contains(kind)) {
+    if (key != null && spec.keyedByResponder()) {
       out.str("keyFile", key);
     }
     if (spec instanceof StampSpec stamp && stamp.authenticated()) {

@@ -21,4 +21,13 @@ public sealed interface ProbeSpec<R>
 
   /** Builds the result from the engine's packed result. */
   R read(NativeRecord result);
+
+  /**
+   * Whether the test's far end is an nmprobe-responder session that a keyed responder
+   * authenticates: the responder key file ({@link Probe#useResponderKey}) is then sent as
+   * the engine's keyFile field. STAMP and OWAMP keys are their own, not this one.
+   */
+  default boolean keyedByResponder() {
+    return false;
+  }
 }

@@ -73,6 +73,11 @@ public record RoundTripSpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "rr";
   }

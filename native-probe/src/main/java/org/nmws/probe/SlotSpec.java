@@ -4,6 +4,11 @@ package org.nmws.probe;
 record SlotSpec(SlotRequest request, String host, int port, long release) implements ProbeSpec<SlotAnswer> {
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "reserve";
   }

@@ -139,6 +139,11 @@ public record TcpStreamSpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "tcp";
   }

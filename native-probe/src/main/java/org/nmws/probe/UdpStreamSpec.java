@@ -75,6 +75,11 @@ public record UdpStreamSpec(
   }
 
   @Override
+  public boolean keyedByResponder() {
+    return true;
+  }
+
+  @Override
   public String kind() {
     return "stream";
   }
