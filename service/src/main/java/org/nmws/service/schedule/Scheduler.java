@@ -697,8 +697,10 @@ public final class Scheduler implements SmartLifecycle {
      * left RUNNING (and, at the next start, called interrupted) for want of a write.
      */
     private void record(ScheduledRun r, Runnable write) {
-        if (storeDown) {
-            unrecorded.add(write); // a try would wait out the pool's timeout and hold the schedule's next run
+        if (storeDown || !unrecorded.isEmpty()) {
+            // down, a try would wait out the pool's timeout and hold the schedule's next run; with
+            // records still waiting, this one goes behind them (a run's claim before its end)
+            unrecorded.add(write);
             return;
         }
         try {
