@@ -95,6 +95,11 @@ class ArchiveDownFaultTest {
             long startedAt = System.nanoTime();
             waitFor("every held result written", Duration.ofSeconds(40), () -> keeper.held() == 0);
             long drainedAt = System.nanoTime();
+            // the scheduler finds the database back within its probe's period (5 s) and writes the
+            // records of the runs it started meanwhile
+            waitFor("the runs started while the database was down recorded", Duration.ofSeconds(30),
+                    () -> count(pg.url, "SELECT COUNT(*) FROM scheduled_run WHERE status = 'DONE' AND started_ms > "
+                            + (stoppedWallMs + 4_000) + " AND started_ms < " + restartWallMs) >= 4);
             // every held key now finds its result, written once
             for (String k : heldKeys) {
                 String found = service.post("/nmwg", setupDataByKey(k), "application/xml", null).body();

@@ -246,7 +246,7 @@ public final class Scheduler implements SmartLifecycle {
         List<ScheduledRun> due;
         if (storeDown) {
             // not asked again here: each ask waits out the pool's connection timeout (5 s), which made
-            // every run planned meanwhile miss its slot; a probe on the booker thread says when it is back
+            // every run planned meanwhile miss its slot; a probe on a thread of its own says when it is back
             probe(now);
             due = dueOffline(now);
         } else {
@@ -289,24 +289,31 @@ public final class Scheduler implements SmartLifecycle {
         return due;
     }
 
-    /** While the database is down: asks it again, at most every STORE_RETRY, on the booker thread. */
+    /**
+     * While the database is down: asks it again, at most every STORE_RETRY, on a thread of its own
+     * (the booker's queue holds bookings that each wait out the pool's timeout while it is down).
+     */
     private void probe(Instant now) {
-        if (now.isBefore(retryStoreAt) || booker == null || !probing.compareAndSet(false, true)) {
+        if (now.isBefore(retryStoreAt) || !running || !probing.compareAndSet(false, true)) {
             return;
         }
         try {
-            booker.execute(() -> {
+            Instant started = clock.instant();
+            Thread probe = new Thread(() -> {
                 try {
                     store.nextPlanned(point, clock.instant());
                     storeDown = false;
                     log.info("schedules' database reachable again: {} run record(s) to write", unrecorded.size());
                 } catch (RuntimeException stillDown) {
-                    retryStoreAt = clock.instant().plus(STORE_RETRY);
+                    // from the probe's start: a probe that waited out the pool's timeout has waited enough
+                    retryStoreAt = started.plus(STORE_RETRY);
                 } finally {
                     probing.set(false);
                 }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            }, "nmws-schedule-store-probe");
+            probe.setDaemon(true);
+            probe.start();
+        } catch (RuntimeException | OutOfMemoryError cannotStart) {
             probing.set(false);
         }
     }
