@@ -131,12 +131,6 @@ public final class ScheduleStore {
                 + "ON CONFLICT (schedule_id, slot) DO NOTHING", s.id(), slot, at.toEpochMilli(), ScheduledRun.PLANNED);
     }
 
-    /** The point's planned runs due by now, earliest first. */
-    public List<ScheduledRun> due(String point, Instant now) {
-        return jdbc.query("SELECT " + RUN_COLUMNS + " FROM scheduled_run r JOIN schedule s ON s.id = r.schedule_id "
-                + "WHERE s.point = ? AND r.status = ? AND r.planned_ms <= ? ORDER BY r.planned_ms", this::run, point,
-                ScheduledRun.PLANNED, now.toEpochMilli());
-    }
 
     /** The point's runs planned or running that end after from, for availability. */
     public List<ScheduledRun> pending(String point) {

@@ -273,9 +273,10 @@ public final class Scheduler implements SmartLifecycle {
             if (slots != null) {
                 bookAhead(schedules, pending, now);
             }
-            due = store.due(point, now);
+            // what is due is what the one read of planned runs holds up to now: no second query a tick
+            due = dueIn(pending, now);
             known = new Known(schedules, pending);
-            startedOffline.retainAll(pending.stream().map(ScheduledRun::id).toList());
+            startedOffline.retainAll(pending.stream().map(ScheduledRun::id).collect(java.util.stream.Collectors.toSet()));
         } catch (RuntimeException down) {
             // The archive's database (which holds the schedules) is down: the runs planned before it
             // went are run as planned, from what the last tick read, and recorded when it returns;
@@ -762,12 +763,23 @@ public final class Scheduler implements SmartLifecycle {
         return next;
     }
 
+    /** The planned (not running) runs of a read that are due by now, oldest first as read. */
+    private static List<ScheduledRun> dueIn(List<ScheduledRun> pending, Instant now) {
+        List<ScheduledRun> out = new ArrayList<>();
+        for (ScheduledRun r : pending) {
+            if (ScheduledRun.PLANNED.equals(r.status()) && !r.planned().isAfter(now)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
     /** The runs the last good read planned, now due, not yet started from memory. */
     private List<ScheduledRun> dueOffline(Instant now) {
         Known k = known;
         List<ScheduledRun> out = new ArrayList<>();
-        for (ScheduledRun r : k.pending()) {
-            if (ScheduledRun.PLANNED.equals(r.status()) && !r.planned().isAfter(now) && startedOffline.add(r.id())) {
+        for (ScheduledRun r : dueIn(k.pending(), now)) {
+            if (startedOffline.add(r.id())) {
                 k.offlineIds().add(r.id());
                 out.add(r);
             }
