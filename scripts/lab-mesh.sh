@@ -36,19 +36,8 @@ responder=native-probe/target/native/bin/nmprobe-responder
 trap clean EXIT
 rm -rf "$run"; mkdir -p "$run"
 
-ip netns add "${p}lan"
-ip -n "${p}lan" link add br0 type bridge
-ip -n "${p}lan" link set br0 up
-i=1
-for h in "${hosts[@]}"; do
-  ip netns add "$p$h"
-  ip -n "$p$h" link set lo up
-  ip link add eth0 netns "$p$h" type veth peer name "to-$h" netns "${p}lan"
-  ip -n "${p}lan" link set dev "to-$h" master br0 up
-  ip -n "$p$h" addr add "$net.$i/24" dev eth0
-  ip -n "$p$h" link set eth0 up
-  i=$((i + 1))
-done
+. scripts/netns-bridge.sh
+bridge_hosts "$p" "$net" "${hosts[@]}"
 
 points="" ring=""
 for i in $(seq 1 "$n"); do

@@ -44,19 +44,8 @@ responder=native-probe/target/native/bin/nmprobe-responder
 mkdir -p "$run"
 
 # --- the network: a bridge in its own namespace, a veth from each host to it -----------------
-ip netns add "${p}lan"
-ip -n "${p}lan" link add br0 type bridge
-ip -n "${p}lan" link set br0 up
-i=1
-for h in "${hosts[@]}"; do
-  ip netns add "$p$h"
-  ip -n "$p$h" link set lo up
-  ip link add eth0 netns "$p$h" type veth peer name "to-$h" netns "${p}lan"
-  ip -n "${p}lan" link set dev "to-$h" master br0 up
-  ip -n "$p$h" addr add "$net.$i/24" dev eth0
-  ip -n "$p$h" link set eth0 up
-  i=$((i + 1))
-done
+. scripts/netns-bridge.sh
+bridge_hosts "$p" "$net" "${hosts[@]}"
 # Something for the plots to show: the link to c runs at 50 Mbit/s (tbf on the bridge's port
 # towards c) and c drops one UDP datagram in 200 (nftables in c's namespace only).
 ip netns exec "${p}lan" tc qdisc add dev to-c root tbf rate 50mbit burst 64kb latency 20ms
