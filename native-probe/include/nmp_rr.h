@@ -20,7 +20,15 @@ typedef struct nmp_rr_spec {
     int ttl;                         /* outgoing TTL / hop limit, 0 = system default */
     uint32_t connect_timeout_ms;     /* control connect and reply wait, 0 = 5000 */
     const char *key_file;            /* shared key file of an authenticating responder, NULL = none */
+    int closed_loop;                 /* nonzero: ping-pong, as sockperf's: a frame leaves only once the one
+                                      * before it was answered or waited timeout_ns for, and interval_ns
+                                      * after it left at the earliest */
 } nmp_rr_spec;
+
+/* A frame whose host part (the reflector's turnaround plus a preempted
+ * send call here) is at least this long is counted as a host stall: the round
+ * trip then measures a preempted host rather than the path. */
+#define NMP_RR_STALL_NS 1000000ll
 
 typedef struct nmp_rr_result {
     uint32_t requested;              /* frames asked for (spec.count) */
@@ -34,6 +42,10 @@ typedef struct nmp_rr_result {
     double rtt_min_ns, rtt_mean_ns, rtt_median_ns, rtt_max_ns;   /* over received frames */
     double rtt_p99_ns;               /* 99th percentile (type 7) over received frames */
     double ipd_min_ns, ipd_mean_ns, ipd_max_ns, ipd_iqr_ns;      /* nmp_stats_ipd of RTTs */
+    uint32_t stalls;                 /* received frames whose host part >= NMP_RR_STALL_NS */
+    uint32_t turnaround_known;       /* replies that carried the reflector's turnaround */
+    double host_max_ns;              /* largest host part of a received frame */
+    double path_p99_ns;              /* p99 of the RTT less its host part: the path's share */
     nmp_walltime_ns start_wall;      /* wall clock at first send */
     nmp_walltime_ns end_wall;        /* wall clock at the end of the wait */
     char local_addr[64];             /* local UDP address */
@@ -46,6 +58,10 @@ typedef struct nmp_rr_result {
     int64_t *rtt_ns;                 /* round-trip time, -1 if lost or never sent */
     int32_t *bytes;                  /* reply payload bytes, 0 if lost */
     int32_t *ttl;                    /* reply IP TTL / hop limit, -1 if lost or unknown */
+    int64_t *host_ns;                /* host part of the RTT: the reflector's turnaround when the reply
+                                      * carried it, plus this send call when it took NMP_RR_STALL_NS or
+                                      * more (preempted); never above the RTT;
+                                      * -1 if lost or never sent */
 } nmp_rr_result;
 
 /* Runs one request-response test. On success and on -ECANCELED the result

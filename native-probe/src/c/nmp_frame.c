@@ -29,6 +29,7 @@ int nmp_frame_decode(const uint8_t *buf, size_t len, nmp_frame_hdr *h) {
     if (len < NMP_FRAME_HDR || get32(buf) != NMP_FRAME_MAGIC || buf[4] != NMP_PROTO_VERSION)
         return -EPROTO;
     h->type = buf[5];
+    h->flags = get16(buf + 6);
     h->cookie = get64(buf + 8);
     h->seq = get32(buf + 16);
     h->total = get32(buf + 20);

@@ -3,7 +3,19 @@
  * from the monotonic clock, loss, duplicates, reordering, reply TTL.
  *
  * While waiting for the next send time the loop keeps reading replies, so
- * a reply is stamped when it arrives rather than after a sleep. */
+ * a reply is stamped when it arrives rather than after a sleep.
+ *
+ * Each answered frame also gets its host part: this sender's send call when
+ * it was preempted (took NMP_RR_STALL_NS or more) plus the turnaround the reflector wrote into its reply (the
+ * time from its kernel receive stamp to its send). On a busy host either
+ * side can be preempted mid-round-trip; that time is then reported as a
+ * host stall, not left in the path's delay (issue 25).
+ *
+ * Closed loop (ping-pong): a frame leaves only when the one before it was
+ * answered (or waited for timeout_ns), as sockperf's ping-pong does, so no
+ * two frames are ever in flight. The responder is told interval + timeout
+ * per frame: the longest an honest closed loop can take, so its deadline
+ * and the pace it checks hold for any answered or lost frame. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -19,6 +31,7 @@
 #include "nmp_rr.h"
 #include "nmp_client.h"
 #include "nmp_kind.h"
+#include "nmp_be.h"
 
 #define PACE_REBASE_NS 1000ull /* a frame this late moves the pacing schedule */
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
@@ -31,6 +44,7 @@ typedef struct rr_run {
     nmp_rr_result *res;             /* result being filled */
     nmp_client cl;                  /* session sockets */
     nmp_monotime_ns *mono_send;     /* monotonic send time per seq, 0 = not sent */
+    int64_t *send_call_ns;          /* how long each frame's send call took */
     uint32_t max_seq;               /* highest seq answered so far */
     int any_reply;                  /* nonzero after the first valid reply */
     nmp_monotime_ns next_progress;  /* when progress may be reported next */
@@ -84,7 +98,16 @@ static void drain_replies(rr_run *t) {
             res->duplicates++;
             continue;
         }
-        res->rtt_ns[h.seq] = (int64_t)(now - t->mono_send[h.seq]);
+        int64_t rtt = (int64_t)(now - t->mono_send[h.seq]);
+        /* a send call this long was preempted; a shorter one is the kernel's own
+         * transmit path, which belongs to the round trip as sockperf counts it */
+        int64_t host = t->send_call_ns[h.seq] >= NMP_RR_STALL_NS ? t->send_call_ns[h.seq] : 0;
+        if ((h.flags & NMP_FRAME_F_TURNAROUND) && n >= NMP_FRAME_TURNAROUND_OFF + 4) {
+            host += (int64_t)get32(t->buf + NMP_FRAME_TURNAROUND_OFF);
+            res->turnaround_known++;
+        }
+        res->rtt_ns[h.seq] = rtt;
+        res->host_ns[h.seq] = host < rtt ? host : rtt; /* a reflector cannot have held it longer */
         res->bytes[h.seq] = (int32_t)n;
         res->ttl[h.seq] = nmp_net_cmsg_ttl(&msg);
         res->received++;
@@ -94,18 +117,22 @@ static void drain_replies(rr_run *t) {
     }
 }
 
-/* Receives replies until 'deadline' (or until stop() says so). Sleeps in
+/* Receives replies until 'deadline', or until every frame sent was
+ * answered (stop_when_all), or frame answer_of was (>= 0). Sleeps in
  * ppoll while far from the deadline and spins the last SPIN_NS. Watches
  * the control connection meanwhile: returns -errno with err set when the
  * responder went away or ended the session, else 0. */
-static int wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all, char *err, size_t errlen) {
+static int wait_for(rr_run *t, nmp_monotime_ns deadline, int stop_when_all, int64_t answer_of, char *err,
+                    size_t errlen) {
     struct pollfd p = {.fd = t->cl.udp, .events = POLLIN};
     for (;;) {
         drain_replies(t);
         progress(t, 0);
         int rc = nmp_client_watch(&t->cl, 0, err, errlen);
         if (rc < 0) return rc;
-        if (nmp_control_cancelled(t->ctl) || (stop_when_all && t->res->received >= t->res->sent)) return 0;
+        if (nmp_control_cancelled(t->ctl) || (stop_when_all && t->res->received >= t->res->sent) ||
+            (answer_of >= 0 && t->res->rtt_ns[answer_of] >= 0))
+            return 0;
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= deadline) return 0;
         uint64_t rem = deadline - now;
@@ -118,12 +145,17 @@ static int wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all
     }
 }
 
+static int wait_receiving(rr_run *t, nmp_monotime_ns deadline, int stop_when_all, char *err, size_t errlen) {
+    return wait_for(t, deadline, stop_when_all, -1, err, errlen);
+}
+
 /* Sends frame seq. Returns 0 or -errno for a fatal send error. */
 static int send_frame(rr_run *t, uint32_t seq, char *err, size_t errlen) {
     nmp_walltime_ns wall;
     int rc = nmp_client_send_frame(&t->cl, NMP_FRAME_RR_REQ, seq, t->res->requested, t->buf, t->spec->size, &t->mono_send[seq],
                                    &wall, err, errlen);
     if (rc == 0) {
+        t->send_call_ns[seq] = (int64_t)(nmp_mono_now() - t->mono_send[seq]);
         t->res->send_wall[seq] = wall;
         t->res->sent++;
     }
@@ -133,10 +165,23 @@ static int send_frame(rr_run *t, uint32_t seq, char *err, size_t errlen) {
 /* Fills the summary fields of res from the per-frame arrays. */
 static int summarize(nmp_rr_result *res) {
     double *r = malloc((res->received ? res->received : 1) * sizeof(double));
+    double *path = malloc((res->received ? res->received : 1) * sizeof(double));
     size_t n = 0;
-    if (r == NULL) return -ENOMEM;
+    if (r == NULL || path == NULL) {
+        free(r);
+        free(path);
+        return -ENOMEM;
+    }
+    res->stalls = 0;
+    res->host_max_ns = res->path_p99_ns = NAN;
     for (uint32_t i = 0; i < res->requested; i++)
-        if (res->rtt_ns[i] >= 0) r[n++] = (double)res->rtt_ns[i];
+        if (res->rtt_ns[i] >= 0) {
+            int64_t host = res->host_ns[i];
+            if (host >= NMP_RR_STALL_NS) res->stalls++;
+            if (n == 0 || host > res->host_max_ns) res->host_max_ns = (double)host;
+            path[n] = (double)(res->rtt_ns[i] - host);
+            r[n++] = (double)res->rtt_ns[i];
+        }
     res->lost = res->sent - res->received;
     res->loss_percent = res->sent ? 100.0 * res->lost / res->sent : 0;
     nmp_summary s;
@@ -150,6 +195,7 @@ static int summarize(nmp_rr_result *res) {
         res->rtt_median_ns = s.median;
         res->rtt_max_ns = s.max;
         rc = nmp_stats_quantile(r, n, 0.99, &res->rtt_p99_ns);
+        if (rc == 0) rc = nmp_stats_quantile(path, n, 0.99, &res->path_p99_ns);
     }
     if (rc == 0 && n > 1 && (rc = nmp_stats_ipd(r, n, &ipd)) == 0) {
         res->ipd_min_ns = ipd.min_abs;
@@ -158,6 +204,7 @@ static int summarize(nmp_rr_result *res) {
         res->ipd_iqr_ns = ipd.iqr;
     }
     free(r);
+    free(path);
     return rc;
 }
 
@@ -184,6 +231,8 @@ void nmp_rr_result_free(nmp_rr_result *res) {
     free(res->rtt_ns);
     free(res->bytes);
     free(res->ttl);
+    free(res->host_ns);
+    res->host_ns = NULL;
     res->seq = NULL;
     res->send_wall = NULL;
     res->rtt_ns = NULL;
@@ -206,12 +255,15 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     res->requested = n;
     res->remote_port = spec->port;
     t->mono_send = calloc(n, sizeof(*t->mono_send));
+    t->send_call_ns = calloc(n, sizeof(*t->send_call_ns));
+    res->host_ns = malloc(n * sizeof(*res->host_ns));
     res->seq = malloc(n * sizeof(*res->seq));
     res->send_wall = calloc(n, sizeof(*res->send_wall));
     res->rtt_ns = malloc(n * sizeof(*res->rtt_ns));
     res->bytes = calloc(n, sizeof(*res->bytes));
     res->ttl = malloc(n * sizeof(*res->ttl));
-    if (!t->mono_send || !res->seq || !res->send_wall || !res->rtt_ns || !res->bytes || !res->ttl) {
+    if (!t->mono_send || !t->send_call_ns || !res->seq || !res->send_wall || !res->rtt_ns || !res->bytes || !res->ttl ||
+        !res->host_ns) {
         nmp_seterr(err, errlen, "rr: out of memory for %u frames", n);
         rc = -ENOMEM;
         goto error;
@@ -219,11 +271,13 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     for (uint32_t i = 0; i < n; i++) {
         res->seq[i] = (int32_t)i;
         res->rtt_ns[i] = -1;
+        res->host_ns[i] = -1;
         res->ttl[i] = -1;
     }
     uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
+    uint64_t announced = spec->interval_ns + (spec->closed_loop ? spec->timeout_ns : 0);
     if (nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=rr frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
-                       n, spec->size, (unsigned long long)spec->interval_ns, (unsigned long long)timeout_ms) < 0) {
+                       n, spec->size, (unsigned long long)announced, (unsigned long long)timeout_ms) < 0) {
         rc = -EMSGSIZE;
         goto error;
     }
@@ -264,6 +318,11 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     uint32_t k0 = 0;
     for (uint32_t i = 0; i < n && !nmp_control_cancelled(t->ctl); i++) {
         nmp_monotime_ns due = t0 + (nmp_monotime_ns)(i - k0) * spec->interval_ns;
+        if (spec->closed_loop && i > 0) {
+            /* the one before first: answered, or waited for as long as the last one is */
+            if ((rc = wait_for(t, t->mono_send[i - 1] + spec->timeout_ns, 0, i - 1, err, errlen)) < 0) goto error;
+            due = t->mono_send[i - 1] + spec->interval_ns;
+        }
         if ((rc = wait_receiving(t, due, 0, err, errlen)) < 0) goto error;
         if (nmp_control_cancelled(t->ctl)) break;
         if ((rc = send_frame(t, i, err, errlen)) < 0) {
@@ -273,7 +332,7 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
         /* As the stream sender does: a frame that left late moves the schedule, so a stall
          * becomes one longer gap rather than a burst of catch-up frames whose RTTs would
          * measure the sender's own queue. */
-        if (spec->interval_ns > 0 && t->mono_send[i] > due + PACE_REBASE_NS) {
+        if (!spec->closed_loop && spec->interval_ns > 0 && t->mono_send[i] > due + PACE_REBASE_NS) {
             t0 = t->mono_send[i];
             k0 = i;
         }
@@ -303,6 +362,7 @@ end:
     if (slack >= 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
     nmp_client_close(&t->cl);
     free(t->mono_send);
+    free(t->send_call_ns);
     free(t);
     return rc;
 }
@@ -328,18 +388,21 @@ static const nmp_spec_field rr_fields[] = {
      .cli = "timeout-ms", .cli_short = 't', .cli_scale = 1e6, .help = "wait for replies after the last frame"},
     {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, ttl), .hi = 255, .cli = "ttl",
      .help = "outgoing TTL / hop limit (0 = system default)"},
+    {.name = "closedLoop", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, closed_loop), .hi = 1,
+     .cli = "closed-loop", .help = "1 = ping-pong: send each frame once the one before was answered (or timed out)"},
 };
 
 /* Packs the per-frame columns; when the engine kept no arrays (a cancel it
  * did not foresee) they are packed with their "not sent" values. */
 static int rr_pack_frames(nmp_pack *out, const nmp_rr_result *r, int rc, char *err, size_t errlen) {
     size_t n = r->requested;
-    if (r->seq && r->send_wall && r->rtt_ns && r->bytes && r->ttl) {
+    if (r->seq && r->send_wall && r->rtt_ns && r->bytes && r->ttl && r->host_ns) {
         nmp_pack_i32s(out, "frames.seq", r->seq, n);
         nmp_pack_i64s(out, "frames.sendEpochNanos", r->send_wall, n);
         nmp_pack_i64s(out, "frames.rttNanos", r->rtt_ns, n);
         nmp_pack_i32s(out, "frames.bytes", r->bytes, n);
         nmp_pack_i32s(out, "frames.ttl", r->ttl, n);
+        nmp_pack_i64s(out, "frames.hostNanos", r->host_ns, n);
         return 0;
     }
     if (rc != -ECANCELED) {
@@ -359,6 +422,7 @@ static int rr_pack_frames(nmp_pack *out, const nmp_rr_result *r, int rc, char *e
     nmp_pack_i64s(out, "frames.sendEpochNanos", i64, n);
     for (size_t i = 0; i < n; i++) i32[i] = -1, i64[i] = -1;
     nmp_pack_i64s(out, "frames.rttNanos", i64, n);
+    nmp_pack_i64s(out, "frames.hostNanos", i64, n);
     for (size_t i = 0; i < n; i++) i32[i] = 0;
     nmp_pack_i32s(out, "frames.bytes", i32, n);
     for (size_t i = 0; i < n; i++) i32[i] = -1;
@@ -394,6 +458,10 @@ static int rr_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out, ch
     nmp_pack_f64(out, "meanIpdMs", r.ipd_mean_ns / 1e6);
     nmp_pack_f64(out, "maxIpdMs", r.ipd_max_ns / 1e6);
     nmp_pack_f64(out, "iqrIpdMs", r.ipd_iqr_ns / 1e6);
+    nmp_pack_i64(out, "stalls", r.stalls);
+    nmp_pack_i64(out, "turnaroundKnown", r.turnaround_known);
+    nmp_pack_f64(out, "maxHostMs", r.host_max_ns / 1e6);
+    nmp_pack_f64(out, "p99PathRttMs", r.path_p99_ns / 1e6);
     nmp_pack_i64(out, "startEpochNanos", r.start_wall);
     nmp_pack_i64(out, "endEpochNanos", r.end_wall);
     int prc = rr_pack_frames(out, &r, rc, err, errlen);

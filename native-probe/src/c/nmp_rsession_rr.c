@@ -1,11 +1,17 @@
 /* nmp_rsession_rr.c -- the responder's side of an rr (request-response)
  * session: each valid request frame is reflected, as it came, to the one
  * client address the session pinned, never more often than the frames the
- * session asked for. */
+ * session asked for. A reply long enough carries its turnaround (nmp_wire.h):
+ * how long the request waited here, from its kernel receive stamp to the
+ * reply's send. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "nmp_be.h"
 
 #include "nmp_reflguard.h"
 #include "nmp_rsession.h"
@@ -24,7 +30,34 @@ static int rr_start(nmp_rsession *s, char *err, size_t errlen) {
     }
     st->udp.fd = -1;
     s->kstate = st;
-    return nmp_rsession_udp_open(s, &st->udp, err, errlen);
+    int rc = nmp_rsession_udp_open(s, &st->udp, err, errlen);
+    int on = 1; /* without stamps replies say no turnaround: the reflection still works */
+    if (rc == 0) setsockopt(st->udp.fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+    return rc;
+}
+
+/* The kernel's receive stamp of msg (wall clock), 0 when it has none. */
+static nmp_walltime_ns rx_stamp(struct msghdr *msg) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            return (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    return 0;
+}
+
+/* Writes the turnaround into a reply of len bytes, when it has room and the
+ * request's stamp is known. Read as late as it can be, just before the send:
+ * what is left after it is the send call's own path. A wall clock step
+ * between the two reads gives a negative gap (written as 0) or a large one,
+ * which the client bounds by the round trip. */
+static void put_turnaround(uint8_t *buf, size_t len, nmp_walltime_ns rx) {
+    if (rx == 0 || len < NMP_FRAME_TURNAROUND_OFF + 4) return;
+    int64_t d = nmp_wall_now() - rx;
+    uint32_t v = d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    put16(buf + 6, (uint16_t)(get16(buf + 6) | NMP_FRAME_F_TURNAROUND));
+    put32(buf + NMP_FRAME_TURNAROUND_OFF, v);
 }
 
 static void rr_stop(nmp_rsession *s) {
@@ -58,8 +91,10 @@ static void rr_ready(nmp_rsession *s, const struct pollfd *p, int n) {
     if (n < 1 || p[0].revents == 0) return;
     for (int i = 0; i < NMP_RSESSION_DRAIN_BATCH && s->active; i++) {
         struct sockaddr_storage from;
+        char cbuf[128];
         struct iovec iov = {.iov_base = st->buf, .iov_len = sizeof(st->buf)};
-        struct msghdr msg = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
+        struct msghdr msg = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1,
+                             .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
         nmp_frame_hdr h;
         ssize_t len = recvmsg(st->udp.fd, &msg, MSG_DONTWAIT);
         if (len < 0 && errno == EINTR) continue;
@@ -76,6 +111,7 @@ static void rr_ready(nmp_rsession *s, const struct pollfd *p, int n) {
         s->last_activity = nmp_mono_now();
         if (s->tx >= s->req.frames) continue; /* never send more than asked for */
         st->buf[5] = NMP_FRAME_RR_REPLY;
+        put_turnaround(st->buf, (size_t)len, rx_stamp(&msg));
         ssize_t w;
         do {
             w = sendto(st->udp.fd, st->buf, (size_t)len, 0, (struct sockaddr *)&st->udp.client, st->udp.client_len);

@@ -165,7 +165,18 @@ int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_sess
  *   0  u32 magic 'NMP1'      4  u8 version   5 u8 type   6 u16 flags (0)
  *   8  u64 session cookie   16  u32 seq     20 u32 total frames
  *   24 i64 sender wall clock ns (CLOCK_REALTIME) at send
- * The rest of the frame is filler up to the requested size. */
+ * The rest of the frame is filler up to the requested size.
+ *
+ * An rr reply whose flags carry NMP_FRAME_F_TURNAROUND holds, at
+ * NMP_FRAME_TURNAROUND_OFF, a u32: the ns from the request's arrival at the
+ * responder (the kernel's receive stamp) to the reply's send, saturated at
+ * UINT32_MAX. That is the reflecting host's part of the round trip: a
+ * responder preempted on a busy host shows it there rather than as path
+ * delay (issue 25). A client zeroes the field and the flags, so a responder
+ * that predates it reflects "no turnaround known". */
+
+#define NMP_FRAME_F_TURNAROUND 0x0001u
+#define NMP_FRAME_TURNAROUND_OFF 32
 
 #define NMP_FRAME_MAGIC 0x4E4D5031u
 
@@ -181,6 +192,7 @@ typedef struct nmp_frame_hdr {
     uint32_t seq;                    /* 0-based sequence number */
     uint32_t total;                  /* frames in the test */
     nmp_walltime_ns send_wall;       /* sender's wall clock at send */
+    uint16_t flags;                  /* NMP_FRAME_F_* (decoded; encode writes 0) */
 } nmp_frame_hdr;
 
 void nmp_frame_encode(uint8_t *buf, const nmp_frame_hdr *h);

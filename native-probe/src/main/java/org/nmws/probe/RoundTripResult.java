@@ -25,6 +25,14 @@ package org.nmws.probe;
  * @param bytes reply UDP payload bytes per frame, 0 if lost
  * @param ttl IP TTL / hop limit of each reply, -1 if lost
  * @param cancelled whether the test was cancelled through its {@link ProbeControl}
+ * @param stalls received frames whose host part was 1 ms or more: a host preempted mid-round-trip
+ * @param turnaroundKnown replies that carried the reflector's turnaround (a responder that predates
+ *     it, or a frame under 36 bytes, carries none)
+ * @param maxHostMs the largest host part of a received frame
+ * @param p99PathRttMs 99th percentile of the RTT less its host part: the path's own share
+ * @param hostNanos per frame, the host part of its RTT: the reflector's turnaround (from its
+ *     kernel receive stamp to its send) plus this sender's send call when that was preempted (1 ms
+ *     or more); -1 if lost or not sent
  */
 public record RoundTripResult(
     double minRttMs,
@@ -53,7 +61,12 @@ public record RoundTripResult(
     long[] rttNanos,
     int[] bytes,
     int[] ttl,
-    boolean cancelled) {
+    boolean cancelled,
+    int stalls,
+    int turnaroundKnown,
+    double maxHostMs,
+    double p99PathRttMs,
+    long[] hostNanos) {
 
   @Override
   public int[] seq() {
@@ -81,13 +94,18 @@ public record RoundTripResult(
   }
 
   @Override
+  public long[] hostNanos() {
+    return hostNanos.clone();
+  }
+
+  @Override
   public String toString() {
     return String.format(
         "RoundTripResult[%s -> %s:%d sent=%d received=%d lost=%d (%.3f%%) dup=%d ooo=%d"
-            + " rtt ms min/mean/median/max=%.4f/%.4f/%.4f/%.4f ipd ms min/mean/max/iqr=%.4f/%.4f/%.4f/%.4f%s]",
+            + " rtt ms min/mean/median/max=%.4f/%.4f/%.4f/%.4f ipd ms min/mean/max/iqr=%.4f/%.4f/%.4f/%.4f stalls=%d%s]",
         localAddress, remoteAddress, remotePort, sent, received, lost, lossPercent, duplicates,
         outOfOrder, minRttMs, meanRttMs, medianRttMs, maxRttMs, minIpdMs, meanIpdMs, maxIpdMs,
-        iqrIpdMs, cancelled ? " cancelled" : "");
+        iqrIpdMs, stalls, cancelled ? " cancelled" : "");
   }
 
   /** Reads the engine's packed "rr" result. */
@@ -99,6 +117,7 @@ public record RoundTripResult(
         r.i64("startEpochNanos"), r.i64("endEpochNanos"), r.str("localAddress"),
         r.str("remoteAddress"), r.i32("remotePort"), r.ints("frames.seq"),
         r.longs("frames.sendEpochNanos"), r.longs("frames.rttNanos"), r.ints("frames.bytes"),
-        r.ints("frames.ttl"), r.bool("cancelled"));
+        r.ints("frames.ttl"), r.bool("cancelled"), r.i32("stalls"), r.i32("turnaroundKnown"),
+        r.f64("maxHostMs"), r.f64("p99PathRttMs"), r.longs("frames.hostNanos"));
   }
 }

@@ -11,9 +11,13 @@ package org.nmws.probe;
  * @param intervalNanos spacing between sends, 0 (back to back)..{@value #MAX_NANOS}
  * @param timeoutNanos how long to wait for replies after the last send, 0..{@value #MAX_NANOS}
  * @param ttl outgoing IP TTL / hop limit, 1..255, or 0 for the system default
+ * @param closedLoop ping-pong, as sockperf's: each frame leaves once the one before was answered
+ *     (or waited {@code timeoutNanos} for), and {@code intervalNanos} after it at the earliest. The
+ *     responder admits count x (interval + timeout) for it, the longest an honest loop can take.
  */
 public record RoundTripSpec(
-    String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl)
+    String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl,
+    boolean closedLoop)
     implements ProbeSpec<RoundTripResult> {
 
   public static final int DEFAULT_PORT = 8700;
@@ -36,33 +40,43 @@ public record RoundTripSpec(
     range("ttl", ttl, 0, 255);
   }
 
+  /** An open-loop test: frames leave on their schedule, answered or not. */
+  public RoundTripSpec(
+      String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl) {
+    this(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, false);
+  }
+
   /** Port 8700, 10 frames of 64 bytes 1 ms apart, 1 s timeout, system TTL. */
   public static RoundTripSpec defaults(String host) {
     return new RoundTripSpec(host, DEFAULT_PORT, 10, 64, 1_000_000L, 1_000_000_000L, 0);
   }
 
   public RoundTripSpec withPort(int newPort) {
-    return new RoundTripSpec(host, newPort, count, packetSize, intervalNanos, timeoutNanos, ttl);
+    return new RoundTripSpec(host, newPort, count, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop);
   }
 
   public RoundTripSpec withCount(int newCount) {
-    return new RoundTripSpec(host, port, newCount, packetSize, intervalNanos, timeoutNanos, ttl);
+    return new RoundTripSpec(host, port, newCount, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop);
   }
 
   public RoundTripSpec withPacketSize(int newSize) {
-    return new RoundTripSpec(host, port, count, newSize, intervalNanos, timeoutNanos, ttl);
+    return new RoundTripSpec(host, port, count, newSize, intervalNanos, timeoutNanos, ttl, closedLoop);
   }
 
   public RoundTripSpec withIntervalNanos(long newInterval) {
-    return new RoundTripSpec(host, port, count, packetSize, newInterval, timeoutNanos, ttl);
+    return new RoundTripSpec(host, port, count, packetSize, newInterval, timeoutNanos, ttl, closedLoop);
   }
 
   public RoundTripSpec withTimeoutNanos(long newTimeout) {
-    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, newTimeout, ttl);
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, newTimeout, ttl, closedLoop);
   }
 
   public RoundTripSpec withTtl(int newTtl) {
-    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, newTtl);
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, newTtl, closedLoop);
+  }
+
+  public RoundTripSpec withClosedLoop(boolean loop) {
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, loop);
   }
 
   static void range(String field, long value, long min, long max) {
@@ -85,7 +99,8 @@ public record RoundTripSpec(
   @Override
   public void writeTo(NativeSpecWriter out) {
     out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
-        .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl);
+        .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
+        .i64("closedLoop", closedLoop ? 1 : 0);
   }
 
   @Override

@@ -95,7 +95,29 @@ class ProbeRoundTripTest {
     assertEquals(minMs, r.minRttMs(), 1e-9);
     // 99 intervals of 200 us
     assertTrue(send[99] - send[0] >= 19_750_000L, "paced span " + (send[99] - send[0]));
+    // the responder turned every frame round and said how long it held it
+    assertEquals(100, r.turnaroundKnown());
+    long[] host = r.hostNanos();
+    for (int i = 0; i < 100; i++) {
+      assertTrue(host[i] >= 0 && host[i] <= rtt[i], "host part of frame " + i + ": " + host[i]);
+    }
+    assertTrue(r.maxHostMs() >= 0 && r.maxHostMs() <= r.maxRttMs(), r.toString());
+    assertTrue(r.p99PathRttMs() > 0 && r.p99PathRttMs() <= r.p99RttMs() + 1e-9, r.toString());
     System.out.println(r);
+  }
+
+  @Test
+  void aClosedLoopSendsEachFrameOnlyOnceTheOneBeforeWasAnswered() {
+    RoundTripResult r = Probe.roundTrip(spec().withCount(500).withIntervalNanos(0)
+        .withTimeoutNanos(20_000_000L).withClosedLoop(true));
+    assertEquals(500, r.received(), r.toString());
+    long[] send = r.sendEpochNanos();
+    long[] rtt = r.rttNanos();
+    for (int i = 1; i < 500; i++) {
+      // wall send stamps against monotonic RTTs: 1 us for the reads of the two clocks
+      assertTrue(send[i] + 1_000 >= send[i - 1] + rtt[i - 1],
+          "frame " + i + " left before frame " + (i - 1) + " was answered");
+    }
   }
 
   @Test

@@ -69,6 +69,67 @@ class StampAndBusyEndToEndTest {
         assertTrue(unitOf(m, "medianForwardMs").equals("ms"), "units come from the kind's table");
     }
 
+    /**
+     * Issue 25, goal 4: a reflector preempted mid-test (SIGSTOP for 60 ms, as a loaded host
+     * does) is reported as host stalls, with each frame's host part kept, and not as path delay.
+     */
+    @Test
+    void aReflectorStoppedMidTestIsReportedAsHostStallsNotPathDelay() throws Exception {
+        Thread pauser = new Thread(() -> {
+            try {
+                Thread.sleep(700); // the session is open and frames flow by then
+                responder.pause(java.time.Duration.ofMillis(60));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        pauser.start();
+        // 800 frames 2 ms apart: 1.6 s, the stop in the middle
+        Element m = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 800, "")
+                .replace("<nmwg:parameter name=\"interval\">0.005</nmwg:parameter>",
+                        "<nmwg:parameter name=\"interval\">0.002</nmwg:parameter>")).body());
+        pauser.join();
+        assertEquals("MeasurementResponse", m.getAttribute("type"));
+        assertEquals(800, pinger(m, "received"), 0.0);
+        double stalls = pinger(m, "stalls");
+        // the frames sent during the stop (about 30) waited for the reflector
+        assertTrue(stalls >= 10, "stalls " + stalls);
+        assertTrue(pinger(m, "maxHost") >= 40, "the longest hold covers most of the stop: " + pinger(m, "maxHost"));
+        assertTrue(pinger(m, "maxRtt") >= 40, "maxRtt " + pinger(m, "maxRtt"));
+        // without the stop the path is loopback's: the p99 of RTT less host part stays small
+        assertTrue(pinger(m, "p99PathRtt") < 5, "p99PathRtt " + pinger(m, "p99PathRtt") + " p99Rtt " + pinger(m, "p99Rtt"));
+    }
+
+    @Test
+    void aClosedLoopRoundTripRunsThroughTheServiceAndSaysSo() throws Exception {
+        Element m = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 200,
+                "<nmwg:parameter name=\"closedLoop\">true</nmwg:parameter>"
+                        + "<nmwg:parameter name=\"timeout\">0.05</nmwg:parameter>")
+                .replace("<nmwg:parameter name=\"interval\">0.005</nmwg:parameter>",
+                        "<nmwg:parameter name=\"interval\">0</nmwg:parameter>")).body());
+        assertEquals("MeasurementResponse", m.getAttribute("type"));
+        assertEquals(200, pinger(m, "received"), 0.0);
+        NodeList params = m.getElementsByTagNameNS("http://ggf.org/ns/nmwg/base/2.0/", "parameter");
+        boolean said = false;
+        for (int i = 0; i < params.getLength(); i++) {
+            Element p = (Element) params.item(i);
+            said |= "closedLoop".equals(p.getAttribute("name")) && "true".equals(p.getTextContent().trim());
+        }
+        assertTrue(said, "the answer's parameters say the test was a closed loop");
+    }
+
+    /** A round trip's summary value, by name (pinger:datum name/value). */
+    private static double pinger(Element m, String name) {
+        NodeList l = m.getElementsByTagNameNS("http://ggf.org/ns/nmwg/tools/pinger/2.0/", "datum");
+        for (int i = 0; i < l.getLength(); i++) {
+            Element e = (Element) l.item(i);
+            if (name.equals(e.getAttribute("name"))) {
+                return Double.parseDouble(e.getAttribute("value"));
+            }
+        }
+        throw new AssertionError("no pinger datum " + name);
+    }
+
     @Test
     void aTestToABusyResponderIsErrorMpBusy() throws Exception {
         // Another client holds the responder with an open session (a long, slow rr test).

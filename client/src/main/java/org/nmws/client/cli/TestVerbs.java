@@ -96,11 +96,15 @@ final class TestVerbs {
             footer = {"", "Examples:", "  nmws rtt 10.0.0.2", "  nmws rtt 10.0.0.2 --count 1000 --interval PT0.01S --size 1400",
                     "  nmws rtt 10.0.0.2 --duration PT30S --interval 0.1",
                     "  nmws --json rtt 10.0.0.2 | jq .results[0].figures.meanRtt",
+                    "  nmws rtt 10.0.0.2 --closed-loop --count 10000 --interval 0 --timeout 0.01   (sockperf's ping-pong)",
+                    "stalls counts frames a preempted host held 1 ms or more; p99PathRtt is the p99 without them.",
                     "To a TWAMP server: nmws twamp DST; to a STAMP reflector: nmws stamp DST."})
     static final class Rtt extends Verb {
         @CommandLine.Mixin Frames frames = new Frames();
         @Option(names = {"-d", "--duration"}, converter = Durations.class,
                 description = "send for this long instead of --count frames: seconds or ISO 8601") String duration;
+        @Option(names = "--closed-loop", description = "ping-pong: send each frame once the one before was answered "
+                + "(or --timeout passed), --interval after it at the earliest") boolean closedLoop;
 
         @Override
         String characteristic() {
@@ -111,6 +115,9 @@ final class TestVerbs {
         void parameters(Map<String, String> p) {
             frames.into(p, "packetSize");
             put(p, "timeDuration", duration);
+            if (closedLoop) {
+                p.put("closedLoop", "true");
+            }
         }
     }
 

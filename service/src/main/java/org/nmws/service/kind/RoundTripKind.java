@@ -23,7 +23,8 @@ import org.nmws.service.observation.Unit;
 /** Request-response round trips (UDPmon's latency test), answered as PingER summaries and ping datums. */
 final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
     private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd")
+            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd",
+                    "maxHost", "p99PathRtt")
             .of(Unit.PERCENT, "lossPercent")
             .headline("medianRtt", "rttMs", "RTT")
             .headline("lossPercent", "lossPercent", "loss");
@@ -54,7 +55,8 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
         String dst = subject.dst().host();
         RoundTripResult r = runner.probe(subject, control -> {
             RoundTripResult result = runner.engine().run(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
-                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl()), control);
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), p.closedLoop()),
+                    control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
         Map<String, Double> s = new LinkedHashMap<>();
@@ -72,6 +74,10 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
         s.put("meanIpd", r.meanIpdMs());
         s.put("maxIpd", r.maxIpdMs());
         s.put("iqrIpd", r.iqrIpdMs());
+        // a host preempted mid-round-trip, told apart from the path (issue 25)
+        s.put("stalls", (double) r.stalls());
+        s.put("maxHost", r.maxHostMs());
+        s.put("p99PathRtt", r.p99PathRttMs());
         s.values().removeIf(v -> v == null || v.isNaN());
         int[] seq = r.seq(); // the accessors copy: take each array once
         long[] sent = r.sendEpochNanos();
@@ -86,7 +92,17 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
                 Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, runner.measurementPoint(), ProbeTest.ROUND_TRIP, subject, r.localAddress(),
                 r.remoteAddress(), MeasurementService.TOOL, runner.engine().version(), p.asNmwg(), env,
-                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames);
+                MeasurementService.instant(r.startEpochNanos()), MeasurementService.instant(r.endEpochNanos()), s, frames,
+                stallMarks(r));
+    }
+
+    /**
+     * Each frame's host part as a sample series beside the frames ("hostNanos"), so the frames
+     * a stall held can be told from the path's. Kept only for a test that had a stall: the
+     * figures say enough of the others, and a series per frame would double what they store.
+     */
+    private static Map<String, long[]> stallMarks(RoundTripResult r) {
+        return r.stalls() > 0 ? Map.of("hostNanos", r.hostNanos()) : Map.of();
     }
 
     @Override

@@ -42,7 +42,9 @@ final class SlotDemand {
         double interval = number(p.get("interval"));
         double seconds = number(p.get("timeDuration"));
         if (count > 0 && interval >= 0 && p.containsKey("interval")) {
-            seconds = Math.max(seconds, count * interval);
+            // a closed loop (ping-pong) may wait its timeout for every frame: its longest run
+            double loop = "true".equals(p.get("closedLoop")) ? Math.max(0, number(p.get("timeout"))) : 0;
+            seconds = Math.max(seconds, count * (interval + loop));
         }
         double rate = rate(p.get("bandwidthLimit"));
         if (count > 0 && rate > 0) {

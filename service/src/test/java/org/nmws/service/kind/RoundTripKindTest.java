@@ -32,7 +32,8 @@ class RoundTripKindTest {
         return new RoundTripResult(0.1, 0.2, 0.15, 0.9, 0.8, 9.9, 10.0, 10.2, 0.05, 25.0, s.count(), 4, 3, 1, 0, 0,
                 T0, T0 + 40_000_000L, "192.0.2.1", "192.0.2.7", s.port(), new int[] {0, 1, 2, 3},
                 new long[] {T0, T0 + 10_000_000L, T0 + 20_000_000L, T0 + 30_000_000L},
-                new long[] {100_000, 200_000, -1, 150_000}, new int[] {64, 64, 64, 64}, new int[] {64, 64, -1, 63}, false);
+                new long[] {100_000, 200_000, -1, 150_000}, new int[] {64, 64, 64, 64}, new int[] {64, 64, -1, 63}, false,
+                1, 4, 1.2, 0.19, new long[] {10_000, 1_200_000, -1, 5_000});
     }
 
     @Test
@@ -63,6 +64,33 @@ class RoundTripKindTest {
         assertEquals(Unit.MILLISECONDS, kind.unit("p99Rtt"));
         assertEquals(Unit.PERCENT, kind.unit("lossPercent"));
         assertEquals(Unit.NONE, kind.unit("sent"));
+    }
+
+    @Test
+    void aHostStallIsAFigureAndItsFramesAreMarked() throws Exception {
+        FakeEngine engine = new FakeEngine().answer(RoundTripSpec.class, RoundTripKindTest::answer);
+        Observation o = kind.run(kind.parse(Map.of("count", "4"), Characteristic.PATH_DELAY_ROUNDTRIP, CONTEXT), PATH,
+                engine.runner());
+        assertEquals(1.0, o.summary().get("stalls"));
+        assertEquals(1.2, o.summary().get("maxHost"));
+        assertEquals(0.19, o.summary().get("p99PathRtt"));
+        assertEquals(Unit.MILLISECONDS, kind.unit("maxHost"));
+        assertEquals(1_200_000L, o.samples().get("hostNanos")[1]);
+    }
+
+    @Test
+    void aClosedLoopIsAskedOfTheEngineAndBookedAtItsLongest() throws Exception {
+        FakeEngine engine = new FakeEngine().answer(RoundTripSpec.class, RoundTripKindTest::answer);
+        RoundTripParameters p = kind.parse(Map.of("count", "4", "interval", "0", "timeout", "0.05", "closedLoop", "true"),
+                Characteristic.PATH_DELAY_ROUNDTRIP, CONTEXT);
+        kind.run(p, PATH, engine.runner());
+        assertEquals(true, engine.only(RoundTripSpec.class).closedLoop());
+        assertEquals("true", p.asNmwg().get("closedLoop"));
+        // 5000 frames waited 50 ms each is 250 s: over the 120 s limit, though 5000 x 0 + 0.05 is not
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> kind.parse(
+                Map.of("count", "5000", "interval", "0", "timeout", "0.05", "closedLoop", "true"),
+                Characteristic.PATH_DELAY_ROUNDTRIP, CONTEXT));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("closedLoop"), e.getMessage());
     }
 
     @Test

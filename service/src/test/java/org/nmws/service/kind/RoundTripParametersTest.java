@@ -15,7 +15,7 @@ class RoundTripParametersTest {
     @Test
     void defaultsApplyWhenNothingIsGiven() {
         RoundTripParameters p = parse(Map.of());
-        assertEquals(new RoundTripParameters(10, 64, 0.1, 0, 1.0, 8700, false), p);
+        assertEquals(new RoundTripParameters(10, 64, 0.1, 0, 1.0, 8700, false, false), p);
     }
 
     @Test
