@@ -22,10 +22,16 @@
 #  8. the same tests through the service (JNI) and through the CLI: the
 #     service runs inside namespace A, MeasurementRequests are POSTed to
 #     /nmwg on its loopback (goal: overhead below 5 % of wall time).
+#  9. a busy host (issue 25, goal 4): round trips quiet and with two busy
+#     loops on the host, 3 interleaved rounds: nmprobe rr open loop at 20 us
+#     and closed loop (ping-pong) vs sockperf ping-pong --mps max: share of
+#     round trips over 1 ms, and how many of those nmprobe explains as host
+#     stalls (the reflector's turnaround, or a preempted send), p99 and
+#     p99 of the path's share.
 # Prints a markdown table per part; the commands are printed with them.
 # Namespaces get unique names and are removed on exit.
 # NMP_BENCH_SECONDS: iperf3/sockperf/TCP duration (default 5).
-# NMP_BENCH_PARTS: the parts to run, comma-separated (default all: 1,2,3,4,5,6,7,8).
+# NMP_BENCH_PARTS: the parts to run, comma-separated (default all: 1,2,3,4,5,6,7,8,9).
 # NMP_BENCH_OLD_NMPROBE: another nmprobe binary (e.g. before a change) whose
 #   pacing rows are printed beside the current one's in part 4.
 set -u
@@ -55,7 +61,7 @@ set +e
 XA="ip netns exec $A"
 J() { python3 -c "import json,sys; r=json.load(sys.stdin); print($1)"; }
 # NMP_BENCH_PARTS: the parts to run, e.g. "1,8" (default all)
-want() { case ",${NMP_BENCH_PARTS:-1,2,3,4,5,6,7,8}," in *,$1,*) return 0 ;; *) return 1 ;; esac; }
+want() { case ",${NMP_BENCH_PARTS:-1,2,3,4,5,6,7,8,9}," in *,$1,*) return 0 ;; *) return 1 ;; esac; }
 
 if want 1; then
 echo "## 1. Request-response RTT, veth pair, 64-byte UDP payload, full round trip (3 interleaved rounds)"
@@ -390,4 +396,50 @@ for name, cw, sw, ce, se in summary:
     o = (sw - cw) / cw * 100
     print("| %s | %.3f | %.3f | %.1f | %.2f | %.3f / %.3f | %s |" % (name, cw, sw, (sw - cw) * 1e3, o, ce, se, "met" if o < 5 else "missed"))
 PY
+fi
+if want 9; then
+echo
+echo "## 9. Round trips on a busy host: stalls told from path delay, closed loop vs sockperf (3 interleaved rounds)"
+echo
+echo "Quiet, then with two busy loops (one per core) running beside both ends. nmprobe: 20000"
+echo "frames of 64 B, open loop 20 us apart, and closed loop (ping-pong, interval 0, timeout"
+echo "5 ms; the responder admits 20000 x 5 ms); sockperf ping-pong --mps max (a closed loop by nature) for ${DUR} s, every sample"
+echo "from --full-log. \"over 1 ms\": round trips of 1 ms or more; \"stalls\": those nmprobe"
+echo "explains as host time (the reflector's turnaround written into its reply, or a preempted"
+echo "send); p99 path: the p99 of each RTT less its host part."
+echo
+if command -v sockperf >/dev/null && ! pgrep -f "sockperf server -i 10.202.0.2" >/dev/null; then
+    ip netns exec $B sockperf server -i 10.202.0.2 -p 11111 >/dev/null 2>&1 & PIDS="$PIDS $!"
+    sleep 0.3
+fi
+echo "| load | round | tool | command | samples | over 1 ms % | stalls % (of all) | p99 us | p99 path us |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for load in quiet busy; do
+    HOGS=""
+    if [ $load = busy ]; then
+        for c in 1 2; do sh -c 'while :; do :; done' & HOGS="$HOGS $!"; done
+    fi
+    for round in 1 2 3; do
+        for mode in "--interval-us 20" "--interval-us 0 --closed-loop 1 --timeout-ms 5"; do
+            c="nmprobe rr --host 10.202.0.2 --count 20000 --size 64 $mode --json --frames"
+            $XA $BIN/$c | python3 -c "
+import json,sys
+r=json.load(sys.stdin)
+got=[(x['rttNanos'],x['hostNanos']) for x in r['frames'] if x['rttNanos']>=0]
+over=sum(1 for a,h in got if a>=1e6)
+print('| $load | $round | nmprobe rr%s | \`$c\` | %d | %.3f | %.3f | %.1f | %.1f |' % (' closed loop' if 'closed' in '$mode' else '', len(got), 100.0*over/len(got), 100.0*r['stalls']/len(got), r['p99RttMs']*1e3, r['p99PathRttMs']*1e3))"
+        done
+        if command -v sockperf >/dev/null; then
+            c="sockperf ping-pong -i 10.202.0.2 -p 11111 -m 64 -t $DUR --mps max --full-rtt --full-log $TMPD/sp.csv"
+            $XA $c >/dev/null 2>&1
+            python3 -c "
+import re,statistics
+v=[float(l.split(',')[3]) for l in open('$TMPD/sp.csv') if re.match(r'^\d+,', l)]
+v.sort(); over=sum(1 for x in v if x>=1000)
+p99=v[min(len(v)-1,int(0.99*(len(v)-1)+0.5))]
+print('| $load | $round | sockperf ping-pong | \`$c\` | %d | %.3f | n/a | %.1f | n/a |' % (len(v), 100.0*over/len(v), p99))"
+        fi
+    done
+    for h in $HOGS; do kill $h 2>/dev/null; wait $h 2>/dev/null; done
+done
 fi
