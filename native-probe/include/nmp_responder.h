@@ -38,7 +38,12 @@ typedef struct nmp_responder_cfg {
     const char *key_file;            /* shared key: sessions must authenticate (nmp_auth.h), NULL = open */
     const char *auth_addresses;      /* keyed: other ADDR:PORT clients dial us at (port-forwarding NAT),
                                       * comma-separated, at most 4; NULL = none */
+    int max_sessions;                /* shared sessions (SESSION class=normal|background) served at once,
+                                      * 1..NMP_RESPONDER_SESSIONS_MAX; an exclusive one always runs alone.
+                                      * 0 or 1: one session at a time */
 } nmp_responder_cfg;
+
+#define NMP_RESPONDER_SESSIONS_MAX 16
 
 void nmp_responder_cfg_default(nmp_responder_cfg *c);
 /* Binds and listens. On success *out owns the sockets; free with

@@ -23,6 +23,8 @@ typedef struct nmp_rr_spec {
     int closed_loop;                 /* nonzero: ping-pong, as sockperf's: a frame leaves only once the one
                                       * before it was answered or waited timeout_ns for, and interval_ns
                                       * after it left at the earliest */
+    int shared;                      /* nonzero: SESSION class=normal, may run beside other shared sessions
+                                      * on a responder serving several (nmprobe-responder --sessions) */
 } nmp_rr_spec;
 
 /* A frame whose host part (the reflector's turnaround plus a preempted

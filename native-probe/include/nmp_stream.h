@@ -44,6 +44,8 @@ typedef struct nmp_stream_spec {
                                         trains of this many frames sent back to back, train starts
                                         interval_ns apart (the session declares interval_ns / train_len,
                                         the mean spacing, to the responder) */
+    int shared;                      /* nonzero: SESSION class=normal, may run beside other shared sessions
+                                        on a responder serving several (nmprobe-responder --sessions) */
 } nmp_stream_spec;
 
 typedef struct nmp_stream_result {

@@ -176,6 +176,33 @@ int nmp_cal_admit(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *c
     return 0;
 }
 
+int nmp_cal_admit_shared(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int active,
+                         int64_t *retry_ms, char *holder) {
+    nmp_cal_expire(c, now_ms);
+    nmp_cal_entry *own = covering(c, now_ms, client);
+    if (own != NULL) {
+        own->used = 1;
+        return 1;
+    }
+    const nmp_cal_entry *block = NULL, *soonest = NULL;
+    int n = active + 1;
+    for (int i = 0; i < NMP_CAL_MAX && block == NULL; i++) {
+        const nmp_cal_entry *e = &c->e[i];
+        if (!overlaps(e, now_ms, now_ms + (expected_ms > 0 ? expected_ms : 1))) continue;
+        if (e->cls == NMP_CAL_EXCLUSIVE) {
+            block = e;
+        } else if (!e->used) { /* a used one's session is among the active already */
+            n++;
+            if (soonest == NULL || e->end_ms < soonest->end_ms) soonest = e;
+        }
+    }
+    if (block == NULL && n > c->sessions) block = soonest;
+    if (block == NULL) return 0;
+    *retry_ms = block->end_ms - now_ms;
+    snprintf(holder, NMP_CAL_HOLDER_MAX + 1, "%s", block->holder);
+    return -EBUSY;
+}
+
 void nmp_cal_session_ended(nmp_cal *c, int64_t now_ms, const char *client) {
     nmp_cal_entry *e = covering(c, now_ms, client);
     if (e != NULL && e->used) e->id = 0;

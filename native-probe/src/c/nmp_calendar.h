@@ -99,6 +99,13 @@ int nmp_cal_admit(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *c
 /* A session of 'client' ended: the rest of its used reservation covering
  * now is given back. */
 void nmp_cal_session_ended(nmp_cal *c, int64_t now_ms, const char *client);
+/* As nmp_cal_admit, for a shared session (class normal or background) while
+ * 'active' shared sessions run: its own reservation admits it (1); else it
+ * may not overlap an exclusive reservation, and the unused shared ones
+ * overlapping it, the sessions running and itself must not exceed the
+ * calendar's sessions (-EBUSY with retry_ms and holder set; 0 admitted). */
+int nmp_cal_admit_shared(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int active,
+                         int64_t *retry_ms, char *holder);
 
 /* Reservations held (for logs and tests). */
 int nmp_cal_count(const nmp_cal *c);

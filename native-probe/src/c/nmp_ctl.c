@@ -270,7 +270,7 @@ static int tcp_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_s
 
 int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_session_req *out,
                            char *err, size_t errlen) {
-    static const char *const allowed[] = {"kind", "frames", "size", "interval_ns", "timeout_ms", NULL};
+    static const char *const allowed[] = {"kind", "frames", "size", "interval_ns", "timeout_ms", "class", NULL};
     uint64_t frames, size, interval, timeout = 1000;
     int rc;
     if (m->verb != NMP_CTL_SESSION) {
@@ -316,7 +316,14 @@ int nmp_ctl_session_decode(const nmp_ctl_msg *m, const nmp_limits *lim, nmp_sess
                    lim->max_duration_ms);
         return -ERANGE;
     }
+    const char *cls = nmp_ctl_get(m, "class");
+    int shared = cls != NULL && (strcmp(cls, "normal") == 0 || strcmp(cls, "background") == 0);
+    if (cls != NULL && !shared && strcmp(cls, "exclusive") != 0) {
+        nmp_seterr(err, errlen, "class=%s unsupported (want exclusive, normal or background)", cls);
+        return -EINVAL;
+    }
     memset(out, 0, sizeof(*out));
+    out->shared = shared;
     out->kind = k;
     out->frames = (uint32_t)frames;
     out->size = (uint32_t)size;

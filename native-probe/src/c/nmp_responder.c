@@ -78,7 +78,8 @@ struct nmp_responder {
     int port;                       /* bound control port */
     int stop_pipe[2];               /* nmp_responder_stop writes here */
     pending_conn pend[MAX_PENDING]; /* connections before their request */
-    nmp_rsession s;                 /* the active session, if any */
+    nmp_rsession ss[NMP_RESPONDER_SESSIONS_MAX]; /* sessions; active ones have s.active set */
+    int max_sessions;               /* shared sessions at once (cfg.max_sessions, at least 1) */
     nmp_stamp_reflector *stamp;     /* STAMP / TWAMP-Light reflector, or NULL */
     int stamp_auth;                  /* the reflector answers authenticated STAMP only */
     int keyed;                      /* nonzero: sessions must authenticate with key */
@@ -89,7 +90,6 @@ struct nmp_responder {
     nmp_monotime_ns clock_at;       /* when, 0 = never */
     int clock_ok;                   /* nonzero when that read succeeded */
     nmp_cal cal;                    /* reserved slots (RESERVE / RELEASE) */
-    int s_reserved;                 /* the active session runs in its client's reservation */
 };
 
 /* Writes "2024-05-01T12:00:00.123Z nmprobe-responder: ..." to stderr.
@@ -176,9 +176,15 @@ int nmp_responder_open(const nmp_responder_cfg *cfg, nmp_responder **out, char *
     snprintf(r->bind_addr, sizeof(r->bind_addr), "%s", cfg->bind_addr ? cfg->bind_addr : "0.0.0.0");
     r->cfg.bind_addr = r->bind_addr;
     r->lfd = r->stop_pipe[0] = r->stop_pipe[1] = -1;
-    r->s.ctl = -1;
-    r->s.r = r;
-    nmp_cal_init(&r->cal, 1); /* one session at a time: reservations never overlap */
+    r->max_sessions = cfg->max_sessions < 1 ? 1
+                      : cfg->max_sessions > NMP_RESPONDER_SESSIONS_MAX ? NMP_RESPONDER_SESSIONS_MAX
+                                                                       : cfg->max_sessions;
+    for (int i = 0; i < NMP_RESPONDER_SESSIONS_MAX; i++) {
+        r->ss[i].ctl = -1;
+        r->ss[i].r = r;
+    }
+    /* shared reservations may overlap as many as shared sessions run at once */
+    nmp_cal_init(&r->cal, r->max_sessions);
     for (int i = 0; i < MAX_PENDING; i++) r->pend[i].fd = -1;
     if (pipe2(r->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         rc = -errno;
@@ -276,9 +282,9 @@ static void send_err(nmp_responder *r, int fd, const char *reason, const char *t
 
 static int64_t wall_ms(void) { return (int64_t)(nmp_wall_now() / 1000000); }
 
-/* Ends the active session: closes its sockets and logs why. */
-static void session_close(nmp_responder *r, const char *why) {
-    nmp_rsession *s = &r->s;
+/* Ends a session: closes its sockets and logs why. */
+static void session_close(nmp_rsession *s, const char *why) {
+    nmp_responder *r = s->r;
     char peer[64];
     if (!s->active) return;
     nmp_addr_str((struct sockaddr *)&s->peer, peer, sizeof(peer));
@@ -313,8 +319,7 @@ int nmp_rsession_out_reserve(nmp_rsession *s, size_t n) {
 /* Writes queued output until the socket pushes back; the poll loop calls it
  * again when the socket can take more. The client reading is a sign of life.
  * A failed write ends the session, and so does a written END answer. */
-static void session_flush(nmp_responder *r) {
-    nmp_rsession *s = &r->s;
+static void session_flush(nmp_rsession *s) {
     while (s->active && s->out_off < s->out_len) {
         ssize_t n = send(s->ctl, s->out + s->out_off, s->out_len - s->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
@@ -322,7 +327,7 @@ static void session_flush(nmp_responder *r) {
         if (n < 0) {
             char e[NMP_ERRLEN];
             nmp_seterr(e, sizeof(e), "control write: %s", strerror(errno));
-            session_close(r, e);
+            session_close(s, e);
             return;
         }
         s->out_off += (size_t)n;
@@ -335,30 +340,29 @@ static void session_flush(nmp_responder *r) {
         s->out = NULL;
         s->out_cap = 0;
     }
-    if (s->ending) session_close(r, "END");
+    if (s->ending) session_close(s, "END");
 }
 
 /* Queues one formatted line (len from nmp_ctl_format) and writes what the
  * socket takes now. */
-static void session_send(nmp_responder *r, const char *line, int len) {
-    nmp_rsession *s = &r->s;
+static void session_send(nmp_rsession *s, const char *line, int len) {
     if (len < 0) return;
     if (nmp_rsession_out_reserve(s, (size_t)len) < 0) {
-        session_close(r, "out of memory for a control line");
+        session_close(s, "out of memory for a control line");
         return;
     }
     memcpy(s->out + s->out_len, line, (size_t)len);
     s->out_len += (size_t)len;
-    session_flush(r);
+    session_flush(s);
 }
 
-static void session_ctl_lines(nmp_responder *r);
+static void session_ctl_lines(nmp_rsession *s);
 
 /* The loop's services to the kinds' session files (nmp_rsession.h). */
-void nmp_rsession_flush(nmp_rsession *s) { session_flush(s->r); }
+void nmp_rsession_flush(nmp_rsession *s) { session_flush(s); }
 void nmp_rsession_err(nmp_rsession *s, const char *reason, const char *text) { send_err(s->r, s->ctl, reason, text); }
-void nmp_rsession_close(nmp_rsession *s, const char *why) { session_close(s->r, why); }
-void nmp_rsession_ctl_lines(nmp_rsession *s) { session_ctl_lines(s->r); }
+void nmp_rsession_close(nmp_rsession *s, const char *why) { session_close(s, why); }
+void nmp_rsession_ctl_lines(nmp_rsession *s) { session_ctl_lines(s); }
 
 const nmp_clock_state *nmp_rsession_clock(nmp_rsession *s) {
     nmp_responder *r = s->r;
@@ -521,9 +525,12 @@ static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, cons
     nmp_cal_req q;
     nmp_cal_grant g;
     int64_t busy_until = 0;
-    if (r->s.active && !r->s_reserved) {
-        nmp_monotime_ns mono = nmp_mono_now(), expect = r->s.opened + session_expected_ns(&r->s);
-        busy_until = now + (expect > mono ? (int64_t)((expect - mono) / 1000000) : 0);
+    for (int i = 0; i < r->max_sessions; i++) {
+        const nmp_rsession *o = &r->ss[i];
+        if (!o->active || o->reserved) continue;
+        nmp_monotime_ns mono = nmp_mono_now(), expect = o->opened + session_expected_ns(o);
+        int64_t until = now + (expect > mono ? (int64_t)((expect - mono) / 1000000) : 0);
+        if (until > busy_until) busy_until = until;
     }
     int rc = nmp_cal_decode_reserve(m, &q, e, sizeof(e));
     if (rc == 0 && q.local && !is_loopback(peer_addr)) {
@@ -559,7 +566,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     char e[NMP_ERRLEN], out[NMP_CTL_MAXLINE + 1], peer[64], terms[NMP_CTL_MAXLINE];
     nmp_ctl_msg m;
     nmp_session_req req;
-    nmp_rsession *s = &r->s;
+    nmp_rsession *s = NULL;
     int fd = pc->fd;
     pc->fd = -1;
     nmp_addr_str((struct sockaddr *)&pc->peer, peer, sizeof(peer));
@@ -574,16 +581,31 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         send_err(r, fd, rc == -ERANGE ? "limit" : "request", e);
         goto end;
     }
-    if (s->active) {
+    if (r->max_sessions == 1 || req.kind == NMP_KIND_TCP) req.shared = 0; /* tcp always runs alone */
+    int active = 0, exclusive = 0;
+    const nmp_rsession *busy = NULL; /* the session whose end frees room for this one */
+    nmp_monotime_ns now = nmp_mono_now(), free_at = 0;
+    for (int i = 0; i < r->max_sessions; i++) {
+        nmp_rsession *o = &r->ss[i];
+        if (!o->active) {
+            if (s == NULL) s = o;
+            continue;
+        }
+        active++;
+        exclusive |= !o->req.shared;
+        nmp_monotime_ns expect = o->opened + session_expected_ns(o);
+        if (expect <= now) expect = o->hard_deadline; /* running late: the latest it can end */
+        /* an exclusive request waits for all to end, a shared one for the first */
+        if (busy == NULL || (req.shared ? expect < free_at : expect > free_at)) busy = o, free_at = expect;
+    }
+    if (active > 0 && (!req.shared || exclusive || active >= r->max_sessions || s == NULL)) {
         /* Others learn only when to retry: who runs what from where is the owner's
          * business (the log keeps it for the operator). */
-        nmp_monotime_ns now = nmp_mono_now();
-        nmp_monotime_ns expect = s->opened + session_expected_ns(s);
-        if (expect <= now) expect = s->hard_deadline; /* running late: the latest it can end */
-        rlog(r, 1, "reject %s: busy with session %08x (%s)", peer, s->id, s->kind->name);
+        rlog(r, 1, "reject %s: busy with session %08x (%s%s, %d running)", peer, busy->id, busy->kind->name,
+             busy->req.shared ? ", shared" : "", active);
         send_line(r, fd, out,
                   nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%llu",
-                                 (unsigned long long)(expect > now ? (expect - now) / 1000000 : 0)));
+                                 (unsigned long long)(free_at > now ? (free_at - now) / 1000000 : 0)));
         goto end;
     }
     {
@@ -592,7 +614,8 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         char holder[NMP_CAL_HOLDER_MAX + 1], enc[NMP_CTL_VALMAX + 1];
         const nmp_rkind *k = kinds[req.kind];
         int64_t expected = (int64_t)((k->send_ns(&req) + req.timeout_ms * 1000000ull) / 1000000);
-        int adm = nmp_cal_admit(&r->cal, wall_ms(), expected, peer, &retry, holder);
+        int adm = req.shared ? nmp_cal_admit_shared(&r->cal, wall_ms(), expected, peer, active, &retry, holder)
+                             : nmp_cal_admit(&r->cal, wall_ms(), expected, peer, &retry, holder);
         if (adm < 0) {
             rlog(r, 1, "reject %s: the slot is reserved for %s", peer, holder);
             nmp_ctl_text_encode(enc, holder);
@@ -600,9 +623,9 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
                                                  (long long)retry, enc));
             goto end;
         }
-        r->s_reserved = adm > 0;
+        memset(s, 0, sizeof(*s));
+        s->reserved = adm > 0;
     }
-    memset(s, 0, sizeof(*s));
     s->r = r;
     s->ctl = -1;
     s->req = req;
@@ -628,7 +651,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     s->hard_deadline = s->first_deadline = s->opened + session_lifetime_ns(s->kind, &req);
     s->kind->describe(&req, terms, sizeof(terms));
     rlog(r, 1, "session %08x opened: peer %s kind=%s %s port %d", s->id, peer, s->kind->name, terms, s->port);
-    session_send(r, out,
+    session_send(s, out,
                  nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "port=%d cookie=%016llx session=%08x", s->port,
                                 (unsigned long long)s->cookie, s->id));
     /* What came in the same segment as SESSION (END, RESULTS) is the
@@ -636,7 +659,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
     memcpy(s->lb.buf, pc->lb.buf, pc->lb.len);
     s->lb.len = pc->lb.len;
     pc->lb.len = 0;
-    if (s->active && s->lb.len > 0) session_ctl_lines(r);
+    if (s->active && s->lb.len > 0) session_ctl_lines(s);
 end:
     close_read_out(&fd);
 }
@@ -644,8 +667,8 @@ end:
 /* Handles the complete lines in the session's buffer: RESULTS, END. While
  * an answer is being prepared (tcp draining) or after END, lines wait:
  * answers go out in the order they were asked for. */
-static void session_ctl_lines(nmp_responder *r) {
-    nmp_rsession *s = &r->s;
+static void session_ctl_lines(nmp_rsession *s) {
+    nmp_responder *r = s->r;
     char line[NMP_CTL_MAXLINE + 1], out[NMP_CTL_MAXLINE + 1], e[NMP_ERRLEN];
     size_t len;
     while (s->active && !s->draining && !s->ending) {
@@ -674,12 +697,12 @@ static void session_ctl_lines(nmp_responder *r) {
         if (rc < 0) {
             if (t < 0) nmp_seterr(e, sizeof(e), "control line longer than %d bytes", NMP_CTL_MAXLINE);
             send_err(r, s->ctl, "request", e);
-            session_close(r, e);
+            session_close(s, e);
             return;
         }
         /* BYE goes out behind any answer still queued; the session ends once it is written */
         s->ending = 1;
-        session_send(r, out,
+        session_send(s, out,
                      nmp_ctl_format(out, sizeof(out), NMP_CTL_BYE, "rx=%llu tx=%llu", (unsigned long long)s->rx,
                                     (unsigned long long)s->tx));
         return;
@@ -691,24 +714,23 @@ static size_t session_lb_room(const nmp_rsession *s) { return sizeof(s->lb.buf) 
 
 /* Events on the active session's control connection: writes queued output,
  * reads control bytes and handles their lines, notices a close. */
-static void session_ctl_event(nmp_responder *r, short revents) {
-    nmp_rsession *s = &r->s;
-    if (revents & (POLLOUT | POLLERR | POLLHUP)) session_flush(r);
+static void session_ctl_event(nmp_rsession *s, short revents) {
+    if (revents & (POLLOUT | POLLERR | POLLHUP)) session_flush(s);
     if (!s->active || !(revents & (POLLIN | POLLERR | POLLHUP))) return;
     if (session_lb_room(s) == 0) {
         /* not reading (lines wait); a hang-up must still end the session or poll reports it forever */
-        if (revents & (POLLERR | POLLHUP)) session_close(r, "control connection lost");
+        if (revents & (POLLERR | POLLHUP)) session_close(s, "control connection lost");
         return;
     }
     ssize_t n = recv(s->ctl, s->lb.buf + s->lb.len, session_lb_room(s), 0);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
-        session_close(r, n < 0 ? strerror(errno) : s->ending ? "END" : "client closed control connection");
+        session_close(s, n < 0 ? strerror(errno) : s->ending ? "END" : "client closed control connection");
         return;
     }
     s->lb.len += (size_t)n;
     s->last_activity = nmp_mono_now();
-    session_ctl_lines(r);
+    session_ctl_lines(s);
 }
 
 /* Frees pending slot i for a newer connection, telling its peer why. */
@@ -881,15 +903,15 @@ static void pending_readable(nmp_responder *r, pending_conn *pc) {
 
 /* Ends the session on a timer, telling the client why unless an answer is
  * half written (a line in the middle of it would corrupt it). */
-static void session_expire(nmp_responder *r, const char *why) {
+static void session_expire(nmp_rsession *s, const char *why) {
+    nmp_responder *r = s->r;
     char line[NMP_CTL_MAXLINE + 1], text[NMP_CTL_VALMAX + 1], msg[160];
-    nmp_rsession *s = &r->s;
     snprintf(msg, sizeof(msg), "session ended: %s", why);
     if (s->out_off == s->out_len) {
         nmp_ctl_text_encode(text, msg);
         send_line(r, s->ctl, line, nmp_ctl_format(line, sizeof(line), NMP_CTL_ERR, "reason=timeout text=%s", text));
     }
-    session_close(r, why);
+    session_close(s, why);
 }
 
 /* Ends sessions and pending connections whose time is up. */
@@ -901,20 +923,25 @@ static void check_timers(nmp_responder *r) {
             nmp_net_close(&r->pend[i].fd);
         }
     }
-    if (!r->s.active) return;
-    session_follow(&r->s, now);
-    if (now > r->s.hard_deadline)
-        session_expire(r, r->s.out_off < r->s.out_len ? "its answer was not read by the session's deadline"
+    for (int i = 0; i < r->max_sessions; i++) {
+        nmp_rsession *s = &r->ss[i];
+        if (!s->active) continue;
+        session_follow(s, now);
+        if (now > s->hard_deadline)
+            session_expire(s, s->out_off < s->out_len ? "its answer was not read by the session's deadline"
                                                       : "it outlived what it asked for");
-    else if (!r->s.draining && now > session_quiet_limit(r, &r->s, now)) /* draining has its own end */
-        session_expire(r, "idle: nothing from the client when it was due");
-    else if (session_behind(&r->s, now))
-        session_expire(r, "its frames fell far behind the schedule it asked for");
+        else if (!s->draining && now > session_quiet_limit(r, s, now)) /* draining has its own end */
+            session_expire(s, "idle: nothing from the client when it was due");
+        else if (session_behind(s, now))
+            session_expire(s, "its frames fell far behind the schedule it asked for");
+    }
 }
 
 int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
-    enum { P_STOP, P_LISTEN, P_CTL, P_STAMP, P_PEND, P_KIND = P_PEND + MAX_PENDING };
-    struct pollfd p[P_KIND + NMP_RSESSION_MAX_FDS];
+    enum { P_STOP, P_LISTEN, P_STAMP, P_PEND, P_SESSIONS = P_PEND + MAX_PENDING };
+    /* then per active session: its control connection, and its kind's sockets */
+    struct pollfd p[P_SESSIONS + NMP_RESPONDER_SESSIONS_MAX * (1 + NMP_RSESSION_MAX_FDS)];
+    int at[NMP_RESPONDER_SESSIONS_MAX], nk[NMP_RESPONDER_SESSIONS_MAX];
     char bs[64];
     snprintf(bs, sizeof(bs), "%s", r->bind_addr);
     rlog(r, 1, "listening on %s port %d (max frames %u, max size %u, max rate %.0f Mbit/s%s, max duration %u ms, idle timeout %u ms%s)",
@@ -929,15 +956,22 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
     for (;;) {
         p[P_STOP] = (struct pollfd){.fd = r->stop_pipe[0], .events = POLLIN};
         p[P_LISTEN] = (struct pollfd){.fd = r->lfd, .events = POLLIN};
-        p[P_CTL] = (struct pollfd){.fd = r->s.active ? r->s.ctl : -1,
-                                   .events = (short)((session_lb_room(&r->s) > 0 ? POLLIN : 0) |
-                                                     (r->s.out_off < r->s.out_len ? POLLOUT : 0))};
         /* the reflector is stateless towards sessions: it answers alongside any test */
         p[P_STAMP] = (struct pollfd){.fd = r->stamp ? nmp_stamp_reflector_fd(r->stamp) : -1, .events = POLLIN};
         for (int i = 0; i < MAX_PENDING; i++) p[P_PEND + i] = (struct pollfd){.fd = r->pend[i].fd, .events = POLLIN};
-        /* the session's own sockets, whatever its kind */
-        int nk = r->s.active ? r->s.kind->pollfds(&r->s, p + P_KIND, NMP_RSESSION_MAX_FDS) : 0;
-        int n = poll(p, (nfds_t)(P_KIND + nk), 100);
+        /* each session's control connection and own sockets, whatever its kind */
+        int np = P_SESSIONS;
+        for (int i = 0; i < r->max_sessions; i++) {
+            nmp_rsession *s = &r->ss[i];
+            at[i] = np;
+            nk[i] = -1; /* not polled */
+            if (!s->active) continue;
+            p[np++] = (struct pollfd){.fd = s->ctl, .events = (short)((session_lb_room(s) > 0 ? POLLIN : 0) |
+                                                                     (s->out_off < s->out_len ? POLLOUT : 0))};
+            nk[i] = s->kind->pollfds(s, p + np, NMP_RSESSION_MAX_FDS);
+            np += nk[i];
+        }
+        int n = poll(p, (nfds_t)np, 100);
         if (n < 0 && errno != EINTR) {
             int rc = -errno;
             nmp_seterr(err, errlen, "poll: %s", strerror(errno));
@@ -945,17 +979,23 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
         }
         if (n > 0) {
             if (p[P_STOP].revents) break;
-            if (nk > 0 && r->s.active) r->s.kind->ready(&r->s, p + P_KIND, nk);
+            for (int i = 0; i < r->max_sessions; i++) {
+                nmp_rsession *s = &r->ss[i];
+                /* a session admitted this round was not polled; nor was one ended and re-admitted */
+                if (nk[i] < 0 || !s->active || p[at[i]].fd != s->ctl) continue;
+                if (nk[i] > 0) s->kind->ready(s, p + at[i] + 1, nk[i]);
+                if (p[at[i]].revents && s->active) session_ctl_event(s, p[at[i]].revents);
+            }
             if (p[P_STAMP].revents) nmp_stamp_reflector_drain(r->stamp);
-            if (p[P_CTL].revents && r->s.active) session_ctl_event(r, p[P_CTL].revents);
             for (int i = 0; i < MAX_PENDING; i++)
                 if (p[P_PEND + i].revents && r->pend[i].fd >= 0) pending_readable(r, &r->pend[i]);
             if (p[P_LISTEN].revents) accept_conn(r);
         }
-        if (r->s.active && r->s.kind->tick) r->s.kind->tick(&r->s);
+        for (int i = 0; i < r->max_sessions; i++)
+            if (r->ss[i].active && r->ss[i].kind->tick) r->ss[i].kind->tick(&r->ss[i]);
         check_timers(r);
     }
-    session_close(r, "responder stopping");
+    for (int i = 0; i < r->max_sessions; i++) session_close(&r->ss[i], "responder stopping");
     if (r->stamp) {
         nmp_stamp_reflector_counters c;
         nmp_stamp_reflector_counts(r->stamp, &c);
@@ -971,7 +1011,7 @@ int nmp_responder_run(nmp_responder *r, char *err, size_t errlen) {
 
 void nmp_responder_close(nmp_responder *r) {
     if (r == NULL) return;
-    session_close(r, "responder closing");
+    for (int i = 0; i < r->max_sessions; i++) session_close(&r->ss[i], "responder closing");
     for (int i = 0; i < MAX_PENDING; i++) nmp_net_close(&r->pend[i].fd);
     nmp_net_close(&r->lfd);
     nmp_stamp_reflector_close(r->stamp);

@@ -45,13 +45,17 @@ static void usage(FILE *f) {
             "      --auth-address A:P   with --key-file: clients also dial this responder at A:P\n"
             "                           ([A]:P for IPv6; a port-forwarding NAT in between); the\n"
             "                           MAC binds the address dialled. Comma-separated, at most 4\n"
+            "      --sessions N         serve up to N shared sessions at once (light tests a client\n"
+            "                           marks class=normal or background: round trips, one-way\n"
+            "                           streams); an exclusive one (tcp, unmarked) still runs alone\n"
+            "                           (default 1, at most %d)\n"
             "      --ptp-socket PATH    ptp4l's management socket, asked for this clock's PTP state\n"
             "                           (default " NMP_PTP_DEFAULT_SOCKET ")\n"
             "  -v, --verbose            log more (repeat for debug)\n"
             "  -q, --quiet              log errors only\n"
             "  -V, --version            print the version\n"
             "  -h, --help               this help\n",
-            NMP_DEFAULT_PORT, NMP_FRAME_MAX, NMP_STAMP_PORT);
+            NMP_DEFAULT_PORT, NMP_FRAME_MAX, NMP_STAMP_PORT, NMP_RESPONDER_SESSIONS_MAX);
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out) {
@@ -69,7 +73,7 @@ int main(int argc, char **argv) {
         {"stamp-stateful", no_argument, NULL, 'T'}, {"stamp-max-pps", required_argument, NULL, 'P'},
         {"stamp-source-pps", required_argument, NULL, 'Q'}, {"stamp-key-file", required_argument, NULL, 'k'},
         {"key-file", required_argument, NULL, 'K'}, {"auth-address", required_argument, NULL, 'A'}, {"ptp-socket", required_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0}};
+        {"sessions", required_argument, NULL, 'N'}, {NULL, 0, NULL, 0}};
     nmp_responder_cfg cfg;
     char err[NMP_ERRLEN];
     double v;
@@ -114,6 +118,10 @@ int main(int argc, char **argv) {
         case 'Q':
             if (parse_num("--stamp-source-pps", optarg, 1, 10000000, &v) < 0) return 2;
             cfg.stamp_source_pps = (uint32_t)v;
+            break;
+        case 'N':
+            if (parse_num("--sessions", optarg, 1, NMP_RESPONDER_SESSIONS_MAX, &v) < 0) return 2;
+            cfg.max_sessions = (int)v;
             break;
         case 'K': cfg.key_file = optarg; break;
         case 'k': cfg.stamp_key_file = optarg; break;

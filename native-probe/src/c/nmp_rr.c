@@ -276,8 +276,10 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     }
     uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
     uint64_t announced = spec->interval_ns + (spec->closed_loop ? spec->timeout_ns : 0);
-    if (nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=rr frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
-                       n, spec->size, (unsigned long long)announced, (unsigned long long)timeout_ms) < 0) {
+    if (nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION,
+                       "kind=rr frames=%u size=%u interval_ns=%llu timeout_ms=%llu%s", n, spec->size,
+                       (unsigned long long)announced, (unsigned long long)timeout_ms,
+                       spec->shared ? " class=normal" : "") < 0) {
         rc = -EMSGSIZE;
         goto error;
     }
@@ -390,6 +392,8 @@ static const nmp_spec_field rr_fields[] = {
      .help = "outgoing TTL / hop limit (0 = system default)"},
     {.name = "closedLoop", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, closed_loop), .hi = 1,
      .cli = "closed-loop", .help = "1 = ping-pong: send each frame once the one before was answered (or timed out)"},
+    {.name = "shared", .type = NMP_S_INT, .offset = offsetof(nmp_rr_spec, shared), .hi = 1, .cli = "shared",
+     .help = "1 = a light test that may run beside other shared ones (responder --sessions)"},
 };
 
 /* Packs the per-frame columns; when the engine kept no arrays (a cancel it

@@ -56,7 +56,8 @@ extern const nmp_rkind nmp_rkind_rr;
 extern const nmp_rkind nmp_rkind_stream;
 extern const nmp_rkind nmp_rkind_tcp;
 
-/* The one active test session. */
+/* A test session; a responder runs one exclusive session, or up to its
+ * max_sessions shared ones (SESSION class=normal|background) at once. */
 struct nmp_rsession {
     nmp_responder *r;                /* the responder serving it (its log) */
     int active;                      /* nonzero while a session runs */
@@ -89,6 +90,7 @@ struct nmp_rsession {
     int ending;                      /* END answered: close once the output is written */
     int draining;                    /* RESULTS asked, the answer is being prepared (tcp: streams read to their end) */
     nmp_monotime_ns drain_until;     /* while draining: the answer goes out then at the latest */
+    int reserved;                    /* it runs in its client's reservation (nmp_calendar.h) */
 };
 
 /* ---- what the loop offers the kinds (nmp_responder.c) ---- */

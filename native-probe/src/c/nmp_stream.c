@@ -455,8 +455,9 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     uint32_t train = spec->train_len > 1 ? spec->train_len : 1;
     uint64_t declared = spec->interval_ns / train;
     if (declared == 0 && spec->interval_ns > 0) declared = 1;
-    nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION, "kind=stream frames=%u size=%u interval_ns=%llu timeout_ms=%llu",
-                   n, spec->size, (unsigned long long)declared, (unsigned long long)timeout_ms);
+    nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION,
+                   "kind=stream frames=%u size=%u interval_ns=%llu timeout_ms=%llu%s", n, spec->size,
+                   (unsigned long long)declared, (unsigned long long)timeout_ms, spec->shared ? " class=normal" : "");
     rc = nmp_client_open(&t->cl, spec->host, spec->port, spec->connect_timeout_ms, ctl ? ctl->cancel : NULL, req,
                          spec->ttl, spec->key_file, err, errlen);
     if (rc == -ECANCELED) {
@@ -588,6 +589,8 @@ static const nmp_spec_field stream_fields[] = {
      .help = "wait after the last frame before fetching the receiver's records"},
     {.name = "ttl", .type = NMP_S_INT, .offset = offsetof(nmp_stream_spec, ttl), .hi = 255, .cli = "ttl",
      .help = "outgoing TTL / hop limit (0 = system default)"},
+    {.name = "shared", .type = NMP_S_INT, .offset = offsetof(nmp_stream_spec, shared), .hi = 1, .cli = "shared",
+     .help = "1 = a light test that may run beside other shared ones (responder --sessions)"},
     {.name = "bins", .type = NMP_S_U32, .offset = offsetof(nmp_stream_spec, hist_bins), .lo = 1, .hi = NMP_HIST_MAX,
      .def = 50, .cli = "bins", .help = "inter-arrival histogram bins"},
     {.name = "binWidthNs", .type = NMP_S_U64, .offset = offsetof(nmp_stream_spec, hist_width_ns), .hi = 60e9,

@@ -151,6 +151,11 @@ typedef struct nmp_session_req {
     uint32_t bins;                   /* receiver time-series bins per stream (1..NMP_TCP_MAX_BINS) */
     uint64_t bin_ns;                 /* bin width */
     int cbr;                         /* nonzero: record every message's arrival (constant bit rate) */
+    /* rr/stream: SESSION's class=normal or class=background (the client's test
+     * class, as RESERVE names it). A shared session may run beside other shared
+     * ones on a responder serving more than one session (--sessions); without
+     * the key, and always for tcp, a session is exclusive: it runs alone. */
+    int shared;
 } nmp_session_req;
 
 /* Decodes and range-checks a SESSION message against 'lim'. Returns 0,

@@ -14,10 +14,12 @@ package org.nmws.probe;
  * @param closedLoop ping-pong, as sockperf's: each frame leaves once the one before was answered
  *     (or waited {@code timeoutNanos} for), and {@code intervalNanos} after it at the earliest. The
  *     responder admits count x (interval + timeout) for it, the longest an honest loop can take.
+ * @param shared a light test (its SESSION says class=normal): it may run beside other shared ones
+ *     on a responder that serves several at once ({@code nmprobe-responder --sessions N})
  */
 public record RoundTripSpec(
     String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl,
-    boolean closedLoop)
+    boolean closedLoop, boolean shared)
     implements ProbeSpec<RoundTripResult> {
 
   public static final int DEFAULT_PORT = 8700;
@@ -43,7 +45,7 @@ public record RoundTripSpec(
   /** An open-loop test: frames leave on their schedule, answered or not. */
   public RoundTripSpec(
       String host, int port, int count, int packetSize, long intervalNanos, long timeoutNanos, int ttl) {
-    this(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, false);
+    this(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, false, false);
   }
 
   /** Port 8700, 10 frames of 64 bytes 1 ms apart, 1 s timeout, system TTL. */
@@ -52,31 +54,35 @@ public record RoundTripSpec(
   }
 
   public RoundTripSpec withPort(int newPort) {
-    return new RoundTripSpec(host, newPort, count, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop);
+    return new RoundTripSpec(host, newPort, count, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop, shared);
   }
 
   public RoundTripSpec withCount(int newCount) {
-    return new RoundTripSpec(host, port, newCount, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop);
+    return new RoundTripSpec(host, port, newCount, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop, shared);
   }
 
   public RoundTripSpec withPacketSize(int newSize) {
-    return new RoundTripSpec(host, port, count, newSize, intervalNanos, timeoutNanos, ttl, closedLoop);
+    return new RoundTripSpec(host, port, count, newSize, intervalNanos, timeoutNanos, ttl, closedLoop, shared);
   }
 
   public RoundTripSpec withIntervalNanos(long newInterval) {
-    return new RoundTripSpec(host, port, count, packetSize, newInterval, timeoutNanos, ttl, closedLoop);
+    return new RoundTripSpec(host, port, count, packetSize, newInterval, timeoutNanos, ttl, closedLoop, shared);
   }
 
   public RoundTripSpec withTimeoutNanos(long newTimeout) {
-    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, newTimeout, ttl, closedLoop);
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, newTimeout, ttl, closedLoop, shared);
   }
 
   public RoundTripSpec withTtl(int newTtl) {
-    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, newTtl, closedLoop);
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, newTtl, closedLoop, shared);
   }
 
   public RoundTripSpec withClosedLoop(boolean loop) {
-    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, loop);
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, loop, shared);
+  }
+
+  public RoundTripSpec withShared(boolean share) {
+    return new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, closedLoop, share);
   }
 
   static void range(String field, long value, long min, long max) {
@@ -100,7 +106,7 @@ public record RoundTripSpec(
   public void writeTo(NativeSpecWriter out) {
     out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
         .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
-        .i64("closedLoop", closedLoop ? 1 : 0);
+        .i64("closedLoop", closedLoop ? 1 : 0).i64("shared", shared ? 1 : 0);
   }
 
   @Override

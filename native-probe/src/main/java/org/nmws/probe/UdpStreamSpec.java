@@ -15,6 +15,8 @@ import static org.nmws.probe.RoundTripSpec.range;
  * @param ttl outgoing IP TTL / hop limit, 1..255, or 0 for the system default
  * @param histogramBins inter-arrival histogram bins, 1..1000
  * @param histogramBinWidthNanos bin width, 0 = automatic (covers minimum..99th percentile)
+ * @param shared a light test (its SESSION says class=normal): it may run beside other shared ones
+ *     on a responder that serves several at once ({@code nmprobe-responder --sessions N})
  */
 public record UdpStreamSpec(
     String host,
@@ -25,12 +27,25 @@ public record UdpStreamSpec(
     long timeoutNanos,
     int ttl,
     int histogramBins,
-    long histogramBinWidthNanos) implements ProbeSpec<UdpStreamResult> {
+    long histogramBinWidthNanos,
+    boolean shared) implements ProbeSpec<UdpStreamResult> {
 
   public UdpStreamSpec {
     new RoundTripSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl);
     range("histogramBins", histogramBins, 1, 1000);
     range("histogramBinWidthNanos", histogramBinWidthNanos, 0, RoundTripSpec.MAX_NANOS);
+  }
+
+  /** An exclusive stream: it runs alone on the responder. */
+  public UdpStreamSpec(String host, int port, int count, int packetSize, long intervalNanos,
+      long timeoutNanos, int ttl, int histogramBins, long histogramBinWidthNanos) {
+    this(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, histogramBins,
+        histogramBinWidthNanos, false);
+  }
+
+  public UdpStreamSpec withShared(boolean share) {
+    return new UdpStreamSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl,
+        histogramBins, histogramBinWidthNanos, share);
   }
 
   /** Port 8700, 1000 frames of 1472 bytes 100 us apart (about 118 Mbit/s), 500 ms linger. */
@@ -41,37 +56,37 @@ public record UdpStreamSpec(
 
   public UdpStreamSpec withPort(int newPort) {
     return new UdpStreamSpec(host, newPort, count, packetSize, intervalNanos, timeoutNanos, ttl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withCount(int newCount) {
     return new UdpStreamSpec(host, port, newCount, packetSize, intervalNanos, timeoutNanos, ttl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withPacketSize(int newSize) {
     return new UdpStreamSpec(host, port, count, newSize, intervalNanos, timeoutNanos, ttl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withIntervalNanos(long newInterval) {
     return new UdpStreamSpec(host, port, count, packetSize, newInterval, timeoutNanos, ttl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withTimeoutNanos(long newTimeout) {
     return new UdpStreamSpec(host, port, count, packetSize, intervalNanos, newTimeout, ttl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withTtl(int newTtl) {
     return new UdpStreamSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, newTtl,
-        histogramBins, histogramBinWidthNanos);
+        histogramBins, histogramBinWidthNanos, shared);
   }
 
   public UdpStreamSpec withHistogram(int bins, long binWidthNanos) {
     return new UdpStreamSpec(host, port, count, packetSize, intervalNanos, timeoutNanos, ttl, bins,
-        binWidthNanos);
+        binWidthNanos, shared);
   }
 
   @Override
@@ -88,7 +103,8 @@ public record UdpStreamSpec(
   public void writeTo(NativeSpecWriter out) {
     out.str("host", host).i64("port", port).i64("count", count).i64("size", packetSize)
         .i64("intervalNs", intervalNanos).i64("timeoutNs", timeoutNanos).i64("ttl", ttl)
-        .i64("bins", histogramBins).i64("binWidthNs", histogramBinWidthNanos);
+        .i64("bins", histogramBins).i64("binWidthNs", histogramBinWidthNanos)
+        .i64("shared", shared ? 1 : 0);
   }
 
   @Override
