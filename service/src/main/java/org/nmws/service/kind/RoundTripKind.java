@@ -55,8 +55,8 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
         String dst = subject.dst().host();
         RoundTripResult r = runner.probe(subject, control -> {
             RoundTripResult result = runner.engine().run(new RoundTripSpec(dst, p.port(), p.count(), p.packetSize(),
-                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), p.closedLoop()),
-                    control);
+                    Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(), p.closedLoop(),
+                    runner.testClass() != TestClass.EXCLUSIVE), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
         Map<String, Double> s = new LinkedHashMap<>();

@@ -65,7 +65,7 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
         UdpStreamResult r = runner.probe(subject, control -> {
             UdpStreamResult result = runner.engine().run(new UdpStreamSpec(dst, p.port(), p.count(), p.packetSize(),
                     Math.round(p.intervalSeconds() * 1e9), Math.round(p.timeoutSeconds() * 1e9), p.ttl(),
-                    HISTOGRAM_BINS, 0), control);
+                    HISTOGRAM_BINS, 0, runner.testClass() != TestClass.EXCLUSIVE), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
         return StreamObservations.of(subject, p, r, runner);

@@ -373,6 +373,11 @@ public class MeasurementService {
         }
 
         @Override
+        public TestClass testClass() {
+            return testClass;
+        }
+
+        @Override
         public <T> T probe(PathSubject subject, ProbeCall<T> call) throws MeasurementException {
             Interlock.Held held;
             try {

@@ -30,6 +30,14 @@ public interface TestRunner {
     boolean responderAgrees(PathSubject subject, int port);
 
     /** The engine tests run on (native, or a fake in unit tests). */
+    /**
+     * The class the test runs in. A test that is not exclusive asks the far responder for a shared
+     * session: one serving several at once ({@code --sessions}) runs it beside other light tests.
+     */
+    default TestClass testClass() {
+        return TestClass.EXCLUSIVE;
+    }
+
     Engine engine();
 
     /** This host's description (kernel, CPU, interfaces, clock). */
