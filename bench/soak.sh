@@ -43,6 +43,7 @@ cat >"$out/mesh.json" <<'EOF'
 EOF
 
 trap 'scripts/tutorial-mesh.sh clean' EXIT
+rm -rf "$run"/*.data # archives of an earlier soak would be counted in this one's report
 KEEP=1 WAIT_S=0 SETTLE_S=60 SHOTS=0 MESH_JSON="$out/mesh.json" scripts/tutorial-mesh.sh || true
 started=$(date -u +%FT%TZ)
 echo "soak: mesh up at $started; sampling every ${every} s for ${minutes} min into $out/samples.csv" >&2

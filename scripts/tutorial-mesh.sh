@@ -14,6 +14,9 @@
 # with CHECK=1 (CI: scripts/test.sh) a picture not made, or an answer that is not one, fails it.
 # MESH_JSON=FILE runs that mesh file instead of the tutorial's (its $net.N addresses written
 # as NET.N), and SHOTS=0 skips the answers and pictures (bench/soak.sh does both).
+# RESPONDER_SESSIONS (4) is each responder's --sessions and each service's
+# nmws.limits.shared-tests-per-path: light tests (round trips, one-way delay) share a path and a
+# far responder; throughput runs alone. 1: one test at a time, as before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -81,11 +84,12 @@ fi
 # --- a responder and a service on each host ------------------------------------------------------
 for h in "${hosts[@]}"; do
   mkdir -p "$run/$h.data"
-  ip netns exec "$p$h" "$responder" -p 8700 >"$run/$h.responder.log" 2>&1 &
+  ip netns exec "$p$h" "$responder" -p 8700 --sessions "${RESPONDER_SESSIONS:-4}" >"$run/$h.responder.log" 2>&1 &
   echo $! >"$run/$h.responder.pid"
   ip netns exec "$p$h" java -Xmx256m -jar "$jar" --server.port=8080 --nmws.data-dir="$run/$h.data" \
     --nmws.measurement-point="$h" --nmws.mesh.file="$run/mesh.json" \
-    --nmws.limits.test-clients="127.0.0.0/8, ::1, $net.0/24" >"$run/$h.service.log" 2>&1 &
+    --nmws.limits.test-clients="127.0.0.0/8, ::1, $net.0/24" \
+    --nmws.limits.shared-tests-per-path="${RESPONDER_SESSIONS:-4}" >"$run/$h.service.log" 2>&1 &
   echo $! >"$run/$h.service.pid"
 done
 for h in "${hosts[@]}"; do

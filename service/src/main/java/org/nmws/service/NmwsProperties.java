@@ -59,6 +59,9 @@ public record NmwsProperties(
      *        (all answers being built at once hold at most twice this)
      * @param maxRateMbps the fastest a test may send (UDP streams, available-bandwidth scans),
      *        in Mbit/s of user data; 0 means no limit
+     * @param sharedTestsPerPath how many tests that are not exclusive (round trips, one-way delay)
+     *        this point runs to one destination at once; an exclusive test has the path alone. 1 (the
+     *        default): one test per path. More suits far responders run with --sessions N
      */
     public record Limits(@DefaultValue("100000") int maxCount,
                          @DefaultValue("PT120S") Duration maxDuration,
@@ -67,8 +70,13 @@ public record NmwsProperties(
                          @DefaultValue({"127.0.0.0/8", "::1"}) List<String> testClients,
                          @DefaultValue("60") int testsPerClientPerMinute,
                          @DefaultValue("100000") int maxAnswerFrames,
-                         @DefaultValue("0") double maxRateMbps) {
+                         @DefaultValue("0") double maxRateMbps,
+                         @DefaultValue("1") int sharedTestsPerPath) {
+        @org.springframework.boot.context.properties.bind.ConstructorBinding
         public Limits {
+            if (sharedTestsPerPath < 1 || sharedTestsPerPath > 16) {
+                throw new IllegalArgumentException("nmws.limits.shared-tests-per-path must be 1..16, was " + sharedTestsPerPath);
+            }
             if (!(maxRateMbps >= 0 && maxRateMbps <= 1_000_000)) {
                 throw new IllegalArgumentException("nmws.limits.max-rate-mbps must be 0..1000000, was " + maxRateMbps);
             }
@@ -88,6 +96,13 @@ public record NmwsProperties(
                 throw new IllegalArgumentException("nmws.limits.max-measurements-per-message must be 1..max-pairs-per-message, was "
                         + maxMeasurementsPerMessage);
             }
+        }
+
+        /** One test per path. */
+        public Limits(int maxCount, Duration maxDuration, int maxPairsPerMessage, int maxMeasurementsPerMessage,
+                      List<String> testClients, int testsPerClientPerMinute, int maxAnswerFrames, double maxRateMbps) {
+            this(maxCount, maxDuration, maxPairsPerMessage, maxMeasurementsPerMessage, testClients, testsPerClientPerMinute,
+                    maxAnswerFrames, maxRateMbps, 1);
         }
     }
 }

@@ -74,6 +74,12 @@ class ServiceKilledFaultTest {
                 assertTrue(resp.body().contains("success.ma.pending"), resp.body());
                 answered++;
             }
+            // and the schedule's runs go on from memory, their results held too: their records
+            // (claim, end) wait in the scheduler's journal when the kill comes (issue 21)
+            long heldBeforeRuns = heldFiles(data);
+            long downSince = System.currentTimeMillis();
+            waitFor("two scheduled runs done while the database is down", Duration.ofSeconds(30),
+                    () -> heldFiles(data) >= heldBeforeRuns + 2);
             long heldAtKill = heldFiles(data);
             kill9(second);
             pg.startAgain();
@@ -107,9 +113,17 @@ class ServiceKilledFaultTest {
                                 + "%d results held at the second kill (%d on demand), written %.1f s after the restart began; "
                                 + "%d runs done (the held one among them: %d); lost %d, twice %d%n", killedMidRun, interrupted, heldAtKill,
                         answered, (drainedAt - restartedAt) / 1e9, doneRuns, heldRunsDone, lost, twice);
+                System.out.println("runs since the second start (id, status, observation, reason):\n" + rows(pg.url,
+                        "SELECT id, status, observation_id, started_ms, reason FROM scheduled_run WHERE started_ms > " + secondStart
+                                + " OR status NOT IN ('PLANNED', 'NONSTARTER') ORDER BY id"));
                 assertEquals(1, killedMidRun, "one run was under way at the first kill");
                 assertTrue(interrupted >= 1, "the run killed mid-test is recorded as interrupted");
                 assertEquals(1, heldRunsDone, "the run held at the second kill is DONE with its result");
+                long ranWhileDown = count(pg.url, "SELECT COUNT(*) FROM scheduled_run r WHERE r.status = 'DONE' AND r.started_ms > "
+                        + downSince + " AND EXISTS (SELECT 1 FROM observation o WHERE o.id = r.observation_id)");
+                System.out.printf("runs started while the database was down, recorded from the journal after the kill: %d%n",
+                        ranWhileDown);
+                assertTrue(ranWhileDown >= 2, ranWhileDown + " runs started from memory recorded DONE with their results");
                 assertEquals(0, count(pg.url, "SELECT COUNT(*) FROM scheduled_run WHERE status = 'RUNNING' AND started_ms < "
                         + "(EXTRACT(EPOCH FROM now()) * 1000 - 10000)"), "no run left RUNNING from before a kill");
                 assertEquals(0, doneWithoutRow, "every DONE run points at its observation");
@@ -173,6 +187,23 @@ class ServiceKilledFaultTest {
                 b.destroyForcibly();
             }
         }
+    }
+
+    private static String rows(String url, String sql) {
+        StringBuilder b = new StringBuilder();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                for (int i = 1; i <= n; i++) {
+                    b.append(i > 1 ? " | " : "  ").append(rs.getString(i));
+                }
+                b.append('\n');
+            }
+        } catch (java.sql.SQLException e) {
+            b.append(e);
+        }
+        return b.toString();
     }
 
     private static long heldFiles(Path data) {

@@ -455,7 +455,10 @@ public class MeasurementService {
                     + unavailable.get());
         }
         String dst = subject.dst().host();
-        Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(1));
+        // permits: tests that are not exclusive share a path up to the limit, an exclusive one takes them all
+        int permits = props.limits().sharedTestsPerPath();
+        int need = testClass == TestClass.EXCLUSIVE ? permits : 1;
+        Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(permits));
         // Charged first, so a client over its rate hears that rather than busy; given back when no
         // test starts (busy path, a parameter the engine refuses).
         if (caller.budget() != null) {
@@ -474,7 +477,7 @@ public class MeasurementService {
         // thread per request for up to the longest test, and 220 such requests starved the service.
         boolean got;
         try {
-            got = waitMillis > 0 ? lock.tryAcquire(waitMillis, TimeUnit.MILLISECONDS) : lock.tryAcquire();
+            got = waitMillis > 0 ? lock.tryAcquire(need, waitMillis, TimeUnit.MILLISECONDS) : lock.tryAcquire(need);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             got = false;
@@ -524,7 +527,7 @@ public class MeasurementService {
             slot.close();
             overrun.cancel(false);
             running.finish(entry);
-            lock.release();
+            lock.release(need);
         }
     }
 

@@ -44,7 +44,8 @@ class ScheduleConfig {
     @Bean
     Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh,
                         org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener,
-                        org.springframework.beans.factory.ObjectProvider<ScheduleOwners> owners) {
+                        org.springframework.beans.factory.ObjectProvider<ScheduleOwners> owners,
+                        org.nmws.service.NmwsProperties nmws) {
         String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
             store.put(ScheduleRequest.of(e).toSchedule(e.name(), self, measurements::testClassOf));
@@ -64,11 +65,14 @@ class ScheduleConfig {
         }
         ScheduleService.warnOverBooked(store, self, measurements);
         // Disabled, it still answers availability and keeps schedules, but runs none.
-        return new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),
+        Scheduler scheduler = new Scheduler(store, measurements, measurements.measurementPoint(), props.horizon(), props.workers(),
                 Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }),
                 owners.getIfAvailable(() -> s -> s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
                         : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)),
                 props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots() : null,
                 props.ownResponder());
+        // beside the result spool: what a run's record needs when the database is down
+        scheduler.keepRecordsIn(nmws.dataDir().toAbsolutePath().resolve("scheduler-journal"));
+        return scheduler;
     }
 }

@@ -177,10 +177,12 @@ public final class ScheduleStore {
 
     /**
      * A run whose result was held (the archive could not keep it then): done, its observation
-     * id left for {@link #kept} unless that came first.
+     * id left for {@link #kept} unless that came first, or the result is in the archive already
+     * (a record written late, from the scheduler's journal, after the spool wrote the result).
      */
     public void finishHeld(long runId, Instant ended, String reason) {
-        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE id = ? AND observation_id IS NULL",
+        jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ?, observation_id = (SELECT o.id FROM "
+                        + "observation o WHERE o.result_key = scheduled_run.result_key) WHERE id = ? AND observation_id IS NULL",
                 ScheduledRun.DONE, ended.toEpochMilli(), clip(reason), runId);
     }
 
@@ -220,6 +222,12 @@ public final class ScheduleStore {
      * ended with the point. Returns how many were interrupted.
      */
     public int interrupted(String point, Instant now) {
+        // done runs still waiting for a result the archive has (told to no one: written by the
+        // spool before its listener was there, or before the run's record came from the journal)
+        jdbc.update("UPDATE scheduled_run SET observation_id = (SELECT o.id FROM observation o WHERE o.result_key = "
+                        + "scheduled_run.result_key) WHERE status = ? AND observation_id IS NULL AND result_key IN (SELECT result_key "
+                        + "FROM observation WHERE result_key IS NOT NULL) AND schedule_id IN (SELECT id FROM schedule WHERE point = ?)",
+                ScheduledRun.DONE, point);
         jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ?, observation_id = (SELECT o.id FROM observation o "
                         + "WHERE o.result_key = scheduled_run.result_key) WHERE status = ? AND result_key IN (SELECT result_key "
                         + "FROM observation WHERE result_key IS NOT NULL) AND schedule_id IN (SELECT id FROM schedule WHERE point = ?)",

@@ -161,6 +161,16 @@ public final class Scheduler implements SmartLifecycle {
     @Override
     public void start() {
         Instant now = clock.instant();
+        if (journal != null) {
+            // a point killed while its database was down: the records it kept, first and in order
+            List<RunJournal.Kept> left = journal.load();
+            unrecorded.addAll(left);
+            recordLate();
+            if (!left.isEmpty()) {
+                log.info("{} scheduled run records kept while the database was down written at the start ({} still wait)",
+                        left.size() - unrecorded.size(), unrecorded.size());
+            }
+        }
         int interrupted = store.interrupted(point, now);
         if (interrupted > 0) {
             log.info("{} scheduled runs were interrupted when this point stopped", interrupted);
@@ -594,7 +604,7 @@ public final class Scheduler implements SmartLifecycle {
         Schedule s = (offline ? known.schedules() : store.of(point)).stream().filter(x -> x.id() == r.scheduleId())
                 .findFirst().orElse(null);
         if (s == null) {
-            record(r, () -> store.nonStarter(r.id(), "the schedule was disabled or removed"));
+            record(RunJournal.Entry.nonStarter(r.id(), "the schedule was disabled or removed"));
             told(ScheduledRun.NONSTARTER, "removed");
             releaseSlot(r.id());
             return;
@@ -604,20 +614,20 @@ public final class Scheduler implements SmartLifecycle {
         if (now.isAfter(r.planned().plus(grace))) {
             String missed = "missed its slot by " + Duration.between(r.planned(), now).toSeconds()
                     + " s (the point was down or its runs were over-booked)";
-            record(r, () -> store.nonStarter(r.id(), missed));
+            record(RunJournal.Entry.nonStarter(r.id(), missed));
             told(ScheduledRun.NONSTARTER, "missed");
             releaseSlot(r.id());
             return;
         }
         String backingOff = offline ? null : backOff(s, r); // the failures in a row are in the database
         if (backingOff != null) {
-            record(r, () -> store.nonStarter(r.id(), backingOff));
+            record(RunJournal.Entry.nonStarter(r.id(), backingOff));
             told(ScheduledRun.NONSTARTER, "backoff");
             releaseSlot(r.id());
             return;
         }
         if (busySchedules.putIfAbsent(s.id(), Boolean.TRUE) != null) {
-            record(r, () -> store.nonStarter(r.id(), "the schedule's previous run was still running"));
+            record(RunJournal.Entry.nonStarter(r.id(), "the schedule's previous run was still running"));
             told(ScheduledRun.NONSTARTER, "overlap");
             releaseSlot(r.id());
             return;
@@ -627,7 +637,7 @@ public final class Scheduler implements SmartLifecycle {
             if (offline) {
                 // claimed in memory; the claim is written before the run's end when the database returns
                 Instant claimedAt = now;
-                record(r, () -> store.claimLate(r.id(), claimedAt, key));
+                record(RunJournal.Entry.claimLate(r.id(), claimedAt, key));
             } else if (!store.claim(r.id(), now, key)) {
                 return; // taken by another thread or point
             }
@@ -642,16 +652,16 @@ public final class Scheduler implements SmartLifecycle {
                 MeasurementService.Measured m = measureWithinGrace(c, s, r.planned().plus(grace), waitMs, key);
                 Instant ended = clock.instant();
                 if (m.held()) {
-                    record(r, () -> store.finishHeld(r.id(), ended, "its result is held: the archive could not keep it "
+                    record(RunJournal.Entry.finishHeld(r.id(), ended, "its result is held: the archive could not keep it "
                             + "now; it is written, and this run points at it, when the archive returns"));
                 } else {
-                    record(r, () -> store.finish(r.id(), ScheduledRun.DONE, ended, null, m.observation().id()));
+                    record(RunJournal.Entry.finish(r.id(), ScheduledRun.DONE, ended, null, m.observation().id()));
                 }
                 told(ScheduledRun.DONE, "");
             } catch (MeasurementException e) {
                 boolean noStart = e.kind() == MeasurementException.Kind.BUSY || e.kind() == MeasurementException.Kind.RATE_LIMITED;
                 Instant ended = clock.instant();
-                record(r, () -> store.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, ended,
+                record(RunJournal.Entry.finish(r.id(), noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED, ended,
                         e.getMessage(), null));
                 told(noStart ? ScheduledRun.NONSTARTER : ScheduledRun.FAILED,
                         e.kind() == MeasurementException.Kind.BUSY ? "busy"
@@ -659,7 +669,7 @@ public final class Scheduler implements SmartLifecycle {
             } catch (RuntimeException e) {
                 log.warn("scheduled run {} of {} failed", r.slot(), s.name(), e);
                 Instant ended = clock.instant();
-                record(r, () -> store.finish(r.id(), ScheduledRun.FAILED, ended, "internal error: " + e, null));
+                record(RunJournal.Entry.finish(r.id(), ScheduledRun.FAILED, ended, "internal error: " + e, null));
                 told(ScheduledRun.FAILED, "internal");
             }
         } finally {
@@ -704,35 +714,60 @@ public final class Scheduler implements SmartLifecycle {
      * down), the record waits in memory and each tick tries it again, so a run that ran is not
      * left RUNNING (and, at the next start, called interrupted) for want of a write.
      */
-    private void record(ScheduledRun r, Runnable write) {
+    private void record(RunJournal.Entry e) {
         if (storeDown || !unrecorded.isEmpty()) {
             // down, a try would wait out the pool's timeout and hold the schedule's next run; with
             // records still waiting, this one goes behind them (a run's claim before its end)
-            unrecorded.add(write);
+            defer(e);
             return;
         }
         try {
-            write.run();
-        } catch (RuntimeException e) {
-            log.warn("scheduled run {} ended but cannot be recorded now ({}); retrying", r.id(), e.toString());
-            unrecorded.add(write);
+            e.apply(store);
+        } catch (RuntimeException ex) {
+            log.warn("scheduled run {} ended but cannot be recorded now ({}); retrying", e.runId(), ex.toString());
+            defer(e);
         }
+    }
+
+    /** Queues a record for the store's return, and keeps it on disk meanwhile (a kill must not lose it). */
+    private void defer(RunJournal.Entry e) {
+        java.nio.file.Path file = null;
+        if (journal != null) {
+            try {
+                file = journal.append(e);
+            } catch (java.io.UncheckedIOException ex) {
+                log.error("scheduled run {}: its record waits in memory only ({})", e.runId(), ex.getMessage());
+            }
+        }
+        unrecorded.add(new RunJournal.Kept(e, file));
     }
 
     /** The records that waited, oldest first, until one still fails (it goes to the back: none blocks the others for good). */
     private void recordLate() {
         for (int n = unrecorded.size(); n > 0; n--) {
-            Runnable write = unrecorded.poll();
+            RunJournal.Kept k = unrecorded.poll();
             try {
-                write.run();
+                k.entry().apply(store);
             } catch (RuntimeException e) {
-                unrecorded.add(write); // the store is still down: the next tick tries again
+                unrecorded.add(k); // the store is still down: the next tick tries again
                 return;
+            }
+            if (k.file() != null) {
+                journal.remove(k.file());
             }
         }
     }
 
-    private final java.util.Queue<Runnable> unrecorded = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.Queue<RunJournal.Kept> unrecorded = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile RunJournal journal;
+
+    /**
+     * Keeps the records the database cannot take in this directory until it does, and writes
+     * those a previous run of this point left there at {@link #start()}. Call before it.
+     */
+    public void keepRecordsIn(java.nio.file.Path dir) {
+        journal = new RunJournal(dir);
+    }
 
     /**
      * What the last tick that reached the database read: this point's schedules and planned runs
