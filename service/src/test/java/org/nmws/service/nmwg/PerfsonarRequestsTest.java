@@ -254,7 +254,7 @@ class PerfsonarRequestsTest {
     void aParameterNoTestReadsIsRefusedWithTheNamesItReads() {
         Responses r = post("MeasurementRequest", measurement("path.delay.roundTrip", param("deadline", "5")));
         assertEquals(List.of(ErrorCodes.PARAMETER), r.eventTypes());
-        assertEquals(List.of("parameter deadline is not one a round trip reads; it reads count, interval, packetSize, port,"
+        assertEquals(List.of("parameter deadline is not one a round trip reads; it reads closedLoop, count, interval, packetSize, port,"
                 + " protocol, timeDuration, timeout, ttl"), r.resultDatums());
     }
 
