@@ -276,6 +276,7 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
     }
     uint64_t timeout_ms = (spec->timeout_ns + 999999) / 1000000;
     uint64_t announced = spec->interval_ns + (spec->closed_loop ? spec->timeout_ns : 0);
+    if (announced > 60000000000ull) announced = 60000000000ull; /* the most a SESSION may announce */
     if (nmp_ctl_format(req, sizeof(req), NMP_CTL_SESSION,
                        "kind=rr frames=%u size=%u interval_ns=%llu timeout_ms=%llu%s", n, spec->size,
                        (unsigned long long)announced, (unsigned long long)timeout_ms,
