@@ -225,6 +225,16 @@ int nmp_net_cmsg_ttl(struct msghdr *msg) {
     return -1;
 }
 
+int64_t nmp_net_cmsg_stamp(struct msghdr *msg) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+    return 0;
+}
+
 /* Extracts a 16-byte IPv6 form (v4 mapped) of sa's address. */
 static int ip16(const struct sockaddr *sa, unsigned char out[16]) {
     if (sa->sa_family == AF_INET) {

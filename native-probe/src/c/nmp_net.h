@@ -3,6 +3,7 @@
 #ifndef NMP_NET_H
 #define NMP_NET_H
 
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "nmp_wire.h"
@@ -45,6 +46,10 @@ int nmp_net_udp_open(int family, int ttl, int *fd, char *err, size_t errlen);
 
 /* Returns the TTL / hop limit carried in the control messages of msg, or -1. */
 int nmp_net_cmsg_ttl(struct msghdr *msg);
+
+/* Returns the kernel's receive stamp (SO_TIMESTAMPNS, CLOCK_REALTIME ns)
+ * carried in the control messages of msg, or 0 when it has none. */
+int64_t nmp_net_cmsg_stamp(struct msghdr *msg);
 
 /* Compares the IP addresses of two socket addresses (ports ignored);
  * an IPv4-mapped IPv6 address equals its IPv4 form. Returns 1 if equal. */

@@ -841,13 +841,8 @@ static void on_test_packet(nmp_owampd *d, owconn *c, owsess *s) {
         ssize_t n = recvmsg(s->fd, &msg, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return;
-        nmp_walltime_ns rx = nmp_wall_now();
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-            if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
-                struct timespec ts;
-                memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-                rx = (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-            }
+        nmp_walltime_ns rx = nmp_net_cmsg_stamp(&msg);
+        if (rx == 0) rx = nmp_wall_now();
         nmp_monotime_ns now = nmp_mono_now();
         nmp_ow_test_pkt p;
         /* only the client's address may use the session, only once started, and not one this end sends */

@@ -66,15 +66,10 @@ static void progress(rr_run *t, int force) {
  * steeper latency-vs-size line, as larger frames sleep longer. Without a stamp,
  * or across a clock step (a gap outside 0..1 s), the read time stands. */
 static nmp_monotime_ns arrival_mono(struct msghdr *msg, nmp_monotime_ns read_mono) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            nmp_walltime_ns kernel = (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-            nmp_monotime_ns a = nmp_mono_of_wall(kernel, read_mono);
-            return a < read_mono ? a : read_mono; /* it arrived before it was read */
-        }
-    return read_mono;
+    nmp_walltime_ns kernel = nmp_net_cmsg_stamp(msg);
+    if (kernel == 0) return read_mono;
+    nmp_monotime_ns a = nmp_mono_of_wall(kernel, read_mono);
+    return a < read_mono ? a : read_mono; /* it arrived before it was read */
 }
 
 static void drain_replies(rr_run *t) {

@@ -36,17 +36,6 @@ static int rr_start(nmp_rsession *s, char *err, size_t errlen) {
     return rc;
 }
 
-/* The kernel's receive stamp of msg (wall clock), 0 when it has none. */
-static nmp_walltime_ns rx_stamp(struct msghdr *msg) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            return (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
-    return 0;
-}
-
 /* Writes the turnaround into a reply of len bytes, when it has room and the
  * request's stamp is known. Read as late as it can be, just before the send:
  * what is left after it is the send call's own path. A wall clock step
@@ -111,7 +100,7 @@ static void rr_ready(nmp_rsession *s, const struct pollfd *p, int n) {
         s->last_activity = nmp_mono_now();
         if (s->tx >= s->req.frames) continue; /* never send more than asked for */
         st->buf[5] = NMP_FRAME_RR_REPLY;
-        put_turnaround(st->buf, (size_t)len, rx_stamp(&msg));
+        put_turnaround(st->buf, (size_t)len, nmp_net_cmsg_stamp(&msg));
         ssize_t w;
         do {
             w = sendto(st->udp.fd, st->buf, (size_t)len, 0, (struct sockaddr *)&st->udp.client, st->udp.client_len);

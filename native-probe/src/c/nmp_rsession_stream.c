@@ -78,14 +78,8 @@ static int stream_pollfds(nmp_rsession *s, struct pollfd *p, int max) {
 }
 
 static nmp_walltime_ns cmsg_timestamp(struct msghdr *msg) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            return (nmp_walltime_ns)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-        }
-    }
-    return nmp_wall_now();
+    nmp_walltime_ns k = nmp_net_cmsg_stamp(msg);
+    return k != 0 ? k : nmp_wall_now();
 }
 
 /* Records what is waiting on the socket, at most a batch. */

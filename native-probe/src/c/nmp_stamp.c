@@ -340,13 +340,8 @@ static void send_one(stamp_run *t, uint32_t seq) {
 
 /* The kernel's arrival stamp of a datagram, else now. */
 static nmp_walltime_ns arrival(struct msghdr *msg) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            return (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
-    return nmp_wall_now();
+    nmp_walltime_ns k = nmp_net_cmsg_stamp(msg);
+    return k != 0 ? k : nmp_wall_now();
 }
 
 /* 1 when an answer to an authenticated packet is an open reflector's: read

@@ -216,13 +216,8 @@ static int verifying_key(nmp_stamp_reflector *r, const stamp_session *s, size_t 
 }
 
 static nmp_walltime_ns arrival(struct msghdr *msg) {
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-            return (nmp_walltime_ns)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        }
-    return nmp_wall_now();
+    nmp_walltime_ns k = nmp_net_cmsg_stamp(msg);
+    return k != 0 ? k : nmp_wall_now();
 }
 
 int nmp_stamp_reflector_drain(nmp_stamp_reflector *r) {
