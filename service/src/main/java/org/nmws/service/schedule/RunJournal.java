@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The scheduler's records that the database could not take (its claims and ends of runs
  * started from memory while it was down), kept on disk until it does: a point killed meanwhile
  * writes them at its next start, so a run whose result the spool kept is not left without its
- * record (issue 21). One file per record, named so that names sort in the order written; each
+ * record (issue 21). One file per record, numbered in the order written; each
  * is written beside its name, forced and renamed, as the result spool does, so a file under its
  * name is whole and a crash mid-write leaves only a temporary one, removed at the next start.
  */
@@ -81,6 +81,18 @@ final class RunJournal {
                     Files.deleteIfExists(f); // never renamed: its record was never said to be kept
                 }
             }
+            // numbered on from the records a previous run left: the order holds across restarts
+            // and clock steps (a name from the wall clock would sort a step's records backwards)
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+                for (Path f : files) {
+                    String n = f.getFileName().toString();
+                    try {
+                        seq.accumulateAndGet(Long.parseLong(n.substring(0, n.length() - SUFFIX.length())), Math::max);
+                    } catch (NumberFormatException e) {
+                        // not one of ours; load() sets it aside
+                    }
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("scheduler journal " + dir + ": " + e.getMessage(), e);
         }
@@ -88,8 +100,7 @@ final class RunJournal {
 
     /** Keeps a record on disk (forced) before the scheduler goes on; returns its file. */
     Path append(Entry e) {
-        // the wall clock and a counter: names sort in writing order, also across restarts
-        String name = String.format("%020d-%010d%s", System.currentTimeMillis(), seq.incrementAndGet(), SUFFIX);
+        String name = String.format("%020d%s", seq.incrementAndGet(), SUFFIX);
         Path temp = dir.resolve(TEMP_PREFIX + name);
         try {
             byte[] bytes = JSON.writeValueAsBytes(e);

@@ -42,8 +42,9 @@ final class SlotDemand {
         double interval = number(p.get("interval"));
         double seconds = number(p.get("timeDuration"));
         if (count > 0 && interval >= 0 && p.containsKey("interval")) {
-            // a closed loop (ping-pong) may wait its timeout for every frame: its longest run
-            double loop = "true".equals(p.get("closedLoop")) ? Math.max(0, number(p.get("timeout"))) : 0;
+            // a closed loop (ping-pong) may wait its timeout for every frame: its longest run; read as
+            // the kind reads it (true or 1), the timeout's default 1 s as RoundTripParameters' own
+            double loop = closedLoop(p) ? (p.containsKey("timeout") ? Math.max(0, number(p.get("timeout"))) : 1.0) : 0;
             seconds = Math.max(seconds, count * (interval + loop));
         }
         double rate = rate(p.get("bandwidthLimit"));
@@ -81,6 +82,14 @@ final class SlotDemand {
         return String.format(Locale.ROOT, "no time available at %s: %s%s need %.0f %% of its time "
                 + "(its responder serves one test at a time); lengthen a period or move a schedule", farEnd,
                 exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100);
+    }
+
+    private static boolean closedLoop(Map<String, String> p) {
+        try {
+            return org.nmws.service.observation.Params.bool(p, "closedLoop");
+        } catch (IllegalArgumentException e) {
+            return false; // checked strictly when the schedule was made; lenient here as the rest is
+        }
     }
 
     private static double number(String v) {

@@ -36,8 +36,8 @@ class RunJournalTest {
 
     @Test
     void aRecordHalfWrittenAtACrashIsDroppedAndAnUnreadableOneSetAside() throws Exception {
-        Files.writeString(dir.resolve(".writing-00000000000000000001-0000000001.run"), "{\"op\":\"fin");
-        Files.writeString(dir.resolve("00000000000000000002-0000000001.run"), "not json");
+        Files.writeString(dir.resolve(".writing-00000000000000000001.run"), "{\"op\":\"fin");
+        Files.writeString(dir.resolve("00000000000000000002.run"), "not json");
         RunJournal j = new RunJournal(dir);
         j.append(RunJournal.Entry.nonStarter(3, "x"));
         List<RunJournal.Kept> back = j.load();
@@ -46,7 +46,9 @@ class RunJournalTest {
         try (var files = Files.list(dir)) {
             List<String> names = files.map(p -> p.getFileName().toString()).sorted().toList();
             assertTrue(names.stream().noneMatch(n -> n.startsWith(".writing-")), names.toString());
-            assertTrue(names.contains("00000000000000000002-0000000001.run.unreadable"), names.toString());
+            assertTrue(names.contains("00000000000000000002.run.unreadable"), names.toString());
+            // numbered on past what was there: sorts after it, whatever the clock says
+            assertTrue(names.contains("00000000000000000003.run"), names.toString());
         }
     }
 }

@@ -33,6 +33,18 @@ class SlotDemandTest {
     }
 
     @Test
+    void aClosedLoopIsBookedAtItsLongestEveryFrameWaitedFor() {
+        // 20 frames 10 ms apart, each may wait 0.1 s: 2.2 s, + 0.5 s set-up; "1" reads as true, as the kind reads it
+        assertEquals(Duration.ofMillis(2700), SlotDemand.estimate(s("l", Map.of("count", "20", "interval", "0.01",
+                "timeout", "0.1", "closedLoop", "1"), 60, TestClass.BACKGROUND), null));
+        // without a timeout, the round trip's default second a frame
+        assertEquals(Duration.ofMillis(20_700), SlotDemand.estimate(s("m", Map.of("count", "20", "interval", "0.01",
+                "closedLoop", "true"), 60, TestClass.BACKGROUND), null));
+        assertEquals(Duration.ofMillis(700), SlotDemand.estimate(s("o", Map.of("count", "20", "interval", "0.01"), 60,
+                TestClass.BACKGROUND), null));
+    }
+
+    @Test
     void afterARunItIsThatRunsLengthWithAQuarterMoreAndNeverMoreThanItsPeriod() {
         assertEquals(Duration.ofMillis(2700), SlotDemand.estimate(s("r", Map.of(), 8, TestClass.BACKGROUND), Duration.ofMillis(2000)));
         assertEquals(Duration.ofSeconds(60), SlotDemand.estimate(s("c", Map.of(), 60, TestClass.NORMAL), Duration.ofSeconds(59)));
