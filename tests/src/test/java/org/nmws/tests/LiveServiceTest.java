@@ -20,8 +20,13 @@ abstract class LiveServiceTest {
     void start() throws Exception {
         // Not @TempDir: a PER_CLASS field is injected only after @BeforeAll has run.
         dataDir = Files.createTempDirectory("nmws-" + getClass().getSimpleName());
-        responder = Responder.start();
+        responder = Responder.start("127.0.0.1", responderOptions());
         service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
+    }
+
+    /** Options of the class's responder (--sessions N, ...); none by default. */
+    java.util.List<String> responderOptions() {
+        return java.util.List.of();
     }
 
     @AfterAll

@@ -3,14 +3,10 @@ package org.nmws.tests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.w3c.dom.Element;
 
 /**
@@ -20,28 +16,12 @@ import org.w3c.dom.Element;
  * round trip is background class and asks for a shared session, so it runs beside a shared
  * test; beside an exclusive one it is busy, as before.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SharedResponderEndToEndTest {
+class SharedResponderEndToEndTest extends LiveServiceTest {
     private static final Path CLI = Path.of(System.getProperty("nmws.cli.bin", "../native-probe/target/native/bin/nmprobe"));
-    private Path dataDir;
-    private Responder responder;
-    private Service service;
 
-    @BeforeAll
-    void start() throws Exception {
-        dataDir = Files.createTempDirectory("nmws-shared");
-        responder = Responder.start("127.0.0.1", List.of("--sessions", "2"));
-        service = Service.start(dataDir, "--nmws.responder-port=" + responder.port);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (service != null) {
-            service.close();
-        }
-        if (responder != null) {
-            responder.close();
-        }
+    @Override
+    List<String> responderOptions() {
+        return List.of("--sessions", "2");
     }
 
     /** Another client's 1.5 s round trip, shared or not, started and given time to open its session. */
