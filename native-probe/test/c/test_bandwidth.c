@@ -253,10 +253,18 @@ TEST(a_rate_scan_over_loopback_follows_every_offered_rate) {
     CHECK(r.steps[0].frames_sent >= 169 && r.steps[0].frames_sent <= 171); /* 100 ms at 20 Mbit/s of 1472 B */
     CHECK_EQ_INT(r.size, 1472);
     CHECK_EQ_INT(r.wire_overhead, 66);
-    /* loopback has room for 60 Mbit/s: three uncongested coarse steps, nothing to refine */
+    /* loopback has room for 60 Mbit/s: three uncongested coarse steps, nothing to refine. The
+     * lower bound is the most any step passed; 60 itself only when the sender kept up (a slow
+     * host, or a sanitizer build, sends short, and each step says so as sender-limited). */
     if (r.nsteps == 3 && !r.bracketed) {
         CHECK(!r.steps[2].refine);
-        CHECK_NEAR(r.lower_mbps, 60, 6);
+        double passed = 0;
+        for (uint32_t i = 0; i < r.nsteps; i++) {
+            double p = r.steps[i].recv_mbps < r.steps[i].sent_mbps ? r.steps[i].recv_mbps : r.steps[i].sent_mbps;
+            if (p > passed) passed = p;
+        }
+        CHECK_NEAR(r.lower_mbps, passed, 1e-9);
+        if (!(r.steps[2].flags & NMP_AVAIL_SENDER)) CHECK_NEAR(r.lower_mbps, 60, 6);
         CHECK(isnan(r.estimate_mbps));
     } else {
         fprintf(stderr, "  (a loaded host congested loopback: bracket %.1f..%.1f)\n", r.lower_mbps, r.upper_mbps);
