@@ -73,7 +73,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 class ArchiversEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** How long each archive is kept down in the suite; -Dnmws.archive.down=PT60S for the longer run in the notes. */
-    private static final Duration DOWN = Duration.parse(System.getProperty("nmws.archive.down", "PT15S"));
+    private static final Duration DOWN = Duration.parse(System.getProperty("nmws.archive.down", "PT8S"));
     private static final String QUEUE = "nmws-results";
     private static final String TOPIC = "pscheduler";
 

@@ -8,6 +8,7 @@ import org.nmws.service.mesh.Forwarder;
 import org.nmws.service.mesh.Mesh;
 import org.nmws.service.usecase.Measure;
 import org.nmws.service.usecase.TransferCosts;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,10 +27,11 @@ class NmwgConfig {
 
     /** Other points' answers are parsed as carefully as any client's request. */
     @Bean
-    Forwarder forwarder(Mesh mesh, MeasurementService measurements, SafeXml xml, NmwsProperties props) {
+    Forwarder forwarder(Mesh mesh, MeasurementService measurements, SafeXml xml, NmwsProperties props,
+                        @Value("${nmws.mesh.forward-margin:PT30S}") java.time.Duration margin) {
         // A forwarded test may take as long as a test may run, plus the set-up and answer.
         return new Forwarder(mesh, measurements.measurementPoint(), xml::parse,
-                props.limits().maxDuration().plusSeconds(30), props.xml().maxBytes());
+                props.limits().maxDuration().plus(margin), props.xml().maxBytes());
     }
 
     @Bean
