@@ -18,11 +18,19 @@ import org.nmws.service.observation.Unit;
 
 /** Available bandwidth by a rate scan: the rate a path takes before delay grows or frames are lost. */
 final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameters> {
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MBIT_PER_SECOND, "availableMbps", "availableWireMbps", "lowerMbps", "upperMbps")
-            .family(Unit.MBIT_PER_SECOND, "step\\d+(Offered|Received)Mbps")
-            .family(Unit.PERCENT, "step\\d+LossPercent")
-            .family(Unit.MILLISECONDS, "step\\d+DelayIncreaseMs");
+    /** The estimate, its bracket and each step of the scan; BandwidthObservations builds the summary from them. */
+    static final FigureTable<AvailableBandwidthResult> FIGURES = new FigureTable<>(AvailableBandwidthResult.class)
+            .of(Unit.MBIT_PER_SECOND, "availableMbps=estimateMbps", "availableWireMbps=estimateWireMbps", "lowerMbps",
+                    "upperMbps")
+            .of(Unit.NONE, "bracketed")
+            .computed(Unit.NONE, "steps")
+            .each("step", AvailableBandwidthResult::steps, AvailableBandwidthResult.Step.class, null, Unit.MBIT_PER_SECOND,
+                    "OfferedMbps=offeredMbps", "ReceivedMbps=receivedMbps")
+            .each("step", AvailableBandwidthResult::steps, AvailableBandwidthResult.Step.class, null, Unit.PERCENT,
+                    "LossPercent=lossPercent")
+            .each("step", AvailableBandwidthResult::steps, AvailableBandwidthResult.Step.class, null, Unit.MILLISECONDS,
+                    "DelayIncreaseMs=owdIncreaseMs")
+            .family(Unit.NONE, "step\\d+Congested");
 
     /** Self-loading streams up to the path's spare rate. */
     @Override
@@ -56,12 +64,12 @@ final class AvailableBandwidthKind implements MeasurementKind<BandwidthParameter
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package org.nmws.service.kind;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.AvailableBandwidthResult;
@@ -20,25 +19,7 @@ final class BandwidthObservations {
     }
 
     static Observation capacity(PathSubject subject, BandwidthParameters p, CapacityResult r, TestRunner runner) {
-        String point = runner.measurementPoint();
-        HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("capacityMbps", r.estimate().userMbps());
-        s.put("capacityFrameMbps", r.estimate().frameMbps());
-        s.put("capacityWireMbps", r.estimate().wireMbps());
-        s.put("p10Mbps", r.spread().p10Mbps());
-        s.put("p25Mbps", r.spread().p25Mbps());
-        s.put("p75Mbps", r.spread().p75Mbps());
-        s.put("p90Mbps", r.spread().p90Mbps());
-        s.put("iqrMbps", r.spread().iqrMbps());
-        s.put("trainHeadMbps", r.headUserMbps());
-        CapacityResult.Trains t = r.trains();
-        s.put("trainsSent", (double) t.trainsSent());
-        s.put("trainsUsed", (double) t.trainsUsed());
-        s.put("trainsDiscardedLoss", (double) t.discardedLoss());
-        s.put("trainsDiscardedReordered", (double) t.discardedReordered());
-        s.put("trainsDiscardedSenderLimited", (double) t.discardedSenderLimited());
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+        Map<String, Double> s = CapacityKind.FIGURES.summary(r);
         return observation(Characteristic.ProbeTest.CAPACITY, subject, p.asCapacityNmwg(), r.localAddress(), r.remoteAddress(),
                 r.startEpochNanos(), r.endEpochNanos(), s, runner);
     }
@@ -50,28 +31,18 @@ final class BandwidthObservations {
     static Observation perHop(PathSubject subject, HopCapacityParameters p, HopCapacityResult r, TestRunner runner) {
         String point = runner.measurementPoint();
         HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("hopCount", (double) r.hopCount());
-        s.put("reached", r.reached() ? 1.0 : 0.0);
+        Map<String, Double> s = HopCapacityKind.FIGURES.summary(r);
         List<Environment.RouteHop> route = new java.util.ArrayList<>();
         double bottleneck = Double.NaN;
         for (HopCapacityResult.HopEstimate h : r.hops()) {
-            String k = "hop" + h.ttl();
             route.add(new Environment.RouteHop(h.ttl(), h.address().orElse(null), null));
-            s.put(k + "CapacityFrameMbps", h.estimate().frameMbps());
-            s.put(k + "CapacityMbps", h.estimate().userMbps());
-            s.put(k + "IqrMbps", h.spread().iqrMbps());
-            s.put(k + "TrainsUsed", (double) h.trains().used());
-            s.put(k + "LowerBound", h.lowerBound() ? 1.0 : 0.0);
-            s.put(k + "EndsOnly", h.endsOnly() ? 1.0 : 0.0);
             // The narrowest hop measured; a hop without an estimate (no train came back) says nothing.
             double c = h.estimate().frameMbps();
             if (!h.lowerBound() && !Double.isNaN(c) && (Double.isNaN(bottleneck) || c < bottleneck)) {
                 bottleneck = c;
             }
         }
-        s.put("bottleneckFrameMbps", bottleneck);
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
+        FigureTable.put(s, "bottleneckFrameMbps", bottleneck);
         Environment env = new Environment(host.describe("src", null),
                 Environment.Host.remote(subject.dst().host(), r.destination()), route);
         return new Observation(0, point, Characteristic.ProbeTest.HOP_CAPACITY, subject, null, r.destination(),
@@ -80,25 +51,12 @@ final class BandwidthObservations {
     }
 
     static Observation available(PathSubject subject, BandwidthParameters p, AvailableBandwidthResult r, TestRunner runner) {
-        String point = runner.measurementPoint();
-        HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("availableMbps", r.estimateMbps());
-        s.put("availableWireMbps", r.estimateWireMbps());
-        s.put("lowerMbps", r.lowerMbps());
-        s.put("upperMbps", r.upperMbps());
-        s.put("bracketed", r.bracketed() ? 1.0 : 0.0);
+        Map<String, Double> s = AvailableBandwidthKind.FIGURES.summary(r);
         List<AvailableBandwidthResult.Step> steps = r.steps();
         s.put("steps", (double) steps.size());
         for (int i = 0; i < steps.size(); i++) {
-            AvailableBandwidthResult.Step st = steps.get(i);
-            s.put("step" + i + "OfferedMbps", st.offeredMbps());
-            s.put("step" + i + "ReceivedMbps", st.receivedMbps());
-            s.put("step" + i + "LossPercent", st.lossPercent());
-            s.put("step" + i + "DelayIncreaseMs", st.owdIncreaseMs());
-            s.put("step" + i + "Congested", st.congested() ? 1.0 : 0.0);
+            s.put("step" + i + "Congested", steps.get(i).congested() ? 1.0 : 0.0);
         }
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         return observation(Characteristic.ProbeTest.AVAILABLE, subject, p.asAvailableNmwg(), r.localAddress(), r.remoteAddress(),
                 r.startEpochNanos(), r.endEpochNanos(), s, runner);
     }

@@ -18,10 +18,14 @@ import org.nmws.service.observation.Unit;
 
 /** Path capacity by packet-train dispersion to a responder. */
 final class CapacityKind implements MeasurementKind<BandwidthParameters> {
-    static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MBIT_PER_SECOND, "capacityMbps", "capacityFrameMbps", "capacityWireMbps", "p10Mbps", "p25Mbps",
-                    "p75Mbps", "p90Mbps", "iqrMbps", "trainHeadMbps", "bottleneckFrameMbps")
-            .family(Unit.MBIT_PER_SECOND, "hop\\d+(CapacityFrameMbps|CapacityMbps|IqrMbps)");
+    /** The estimate, its spread and the trains it rests on; BandwidthObservations builds the summary from them. */
+    static final FigureTable<CapacityResult> FIGURES = new FigureTable<>(CapacityResult.class)
+            .of(Unit.MBIT_PER_SECOND, "capacityMbps=estimate.userMbps", "capacityFrameMbps=estimate.frameMbps",
+                    "capacityWireMbps=estimate.wireMbps", "p10Mbps=spread.p10Mbps", "p25Mbps=spread.p25Mbps",
+                    "p75Mbps=spread.p75Mbps", "p90Mbps=spread.p90Mbps", "iqrMbps=spread.iqrMbps", "trainHeadMbps=headUserMbps")
+            .of(Unit.NONE, "trainsSent=trains.trainsSent", "trainsUsed=trains.trainsUsed", "trainsDiscardedLoss=trains.discardedLoss",
+                    "trainsDiscardedReordered=trains.discardedReordered",
+                    "trainsDiscardedSenderLimited=trains.discardedSenderLimited");
 
     /** Back-to-back packet trains: their dispersion is the figure, so nothing may share the path. */
     @Override
@@ -52,12 +56,12 @@ final class CapacityKind implements MeasurementKind<BandwidthParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

@@ -27,10 +27,10 @@ abstract class ControlSessionKind implements MeasurementKind<ControlSessionParam
     private static final int AUTH_HEADER = 48;
 
     private final boolean twamp;
-    private final FigureUnits units;
+    private final FigureTable<OwampResult> units;
     final Path keyFile;
 
-    ControlSessionKind(boolean twamp, FigureUnits units, Path keyFile) {
+    ControlSessionKind(boolean twamp, FigureTable<OwampResult> units, Path keyFile) {
         this.twamp = twamp;
         this.units = units;
         this.keyFile = keyFile;

@@ -19,6 +19,16 @@ import org.nmws.service.observation.Unit;
 /** Capacity hop by hop from the dispersion of ICMP answers to TTL-limited trains (Trace-Rate's way). */
 final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
 
+    /** Per hop (by TTL) what capacity gives for the path, and the narrowest; BandwidthObservations builds the summary. */
+    static final FigureTable<HopCapacityResult> FIGURES = new FigureTable<>(HopCapacityResult.class)
+            .of(Unit.NONE, "hopCount", "reached")
+            .each("hop", HopCapacityResult::hops, HopCapacityResult.HopEstimate.class, HopCapacityResult.HopEstimate::ttl,
+                    Unit.MBIT_PER_SECOND, "CapacityFrameMbps=estimate.frameMbps", "CapacityMbps=estimate.userMbps",
+                    "IqrMbps=spread.iqrMbps")
+            .each("hop", HopCapacityResult::hops, HopCapacityResult.HopEstimate.class, HopCapacityResult.HopEstimate::ttl,
+                    Unit.NONE, "TrainsUsed=trains.used", "LowerBound=lowerBound", "EndsOnly=endsOnly")
+            .computed(Unit.MBIT_PER_SECOND, "bottleneckFrameMbps");
+
     /** Towards a host without a responder: about what a few traceroutes send. */
     static final int UNAGREED_FRAMES = 10_000;
     static final int UNAGREED_SIZE = 1500;
@@ -65,12 +75,12 @@ final class HopCapacityKind implements MeasurementKind<HopCapacityParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return CapacityKind.UNITS.unit(figure); // the same figures, per hop
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return CapacityKind.UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

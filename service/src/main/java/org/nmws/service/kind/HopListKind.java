@@ -19,8 +19,11 @@ import org.nmws.service.observation.Unit;
 
 /** The hop list by TTL-limited UDP probes, answered as traceroute datums (one per probe). */
 final class HopListKind implements MeasurementKind<HopParameters> {
-    private static final FigureUnits UNITS = new FigureUnits()
+    /** The route's figures; HopObservations builds the summary from them. */
+    static final FigureTable<HopListResult> FIGURES = new FigureTable<>(HopListResult.class)
+            .of(Unit.NONE, "hopCount", "reached")
             .of(Unit.MILLISECONDS, "elapsedMs")
+            .each("hop", HopListResult::hops, HopListResult.Hop.class, HopListResult.Hop::ttl, Unit.NONE, "Answered=answered")
             .family(Unit.MILLISECONDS, "hop\\d+MinRttMs");
 
     /** A handful of probes per hop, as traceroute sends. */
@@ -62,12 +65,12 @@ final class HopListKind implements MeasurementKind<HopParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

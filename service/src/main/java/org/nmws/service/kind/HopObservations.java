@@ -2,7 +2,6 @@ package org.nmws.service.kind;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.HopListResult;
@@ -27,10 +26,7 @@ final class HopObservations {
                           Instant start, Instant end) {
         String point = runner.measurementPoint();
         HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("hopCount", (double) r.hopCount());
-        s.put("reached", r.reached() ? 1.0 : 0.0);
-        s.put("elapsedMs", r.elapsedMs());
+        Map<String, Double> s = HopListKind.FIGURES.summary(r);
         List<Environment.RouteHop> route = new ArrayList<>();
         List<Observation.Frame> frames = new ArrayList<>();
         long startNanos = start.getEpochSecond() * 1_000_000_000L + start.getNano();
@@ -46,10 +42,7 @@ final class HopObservations {
                     min = rtts[i];
                 }
             }
-            s.put("hop" + h.ttl() + "Answered", (double) h.answered());
-            if (!Double.isNaN(min)) {
-                s.put("hop" + h.ttl() + "MinRttMs", min);
-            }
+            FigureTable.put(s, "hop" + h.ttl() + "MinRttMs", min);
         }
         Environment env = new Environment(host.describe("src", null),
                 Environment.Host.remote(subject.dst().host(), r.destination()),

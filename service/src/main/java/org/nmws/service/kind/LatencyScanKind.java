@@ -21,11 +21,17 @@ import org.nmws.service.observation.Unit;
 /** Round trips over a list of frame sizes, with the least-squares line of latency against size. */
 final class LatencyScanKind implements MeasurementKind<ScanParameters> {
     private static final int HISTOGRAM_BINS = 50;
-    private static final FigureUnits UNITS = new FigureUnits()
+    /** The fit and each size's round trips (keyed by size); ScanObservations builds the summary from them. */
+    static final FigureTable<LatencyScanResult> FIGURES = new FigureTable<>(LatencyScanResult.class)
             .of(Unit.MICROSECONDS_PER_BYTE, "slopeUsPerByte")
             .of(Unit.MICROSECONDS, "interceptUs")
-            .of(Unit.RATIO, "fitR2Ratio")
-            .family(Unit.MILLISECONDS, "size\\d+(Min|Mean|Median|Max)RttMs");
+            .of(Unit.RATIO, "fitR2Ratio=r2")
+            .each("size", LatencyScanResult::points, LatencyScanResult.SizePoint.class, LatencyScanResult.SizePoint::size,
+                    Unit.NONE, "Sent=sent", "Received=received")
+            .each("size", LatencyScanResult::points, LatencyScanResult.SizePoint.class, LatencyScanResult.SizePoint::size,
+                    Unit.MILLISECONDS, "MinRttMs=minRttMs", "MeanRttMs=meanRttMs", "MedianRttMs=medianRttMs",
+                    "MaxRttMs=maxRttMs")
+            .computed(Unit.NONE, "sent", "received");
 
     /** Frames of every size at a steady rate: beside others, not beside throughput. */
     @Override
@@ -60,12 +66,12 @@ final class LatencyScanKind implements MeasurementKind<ScanParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

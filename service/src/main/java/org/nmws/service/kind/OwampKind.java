@@ -1,7 +1,6 @@
 package org.nmws.service.kind;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.OwampResult;
@@ -23,14 +22,20 @@ import org.nmws.service.observation.Unit;
  * latency form read both alike; the uncertainty is the sum of both ends' error estimates.
  */
 final class OwampKind extends ControlSessionKind {
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minDelayMs", "medianDelayMs", "meanDelayMs", "p95DelayMs", "p99DelayMs",
-                    "maxDelayMs", "oneWayUncertaintyMs", "senderClockErrorMs", "receiverClockErrorMs")
+    private static final FigureTable<OwampResult> FIGURES = new FigureTable<>(OwampResult.class)
+            .of(Unit.NONE, "sent", "received", "lost")
             .of(Unit.PERCENT, "lossPercent")
+            .of(Unit.NONE, "duplicates", "outOfOrder=reordered")
+            .onlyIf(r -> r.skipped() > 0, Unit.NONE, "skipped")
+            .of(Unit.MILLISECONDS, "minDelayMs=minOwdMs", "medianDelayMs=medianOwdMs", "meanDelayMs=meanOwdMs",
+                    "p95DelayMs=p95OwdMs", "p99DelayMs=p99OwdMs", "maxDelayMs=maxOwdMs", "oneWayUncertaintyMs",
+                    "senderClockErrorMs=senderErrorMs", "receiverClockErrorMs=remoteErrorMs")
+            .of(Unit.NONE, "receiverSynchronised=remoteSynchronised")
             .headline("medianDelayMs", "owdMs", "one-way")
             .headline("lossPercent", "lossPercent", "loss");
+
     OwampKind(Path keyFile) {
-        super(false, UNITS, keyFile);
+        super(false, FIGURES, keyFile);
     }
 
     @Override
@@ -43,27 +48,7 @@ final class OwampKind extends ControlSessionKind {
             throws MeasurementException {
         String dst = subject.dst().host();
         OwampResult r = session(p, subject, runner);
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("sent", (double) r.sent());
-        s.put("received", (double) r.received());
-        s.put("lost", (double) r.lost());
-        s.put("lossPercent", r.lossPercent());
-        s.put("duplicates", (double) r.duplicates());
-        s.put("outOfOrder", (double) r.reordered());
-        if (r.skipped() > 0) {
-            s.put("skipped", (double) r.skipped());
-        }
-        s.put("minDelayMs", r.minOwdMs());
-        s.put("medianDelayMs", r.medianOwdMs());
-        s.put("meanDelayMs", r.meanOwdMs());
-        s.put("p95DelayMs", r.p95OwdMs());
-        s.put("p99DelayMs", r.p99OwdMs());
-        s.put("maxDelayMs", r.maxOwdMs());
-        s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
-        s.put("senderClockErrorMs", r.senderErrorMs());
-        s.put("receiverClockErrorMs", r.remoteErrorMs());
-        s.put("receiverSynchronised", r.remoteSynchronised() ? 1.0 : 0.0);
-        s.values().removeIf(v -> v == null || v.isNaN());
+        Map<String, Double> s = FIGURES.summary(r);
         List<Observation.Frame> frames = frames(p, r);
         if (p.fromServer()) {
             // the server sent: the path measured runs from it to this host, and each end's error is its own

@@ -1,7 +1,6 @@
 package org.nmws.service.kind;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.RoundTripResult;
@@ -22,10 +21,15 @@ import org.nmws.service.observation.Unit;
 
 /** Request-response round trips (UDPmon's latency test), answered as PingER summaries and ping datums. */
 final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minRtt", "meanRtt", "medianRtt", "maxRtt", "p99Rtt", "minIpd", "meanIpd", "maxIpd", "iqrIpd",
-                    "maxHost", "p99PathRtt")
+    private static final FigureTable<RoundTripResult> FIGURES = new FigureTable<>(RoundTripResult.class)
+            .of(Unit.MILLISECONDS, "minRtt=minRttMs", "meanRtt=meanRttMs", "medianRtt=medianRttMs", "maxRtt=maxRttMs",
+                    "p99Rtt=p99RttMs")
             .of(Unit.PERCENT, "lossPercent")
+            .of(Unit.NONE, "sent", "received", "duplicates", "outOfOrder")
+            .of(Unit.MILLISECONDS, "minIpd=minIpdMs", "meanIpd=meanIpdMs", "maxIpd=maxIpdMs", "iqrIpd=iqrIpdMs")
+            // a host preempted mid-round-trip, told apart from the path (issue 25)
+            .of(Unit.NONE, "stalls")
+            .of(Unit.MILLISECONDS, "maxHost=maxHostMs", "p99PathRtt=p99PathRttMs")
             .headline("medianRtt", "rttMs", "RTT")
             .headline("lossPercent", "lossPercent", "loss");
 
@@ -59,26 +63,7 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
                     runner.testClass() != TestClass.EXCLUSIVE), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("minRtt", r.minRttMs());
-        s.put("meanRtt", r.meanRttMs());
-        s.put("medianRtt", r.medianRttMs());
-        s.put("maxRtt", r.maxRttMs());
-        s.put("p99Rtt", r.p99RttMs());
-        s.put("lossPercent", r.lossPercent());
-        s.put("sent", (double) r.sent());
-        s.put("received", (double) r.received());
-        s.put("duplicates", (double) r.duplicates());
-        s.put("outOfOrder", (double) r.outOfOrder());
-        s.put("minIpd", r.minIpdMs());
-        s.put("meanIpd", r.meanIpdMs());
-        s.put("maxIpd", r.maxIpdMs());
-        s.put("iqrIpd", r.iqrIpdMs());
-        // a host preempted mid-round-trip, told apart from the path (issue 25)
-        s.put("stalls", (double) r.stalls());
-        s.put("maxHost", r.maxHostMs());
-        s.put("p99PathRtt", r.p99PathRttMs());
-        s.values().removeIf(v -> v == null || v.isNaN());
+        Map<String, Double> s = FIGURES.summary(r);
         int[] seq = r.seq(); // the accessors copy: take each array once
         long[] sent = r.sendEpochNanos();
         long[] rtt = r.rttNanos();
@@ -107,12 +92,12 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

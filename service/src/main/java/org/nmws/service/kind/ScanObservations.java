@@ -1,7 +1,6 @@
 package org.nmws.service.kind;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.LatencyScanResult;
@@ -26,26 +25,15 @@ final class ScanObservations {
                           Instant start, Instant end) {
         String point = runner.measurementPoint();
         HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("slopeUsPerByte", r.slopeUsPerByte());
-        s.put("interceptUs", r.interceptUs());
-        s.put("fitR2Ratio", r.r2());
+        Map<String, Double> s = LatencyScanKind.FIGURES.summary(r);
         int sent = 0;
         int received = 0;
         for (LatencyScanResult.SizePoint pt : r.points()) {
-            String k = "size" + pt.size();
-            s.put(k + "Sent", (double) pt.sent());
-            s.put(k + "Received", (double) pt.received());
-            s.put(k + "MinRttMs", pt.minRttMs());
-            s.put(k + "MeanRttMs", pt.meanRttMs());
-            s.put(k + "MedianRttMs", pt.medianRttMs());
-            s.put(k + "MaxRttMs", pt.maxRttMs());
             sent += pt.sent();
             received += pt.received();
         }
         s.put("sent", (double) sent);
         s.put("received", (double) received);
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
         Environment env = new Environment(host.describe("src", null),
                 Environment.Host.remote(subject.dst().host(), r.remoteAddress()));
         return new Observation(0, point, Characteristic.ProbeTest.LATENCY_SCAN, subject, null, r.remoteAddress(),

@@ -47,11 +47,23 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
         this.keysConfigured = keysConfigured;
     }
 
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
-                    "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
-                    "senderErrorMs", "reflectorErrorMs", "oneWayUncertaintyMs")
+    private static final FigureTable<StampResult> FIGURES = new FigureTable<>(StampResult.class)
+            .of(Unit.MILLISECONDS, "minRtt=minRttMs", "medianRtt=medianRttMs", "meanRtt=meanRttMs", "p99Rtt=p99RttMs",
+                    "maxRtt=maxRttMs")
             .of(Unit.PERCENT, "lossPercent")
+            .of(Unit.NONE, "sent", "received", "duplicates")
+            // Loss on the way there is known only from the reflector's numbering. A stateless
+            // reflector echoes the sender's sequence numbers (RFC 8762 4.2.1): a packet lost on the
+            // way there and one lost on the way back look alike, and the engine's count from it is
+            // always 0. A stateful one numbers what it received (4.2.2), so a gap shows forward
+            // loss; without one its numbers are the sender's too, and the two cannot be told
+            // apart. So the split is kept when the numbering shows a gap or nothing was lost, and
+            // left out otherwise rather than stated as 0.
+            .onlyIf(r -> r.forwardLost() > 0 || r.lost() == 0, Unit.NONE, "forwardLost")
+            .of(Unit.MILLISECONDS, "minForwardMs", "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs",
+                    "maxBackwardMs", "senderErrorMs", "reflectorErrorMs", "oneWayUncertaintyMs")
+            .of(Unit.NONE, "reflectorSynchronised")
+            .computed(Unit.NONE, "authFailed") // answers dropped in authenticated mode: their HMAC did not verify
             .headline("medianRtt", "rttMs", "RTT")
             .headline("lossPercent", "lossPercent", "loss");
 
@@ -170,40 +182,10 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
                     p.ttl(), 1_000_000_000L, p.keyId()), control);
             return new TestRunner.Outcome<>(result, result.cancelled());
         });
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("minRtt", r.minRttMs());
-        s.put("medianRtt", r.medianRttMs());
-        s.put("meanRtt", r.meanRttMs());
-        s.put("p99Rtt", r.p99RttMs());
-        s.put("maxRtt", r.maxRttMs());
-        s.put("lossPercent", r.lossPercent());
-        s.put("sent", (double) r.sent());
-        s.put("received", (double) r.received());
-        s.put("duplicates", (double) r.duplicates());
-        // Loss on the way there is known only from the reflector's numbering. A stateless
-        // reflector echoes the sender's sequence numbers (RFC 8762 4.2.1): a packet lost on the
-        // way there and one lost on the way back look alike, and the engine's count from it is
-        // always 0. A stateful one numbers what it received (4.2.2), so a gap shows forward
-        // loss; without one its numbers are the sender's too, and the two cannot be told
-        // apart. So the split is kept when the numbering shows a gap or nothing was lost, and
-        // left out otherwise rather than stated as 0.
-        if (r.forwardLost() > 0 || r.lost() == 0) {
-            s.put("forwardLost", (double) r.forwardLost());
-        }
-        s.put("minForwardMs", r.minForwardMs());
-        s.put("medianForwardMs", r.medianForwardMs());
-        s.put("maxForwardMs", r.maxForwardMs());
-        s.put("minBackwardMs", r.minBackwardMs());
-        s.put("medianBackwardMs", r.medianBackwardMs());
-        s.put("maxBackwardMs", r.maxBackwardMs());
-        s.put("senderErrorMs", r.senderErrorMs());
-        s.put("reflectorErrorMs", r.reflectorErrorMs());
-        s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
-        s.put("reflectorSynchronised", r.reflectorSynchronised() ? 1.0 : 0.0);
+        Map<String, Double> s = FIGURES.summary(r);
         if (p.keyId() != null) {
-            s.put("authFailed", (double) r.authFailed()); // answers dropped: their HMAC did not verify
+            s.put("authFailed", (double) r.authFailed());
         }
-        s.values().removeIf(v -> v == null || v.isNaN());
         StampResult.Frames f = r.frames();
         long[] send = f.sendEpochNanos();
         long[] rtt = f.rttNanos();
@@ -222,12 +204,12 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

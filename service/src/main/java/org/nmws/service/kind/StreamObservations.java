@@ -1,7 +1,6 @@
 package org.nmws.service.kind;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.UdpStreamResult;
@@ -22,83 +21,38 @@ final class StreamObservations {
     private StreamObservations() {
     }
 
+    /** Whether the engine drew the inter-arrival histogram (it needs two arrivals and a bin width). */
+    static boolean hasHistogram(UdpStreamResult r) {
+        return r.interArrival().counts().length > 0 && r.interArrival().binWidthNanos() > 0;
+    }
+
     static Observation of(PathSubject subject, StreamParameters p, UdpStreamResult r, TestRunner runner) {
         String point = runner.measurementPoint();
         HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("sent", (double) r.sent());
-        s.put("received", (double) r.received());
-        s.put("lost", (double) r.lost());
-        s.put("lossPercent", r.lossPercent());
-        s.put("duplicates", (double) r.duplicates());
-        UdpStreamResult.Reordering ro = r.reordering();
-        s.put("outOfOrder", (double) ro.reordered());
-        s.put("reorderedRatio", ro.ratio());
-        s.put("reorderingMaxExtent", (double) ro.maxExtent());
-        double[] n = ro.nReorderingRatio();
+        Map<String, Double> s = UdpStreamKind.FIGURES.summary(r);
+        double[] n = r.reordering().nReorderingRatio();
         for (int i = 0; i < n.length; i++) {
-            s.put("nReordering" + (i + 1) + "Ratio", n[i]);
+            FigureTable.put(s, "nReordering" + (i + 1) + "Ratio", n[i]);
         }
-        UdpStreamResult.OneWayDelay d = r.delay();
-        s.put("minDelayMs", d.minMs());
-        s.put("medianDelayMs", d.medianMs());
-        s.put("meanDelayMs", d.meanMs());
-        s.put("p95DelayMs", d.p95Ms());
-        s.put("p99DelayMs", d.p99Ms());
-        s.put("maxDelayMs", d.maxMs());
-        s.put("jitterMs", d.jitterMs());
-        s.put("meanAbsIpdvMs", d.meanAbsIpdvMs());
-        // every one-way delay above is only as good as the two clocks: their summed error bound
-        s.put("oneWayUncertaintyMs", r.clocks().oneWayUncertaintyMs());
-        s.put("senderClockErrorMs", r.clocks().senderErrorMs());
-        s.put("receiverClockErrorMs", r.clocks().receiverErrorMs());
-        s.put("senderUserMbps", r.sender().userMbps());
         if (p.intervalSeconds() > 0) {
             // A sender that could not keep the asked rate says so, not only in a lower senderUserMbps:
             // the path was then probed at less than was asked (tolerance as the rate scan's, 3 %).
             double offered = p.packetSize() * 8 / p.intervalSeconds() / 1e6;
-            s.put("offeredUserMbps", offered);
+            FigureTable.put(s, "offeredUserMbps", offered);
             s.put("senderLimited", r.sender().userMbps() < offered * 0.97 ? 1.0 : 0.0);
         }
-        s.put("senderWireMbps", r.sender().wireMbps());
-        s.put("senderSpacingUs", r.sender().spacingNanos() / 1e3);
-        s.put("receiverUserMbps", r.receiver().userMbps());
-        s.put("receiverWireMbps", r.receiver().wireMbps());
-        s.put("receiveDurationMs", (r.receiver().lastArrivalEpochNanos() - r.receiver().firstArrivalEpochNanos()) / 1e6);
+        FigureTable.put(s, "receiveDurationMs",
+                (r.receiver().lastArrivalEpochNanos() - r.receiver().firstArrivalEpochNanos()) / 1e6);
         UdpStreamResult.Histogram h = r.interArrival();
-        s.put("minInterArrivalUs", h.minNanos() / 1e3);
-        s.put("meanInterArrivalUs", h.meanNanos() / 1e3);
-        s.put("maxInterArrivalUs", h.maxNanos() / 1e3);
-        // The inter-arrival histogram, UDPmon's picture of how the path spaced the frames.
-        long[] counts = h.counts();
-        if (counts.length > 0 && h.binWidthNanos() > 0) {
-            s.put("interArrivalStartUs", h.startNanos() / 1e3);
-            s.put("interArrivalBinWidthUs", h.binWidthNanos() / 1e3);
+        if (hasHistogram(r)) {
+            FigureTable.put(s, "interArrivalStartUs", h.startNanos() / 1e3);
+            FigureTable.put(s, "interArrivalBinWidthUs", h.binWidthNanos() / 1e3);
+            long[] counts = h.counts();
             for (int i = 0; i < counts.length; i++) {
                 s.put("interArrivalBin" + i, (double) counts[i]);
             }
-            s.put("interArrivalUnder", (double) h.under());
-            s.put("interArrivalOver", (double) h.over());
-        }
-        UdpStreamResult.LossPattern lp = r.lossPattern();
-        s.put("lossIntervals", (double) lp.intervals());
-        s.put("lossMeanIntervalFrames", lp.meanIntervalFrames());
-        s.put("lossExponentialRate", lp.exponentialRate());
-        s.put("lossKsDistance", lp.ksDistance());
-        UdpStreamResult.LossOnset lo = r.lossOnset();
-        if (lo.firstLossSeq() >= 0) {
-            s.put("firstLossSeq", (double) lo.firstLossSeq());
-            s.put("rateBeforeLossMbps", lo.rateBeforeMbps());
-            s.put("rateAfterLossMbps", lo.rateAfterMbps());
-            s.put("bufferFrames", lo.bufferFrames());
-            s.put("bufferBytes", lo.bufferBytes());
-            s.put("queueDelayMs", lo.queueDelayMs());
-            s.put("bufferBytesByDelay", lo.bufferBytesByDelay());
         }
         UdpStreamResult.Hosts hosts = r.hosts();
-        s.put("hostLost", (double) hosts.receiverSocketDrops());
-        s.put("networkLost", (double) hosts.networkLost());
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
 
         int[] seq = r.seq(); // the accessors copy: take each array once
         long[] sent = r.sendEpochNanos();

@@ -47,14 +47,7 @@ final class TcpObservations {
     static Observation of(PathSubject subject, TcpParameters p, TcpStreamResult r, TestRunner runner) {
         String point = runner.measurementPoint();
         HostEnvironment host = runner.host();
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("streams", (double) r.streams());
-        s.put("throughputMbps", r.throughputMbps());
-        s.put("sendMbps", r.sendMbps());
-        s.put("bytesSent", (double) r.bytesSent());
-        s.put("bytesReceived", (double) r.bytesReceived());
-        s.put("receiverSeconds", r.receiverSeconds());
-        s.put("retransmits", (double) r.totalRetransmits());
+        Map<String, Double> s = TcpStreamKind.FIGURES.summary(r);
         // What held the senders back while data was in flight (TCP_INFO, Linux 4.10+): the
         // receiver's window, the send buffer, else the congestion window (loss, or the path).
         long busy = 0, rwnd = 0, sndbuf = 0;
@@ -67,13 +60,6 @@ final class TcpObservations {
             s.put("rwndLimitedPercent", 100.0 * rwnd / busy);
             s.put("sndbufLimitedPercent", 100.0 * sndbuf / busy);
             s.put("cwndLimitedPercent", 100.0 * Math.max(0, busy - rwnd - sndbuf) / busy);
-        }
-        for (int i = 0; i < r.perStream().size(); i++) {
-            TcpStreamResult.PerStream ps = r.perStream().get(i);
-            s.put("stream" + i + "ThroughputMbps", ps.receiveMbps());
-            s.put("stream" + i + "BytesReceived", (double) ps.bytesReceived());
-            s.put("stream" + i + "Retransmits", (double) ps.totalRetransmits());
-            s.put("stream" + i + "FinalSrttUs", (double) ps.finalSrttMicros());
         }
         TcpStreamResult.TcpInfoSamples ti = r.tcpInfo();
         if (ti.size() > 0) {
@@ -100,13 +86,12 @@ final class TcpObservations {
         if (p.cbr() && r.lateness() != null && r.lateness().size() > 0) {
             TcpStreamResult.Lateness l = r.lateness();
             s.put("messages", (double) l.size());
-            s.put("minLatenessMs", l.minMs());
-            s.put("medianLatenessMs", l.medianMs());
-            s.put("p99LatenessMs", l.p99Ms());
-            s.put("maxLatenessMs", l.maxMs());
-            s.put("steadyMaxLatenessMs", steadyMaxLatenessMs(l));
+            FigureTable.put(s, "minLatenessMs", l.minMs());
+            FigureTable.put(s, "medianLatenessMs", l.medianMs());
+            FigureTable.put(s, "p99LatenessMs", l.p99Ms());
+            FigureTable.put(s, "maxLatenessMs", l.maxMs());
+            FigureTable.put(s, "steadyMaxLatenessMs", steadyMaxLatenessMs(l));
         }
-        s.values().removeIf(v -> v == null || v.isNaN() || v.isInfinite());
 
         TcpStreamResult.TimeSeries ts = r.series();
         List<Observation.Frame> frames = new ArrayList<>();

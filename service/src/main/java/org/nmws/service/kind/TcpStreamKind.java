@@ -21,15 +21,31 @@ import org.nmws.service.observation.Unit;
  * clients read, one per time-series bin and the TCP_INFO samples when raw, and figures.
  */
 final class TcpStreamKind implements MeasurementKind<TcpParameters> {
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MBIT_PER_SECOND, "throughputMbps", "sendMbps", "maxDeliveryRateMbps")
+    /** The figures TCPstream users read; TcpObservations builds the summary from them. */
+    static final FigureTable<TcpStreamResult> FIGURES = new FigureTable<>(TcpStreamResult.class)
+            .of(Unit.NONE, "streams")
+            .of(Unit.MBIT_PER_SECOND, "throughputMbps", "sendMbps")
             .of(Unit.BYTES, "bytesSent", "bytesReceived")
-            .of(Unit.MICROSECONDS, "meanSrttUs", "maxRttvarUs")
-            .of(Unit.MILLISECONDS, "minLatenessMs", "medianLatenessMs", "p99LatenessMs", "maxLatenessMs",
+            .of(Unit.NONE, "receiverSeconds", "retransmits=totalRetransmits")
+            // what held the senders back while data was in flight (TCP_INFO, Linux 4.10+)
+            .computed(Unit.PERCENT, "rwndLimitedPercent", "sndbufLimitedPercent", "cwndLimitedPercent")
+            .each("stream", TcpStreamResult::perStream, TcpStreamResult.PerStream.class, null, Unit.MBIT_PER_SECOND,
+                    "ThroughputMbps=receiveMbps")
+            .each("stream", TcpStreamResult::perStream, TcpStreamResult.PerStream.class, null, Unit.BYTES,
+                    "BytesReceived=bytesReceived")
+            .each("stream", TcpStreamResult::perStream, TcpStreamResult.PerStream.class, null, Unit.NONE,
+                    "Retransmits=totalRetransmits")
+            .each("stream", TcpStreamResult::perStream, TcpStreamResult.PerStream.class, null, Unit.MICROSECONDS,
+                    "FinalSrttUs=finalSrttMicros")
+            // over the TCP_INFO samples
+            .computed(Unit.NONE, "tcpInfoSamples", "maxCwndSegments")
+            .computed(Unit.MICROSECONDS, "meanSrttUs", "maxRttvarUs")
+            .computed(Unit.MBIT_PER_SECOND, "maxDeliveryRateMbps")
+            // constant bit rate: how late each message arrived against its schedule
+            // (kept only when CBR was asked for: a parameter, so the kind's rule, not the table's)
+            .computed(Unit.NONE, "messages")
+            .computed(Unit.MILLISECONDS, "minLatenessMs", "medianLatenessMs", "p99LatenessMs", "maxLatenessMs",
                     "steadyMaxLatenessMs")
-            .of(Unit.PERCENT, "rwndLimitedPercent", "sndbufLimitedPercent", "cwndLimitedPercent")
-            .family(Unit.MBIT_PER_SECOND, "stream\\d+ThroughputMbps")
-            .family(Unit.MICROSECONDS, "stream\\d+FinalSrttUs")
             .headline("throughputMbps", "throughputMbps", "TCP");
 
     /** Fills the path: anything else would bias it and be biased. */
@@ -67,12 +83,12 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

@@ -1,7 +1,6 @@
 package org.nmws.service.kind;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.nmws.probe.OwampResult;
@@ -21,15 +20,22 @@ import org.nmws.service.observation.Unit;
  * kind's names, so both read alike everywhere; TWAMP-Light without control is protocol=STAMP.
  */
 final class TwampKind extends ControlSessionKind {
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minRtt", "medianRtt", "meanRtt", "p99Rtt", "maxRtt", "minForwardMs",
-                    "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs", "maxBackwardMs",
-                    "senderErrorMs", "reflectorErrorMs", "oneWayUncertaintyMs")
+    private static final FigureTable<OwampResult> FIGURES = new FigureTable<>(OwampResult.class)
+            .of(Unit.MILLISECONDS, "minRtt=minRttMs", "medianRtt=medianRttMs", "meanRtt=meanRttMs", "p99Rtt=p99RttMs",
+                    "maxRtt=maxRttMs")
             .of(Unit.PERCENT, "lossPercent")
+            .of(Unit.NONE, "sent", "received", "duplicates")
+            .onlyIf(r -> r.skipped() > 0, Unit.NONE, "skipped")
+            // A TWAMP reflector numbers what it received (RFC 5357 4.2.1), so a gap is loss on the way there.
+            .of(Unit.NONE, "forwardLost")
+            .of(Unit.MILLISECONDS, "minForwardMs", "medianForwardMs", "maxForwardMs", "minBackwardMs", "medianBackwardMs",
+                    "maxBackwardMs", "senderErrorMs", "reflectorErrorMs=remoteErrorMs", "oneWayUncertaintyMs")
+            .of(Unit.NONE, "reflectorSynchronised=remoteSynchronised")
             .headline("medianRtt", "rttMs", "RTT")
             .headline("lossPercent", "lossPercent", "loss");
+
     TwampKind(Path keyFile) {
-        super(true, UNITS, keyFile);
+        super(true, FIGURES, keyFile);
     }
 
     @Override
@@ -42,32 +48,7 @@ final class TwampKind extends ControlSessionKind {
             throws MeasurementException {
         String dst = subject.dst().host();
         OwampResult r = session(p, subject, runner);
-        Map<String, Double> s = new LinkedHashMap<>();
-        s.put("minRtt", r.minRttMs());
-        s.put("medianRtt", r.medianRttMs());
-        s.put("meanRtt", r.meanRttMs());
-        s.put("p99Rtt", r.p99RttMs());
-        s.put("maxRtt", r.maxRttMs());
-        s.put("lossPercent", r.lossPercent());
-        s.put("sent", (double) r.sent());
-        s.put("received", (double) r.received());
-        s.put("duplicates", (double) r.duplicates());
-        if (r.skipped() > 0) {
-            s.put("skipped", (double) r.skipped());
-        }
-        // A TWAMP reflector numbers what it received (RFC 5357 4.2.1), so a gap is loss on the way there.
-        s.put("forwardLost", (double) r.forwardLost());
-        s.put("minForwardMs", r.minForwardMs());
-        s.put("medianForwardMs", r.medianForwardMs());
-        s.put("maxForwardMs", r.maxForwardMs());
-        s.put("minBackwardMs", r.minBackwardMs());
-        s.put("medianBackwardMs", r.medianBackwardMs());
-        s.put("maxBackwardMs", r.maxBackwardMs());
-        s.put("senderErrorMs", r.senderErrorMs());
-        s.put("reflectorErrorMs", r.remoteErrorMs());
-        s.put("oneWayUncertaintyMs", r.oneWayUncertaintyMs());
-        s.put("reflectorSynchronised", r.remoteSynchronised() ? 1.0 : 0.0);
-        s.values().removeIf(v -> v == null || v.isNaN());
+        Map<String, Double> s = FIGURES.summary(r);
         List<Observation.Frame> frames = frames(p, r);
         Environment env = new Environment(runner.host().describe("src", r.localAddress()),
                 Environment.Host.remote(dst, r.remoteAddress()));

@@ -22,18 +22,45 @@ import org.nmws.service.observation.Unit;
  */
 final class UdpStreamKind implements MeasurementKind<StreamParameters> {
     private static final int HISTOGRAM_BINS = 50;
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MILLISECONDS, "minDelayMs", "medianDelayMs", "meanDelayMs", "p95DelayMs", "p99DelayMs",
-                    "maxDelayMs", "jitterMs", "meanAbsIpdvMs", "receiveDurationMs", "queueDelayMs",
-                    "oneWayUncertaintyMs", "senderClockErrorMs", "receiverClockErrorMs")
-            .of(Unit.MICROSECONDS, "senderSpacingUs", "minInterArrivalUs", "meanInterArrivalUs", "maxInterArrivalUs",
-                    "interArrivalStartUs", "interArrivalBinWidthUs")
-            .of(Unit.MBIT_PER_SECOND, "senderUserMbps", "offeredUserMbps", "senderWireMbps", "receiverUserMbps", "receiverWireMbps",
-                    "rateBeforeLossMbps", "rateAfterLossMbps")
+    /** The stream's figures, UDPmon's names; StreamObservations builds the summary from them. */
+    static final FigureTable<UdpStreamResult> FIGURES = new FigureTable<>(UdpStreamResult.class)
+            .of(Unit.NONE, "sent", "received", "lost")
             .of(Unit.PERCENT, "lossPercent")
-            .of(Unit.RATIO, "reorderedRatio", "lossKsDistance")
-            .of(Unit.BYTES, "bufferBytes", "bufferBytesByDelay")
+            .of(Unit.NONE, "duplicates", "outOfOrder=reordering.reordered")
+            .of(Unit.RATIO, "reorderedRatio=reordering.ratio")
+            .of(Unit.NONE, "reorderingMaxExtent=reordering.maxExtent")
             .family(Unit.RATIO, "nReordering\\d+Ratio")
+            .of(Unit.MILLISECONDS, "minDelayMs=delay.minMs", "medianDelayMs=delay.medianMs", "meanDelayMs=delay.meanMs",
+                    "p95DelayMs=delay.p95Ms", "p99DelayMs=delay.p99Ms", "maxDelayMs=delay.maxMs", "jitterMs=delay.jitterMs",
+                    "meanAbsIpdvMs=delay.meanAbsIpdvMs",
+                    // every one-way delay above is only as good as the two clocks: their summed error bound
+                    "oneWayUncertaintyMs=clocks.oneWayUncertaintyMs", "senderClockErrorMs=clocks.senderErrorMs",
+                    "receiverClockErrorMs=clocks.receiverErrorMs")
+            .of(Unit.MBIT_PER_SECOND, "senderUserMbps=sender.userMbps")
+            .computed(Unit.MBIT_PER_SECOND, "offeredUserMbps")
+            .computed(Unit.NONE, "senderLimited")
+            .of(Unit.MBIT_PER_SECOND, "senderWireMbps=sender.wireMbps")
+            .scaled(Unit.MICROSECONDS, 1e-3, "senderSpacingUs=sender.spacingNanos")
+            .of(Unit.MBIT_PER_SECOND, "receiverUserMbps=receiver.userMbps", "receiverWireMbps=receiver.wireMbps")
+            .computed(Unit.MILLISECONDS, "receiveDurationMs")
+            .scaled(Unit.MICROSECONDS, 1e-3, "minInterArrivalUs=interArrival.minNanos",
+                    "meanInterArrivalUs=interArrival.meanNanos", "maxInterArrivalUs=interArrival.maxNanos")
+            // the inter-arrival histogram, UDPmon's picture of how the path spaced the frames
+            .onlyIf(StreamObservations::hasHistogram, Unit.NONE, "interArrivalUnder=interArrival.under",
+                    "interArrivalOver=interArrival.over")
+            .computed(Unit.MICROSECONDS, "interArrivalStartUs", "interArrivalBinWidthUs")
+            .family(Unit.NONE, "interArrivalBin\\d+")
+            .of(Unit.NONE, "lossIntervals=lossPattern.intervals", "lossMeanIntervalFrames=lossPattern.meanIntervalFrames",
+                    "lossExponentialRate=lossPattern.exponentialRate")
+            .of(Unit.RATIO, "lossKsDistance=lossPattern.ksDistance")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.NONE, "firstLossSeq=lossOnset.firstLossSeq")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.MBIT_PER_SECOND, "rateBeforeLossMbps=lossOnset.rateBeforeMbps",
+                    "rateAfterLossMbps=lossOnset.rateAfterMbps")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.NONE, "bufferFrames=lossOnset.bufferFrames")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.BYTES, "bufferBytes=lossOnset.bufferBytes")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.MILLISECONDS, "queueDelayMs=lossOnset.queueDelayMs")
+            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.BYTES, "bufferBytesByDelay=lossOnset.bufferBytesByDelay")
+            .of(Unit.NONE, "hostLost=hosts.receiverSocketDrops", "networkLost=hosts.networkLost")
             .headline("medianDelayMs", "owdMs", "one-way")
             .headline("lossPercent", "lossPercent", "loss");
 
@@ -73,12 +100,12 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

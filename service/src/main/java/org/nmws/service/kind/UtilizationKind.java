@@ -26,9 +26,11 @@ import org.nmws.service.observation.Unit;
  */
 final class UtilizationKind implements MeasurementKind<UtilizationParameters> {
     private static final QName DIRECTION = new QName(Namespaces.NMWS_RESULT, "direction", "nmws");
-    private static final FigureUnits UNITS = new FigureUnits()
-            .of(Unit.MBIT_PER_SECOND, "outMbps", "inMbps", "maxOutMbps", "maxInMbps", "speedMbps")
-            .of(Unit.PERCENT, "outUtilizationPercent", "inUtilizationPercent");
+    /** Worked out from the interface counters the service reads itself (no engine result to read them from). */
+    private static final FigureTable<Record> FIGURES = new FigureTable<>(Record.class)
+            .computed(Unit.MBIT_PER_SECOND, "outMbps", "inMbps", "maxOutMbps", "maxInMbps", "speedMbps")
+            .computed(Unit.PERCENT, "outUtilizationPercent", "inUtilizationPercent")
+            .computed(Unit.NONE, "outPackets", "inPackets", "outErrors", "inErrors", "outDiscards", "inDiscards", "samples");
 
     /** Reads interface counters and sends nothing. */
     @Override
@@ -93,12 +95,12 @@ final class UtilizationKind implements MeasurementKind<UtilizationParameters> {
 
     @Override
     public Unit unit(String figure) {
-        return UNITS.unit(figure);
+        return FIGURES.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return UNITS.figures();
+        return FIGURES.figures();
     }
 
     @Override

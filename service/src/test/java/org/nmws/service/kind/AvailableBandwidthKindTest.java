@@ -80,6 +80,7 @@ class AvailableBandwidthKindTest {
     void theAnswerIsKeptAsTheBracketAndEveryStepOfTheCurve() throws Exception {
         FakeEngine engine = new FakeEngine().answer(AvailableBandwidthSpec.class, AvailableBandwidthKindTest::answer);
         Observation o = measure(engine, Map.of("bandwidthLimit", "100M"), RoundTripKindTest.CONTEXT);
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.AVAILABLE, o.test());
         assertEquals(52.5, f.get("availableMbps"));

@@ -61,6 +61,7 @@ class CapacityKindTest {
     void theAnswerIsKeptAsTheEstimateAtThreeLevelsItsSpreadAndTheTrainsItRestsOn() throws Exception {
         FakeEngine engine = new FakeEngine().answer(CapacitySpec.class, s -> answer(s, 95.0));
         Observation o = measure(engine, Map.of("trains", "20", "trainLength", "50"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.CAPACITY, o.test());
         assertEquals(95.0, f.get("capacityMbps"));

@@ -61,6 +61,17 @@ final class FakeEngine implements Engine {
         return type.cast(specs.get(0));
     }
 
+    /**
+     * Every figure of the observation's summary is one its kind declares (so it has its unit,
+     * and /api/kinds lists it): a kind's figures are named once, in its table.
+     */
+    static void assertDeclared(org.nmws.service.measure.MeasurementKind<?> kind, org.nmws.service.observation.Observation o) {
+        for (String name : o.summary().keySet()) {
+            boolean declared = kind.figures().stream().anyMatch(f -> f.pattern() ? name.matches(f.name()) : f.name().equals(name));
+            org.junit.jupiter.api.Assertions.assertTrue(declared, kind.test() + " keeps figure " + name + " it does not declare");
+        }
+    }
+
     /** A runner over this engine: no admission, no path lock, this host, point "mp-test", every responder agrees. */
     TestRunner runner() {
         return runner(true);

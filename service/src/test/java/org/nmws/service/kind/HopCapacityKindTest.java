@@ -69,6 +69,7 @@ class HopCapacityKindTest {
     void eachHopIsKeptWithTheRouteAndTheBottleneckIsTheNarrowestMeasuredHop() throws Exception {
         FakeEngine engine = new FakeEngine().answer(HopCapacitySpec.class, HopCapacityKindTest::answer);
         Observation o = measure(engine, Map.of("trains", "10", "trainLength", "16", "maxTtl", "5"), true);
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.HOP_CAPACITY, o.test());
         assertEquals(5.0, f.get("hopCount"));

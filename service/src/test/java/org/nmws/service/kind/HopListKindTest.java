@@ -60,6 +60,7 @@ class HopListKindTest {
     void theRouteIsKeptInTheEnvironmentAndEachProbeAsAFrame() throws Exception {
         FakeEngine engine = new FakeEngine().answer(HopListSpec.class, HopListKindTest::answer);
         Observation o = measure(engine, Map.of("probesPerHop", "2", "packetSize", "60"), true);
+        FakeEngine.assertDeclared(kind, o);
         assertEquals(Characteristic.ProbeTest.HOP_LIST, o.test());
         assertEquals(List.of(new Environment.RouteHop(1, "10.0.0.1", "gw.example.net"),
                 new Environment.RouteHop(2, null, null), new Environment.RouteHop(3, "192.0.2.7", null)),

@@ -66,6 +66,7 @@ class LatencyScanKindTest {
     void theAnswerIsKeptAsPerSizeFiguresAndTheFittedLine() throws Exception {
         FakeEngine engine = new FakeEngine().answer(LatencyScanSpec.class, LatencyScanKindTest::answer);
         Observation o = measure(engine, Map.of("packetSizes", "64,512,1472", "count", "10"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.LATENCY_SCAN, o.test());
         assertEquals(0.008, f.get("slopeUsPerByte"));

@@ -73,6 +73,7 @@ class OwampTwampKindTest {
         Observation o = kind.run(kind.parse(with("OWAMP", "count", "4", "interval", "0.01", "timeout", "1",
                 "packetPadding", "100", "mode", "authenticated", "keyId", "alice", "port", "8861"),
                 Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT), PATH, engine.runner());
+        FakeEngine.assertDeclared(kind, o);
         assertEquals(new OwampSpec(false, "192.0.2.9", 8861, 4, 100, 10 * MS, 1000 * MS, "authenticated", "alice",
                 KEYS.toString(), 0), engine.specs.get(0));
         Map<String, Double> f = o.summary();
@@ -96,6 +97,7 @@ class OwampTwampKindTest {
         FakeEngine engine = new FakeEngine().answer(OwampSpec.class, OwampTwampKindTest::owamp);
         Observation o = kind.run(kind.parse(with("OWAMP", "count", "4", "direction", "from"),
                 Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT), PATH, engine.runner());
+        FakeEngine.assertDeclared(kind, o);
         assertEquals("from", ((OwampSpec) engine.specs.get(0)).direction());
         assertEquals("192.0.2.9", o.subject().src().host(), "the server sent: the path runs from it");
         assertEquals("192.0.2.1", o.subject().dst().host());
@@ -112,6 +114,7 @@ class OwampTwampKindTest {
         FakeEngine engine = new FakeEngine().answer(OwampSpec.class, OwampTwampKindTest::twamp);
         Observation o = kind.run(kind.parse(with("TWAMP", "count", "3"), Characteristic.PATH_DELAY_ROUNDTRIP,
                 RoundTripKindTest.CONTEXT), PATH, engine.runner());
+        FakeEngine.assertDeclared(kind, o);
         assertEquals(new OwampSpec(true, "192.0.2.9", 862, 3, 0, 100 * MS, 2000 * MS, "open", null, null, 0),
                 engine.specs.get(0));
         Map<String, Double> f = o.summary();

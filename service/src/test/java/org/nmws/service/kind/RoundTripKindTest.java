@@ -51,6 +51,7 @@ class RoundTripKindTest {
         FakeEngine engine = new FakeEngine().answer(RoundTripSpec.class, RoundTripKindTest::answer);
         Observation o = kind.run(kind.parse(Map.of("count", "4"), Characteristic.PATH_DELAY_ROUNDTRIP, CONTEXT), PATH,
                 engine.runner());
+        FakeEngine.assertDeclared(kind, o);
         assertEquals(Characteristic.ProbeTest.ROUND_TRIP, o.test());
         assertEquals("mp-test", o.measurementPoint());
         assertEquals(FakeEngine.VERSION, o.toolVersion());
@@ -71,6 +72,7 @@ class RoundTripKindTest {
         FakeEngine engine = new FakeEngine().answer(RoundTripSpec.class, RoundTripKindTest::answer);
         Observation o = kind.run(kind.parse(Map.of("count", "4"), Characteristic.PATH_DELAY_ROUNDTRIP, CONTEXT), PATH,
                 engine.runner());
+        FakeEngine.assertDeclared(kind, o);
         assertEquals(1.0, o.summary().get("stalls"));
         assertEquals(1.2, o.summary().get("maxHost"));
         assertEquals(0.19, o.summary().get("p99PathRtt"));

@@ -63,6 +63,7 @@ class StampKindTest {
     void theAnswerIsKeptAsRoundTripAndOneWayFiguresWithTheirUncertainty() throws Exception {
         FakeEngine engine = new FakeEngine().answer(StampSpec.class, StampKindTest::answer);
         Observation o = measure(engine, Map.of("count", "4", "timestamp", "NTP"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.STAMP, o.test());
         assertEquals(25.0, f.get("lossPercent"));
@@ -89,6 +90,7 @@ class StampKindTest {
     void eachPacketIsAFrameWithItsRoundTripAndReplyTtl() throws Exception {
         FakeEngine engine = new FakeEngine().answer(StampSpec.class, StampKindTest::answer);
         Observation o = measure(engine, Map.of("packetSize", "100", "raw", "true"));
+        FakeEngine.assertDeclared(kind, o);
         assertTrue(kind.raw(kind.parse(Map.of("raw", "true"), Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT)));
         assertEquals(List.of(new Observation.Frame(0, T0, 1_000_000, 100, 62),
                 new Observation.Frame(1, T0 + 20 * MS, Observation.Frame.LOST, 100, -1),
@@ -112,6 +114,7 @@ class StampKindTest {
         Map<String, String> p = Map.of("protocol", "STAMP", "authMode", "authenticated", "keyId", "lab");
         Observation o = keyed.run(keyed.parse(p, Characteristic.PATH_DELAY_ONEWAY, RoundTripKindTest.CONTEXT), PATH,
                 engine.runner());
+        FakeEngine.assertDeclared(keyed, o);
         assertEquals(new StampSpec("192.0.2.7", 862, 10, 112, 100_000_000L, 1_000_000_000L, 1, false, 0, 1_000_000_000L,
                 "lab"), engine.only(StampSpec.class));
         assertEquals("authenticated", o.parameters().get("authMode"));

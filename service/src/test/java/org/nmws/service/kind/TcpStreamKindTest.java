@@ -86,6 +86,7 @@ class TcpStreamKindTest {
     void theAnswerIsKeptAsThroughputWhatHeldTheSendersBackAndTcpInfoFigures() throws Exception {
         FakeEngine engine = new FakeEngine().answer(TcpStreamSpec.class, TcpStreamKindTest::answer);
         Observation o = measure(engine, Map.of("streams", "2"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.TCP_STREAM, o.test());
         assertEquals(80.0, f.get("throughputMbps"));
@@ -126,6 +127,7 @@ class TcpStreamKindTest {
     void theTimeSeriesAreFramesAndTheTcpInfoSamplesAreKeptRaw() throws Exception {
         FakeEngine engine = new FakeEngine().answer(TcpStreamSpec.class, TcpStreamKindTest::answer);
         Observation o = measure(engine, Map.of("streams", "2", "raw", "true"));
+        FakeEngine.assertDeclared(kind, o);
         assertTrue(kind.raw(kind.parse(Map.of("raw", "true"), Characteristic.PATH_BANDWIDTH_ACHIEVABLE_TCP,
                 RoundTripKindTest.CONTEXT)));
         // seq = stream * bins + bin, ttl = stream, bytes of the bin, value = the bin's length

@@ -83,6 +83,7 @@ class UdpStreamKindTest {
     void theAnswerIsKeptAsLossDelayRateAndBufferFigures() throws Exception {
         FakeEngine engine = new FakeEngine().answer(UdpStreamSpec.class, s -> answer(s, 2, "ptp:gm-1"));
         Observation o = measure(engine, Map.of("count", "4", "packetSize", "1000", "interval", "0.001"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertEquals(Characteristic.ProbeTest.UDP_STREAM, o.test());
         assertEquals(25.0, f.get("lossPercent"));
@@ -141,6 +142,7 @@ class UdpStreamKindTest {
     void withoutLossOrAStatedClockThoseFiguresAreAbsentNotMadeUp() throws Exception {
         FakeEngine engine = new FakeEngine().answer(UdpStreamSpec.class, s -> answer(s, -1, ""));
         Observation o = measure(engine, Map.of("count", "4", "interval", "0"));
+        FakeEngine.assertDeclared(kind, o);
         assertFalse(o.summary().containsKey("firstLossSeq"));
         assertFalse(o.summary().containsKey("rateBeforeLossMbps"));
         assertFalse(o.summary().containsKey("bufferBytes"));

@@ -100,6 +100,7 @@ class UtilizationKindTest {
     void eachIntervalAndDirectionIsAFrameAndTheMeanRateIsTheirs() throws Exception {
         FakeEngine engine = new FakeEngine();
         Observation o = measure(engine.runner(), LO, Map.of("timeDuration", "0.2", "interval", "0.1"));
+        FakeEngine.assertDeclared(kind, o);
         assertTrue(engine.specs.isEmpty(), "passive: nothing asked of the engine");
         assertEquals(Characteristic.ProbeTest.UTILIZATION, o.test());
         assertEquals(3.0, o.summary().get("samples"), "a reading at the start and one after each of 2 intervals");
@@ -132,6 +133,7 @@ class UtilizationKindTest {
     void trafficSentOverLoopbackIsCountedBothWays() throws Exception {
         FakeEngine engine = new FakeEngine();
         Observation o = measure(sendingOverLoopback(engine), LO, Map.of("timeDuration", "0.4", "interval", "0.2"));
+        FakeEngine.assertDeclared(kind, o);
         Map<String, Double> f = o.summary();
         assertTrue(f.get("outPackets") >= DATAGRAMS, "out packets " + f.get("outPackets"));
         assertTrue(f.get("inPackets") >= DATAGRAMS, "in packets " + f.get("inPackets"));
@@ -147,6 +149,7 @@ class UtilizationKindTest {
     @Test
     void theInterfaceIsTheEnvironmentAndTheParametersAreEchoed() throws Exception {
         Observation o = measure(new FakeEngine().runner(), LO, Map.of("timeDuration", "0.05", "interval", "0.05"));
+        FakeEngine.assertDeclared(kind, o);
         assertEquals("lo", o.environment().src().nic().name());
         assertEquals("loopback", o.environment().src().nic().driver());
         assertNull(o.environment().dst());
