@@ -412,14 +412,46 @@ function observations(test, dst, src, limit) {
 const RANGES = [['1h', 'last hour', 3600e3], ['6h', 'last 6 hours', 6 * 3600e3], ['24h', 'last 24 hours', 24 * 3600e3],
   ['7d', 'last 7 days', 7 * 86400e3], ['30d', 'last 30 days', 30 * 86400e3], ['all', 'everything stored', null]];
 
-/** The path's charts: each the figures it draws, as [test, summary datum, what to call it when a chart mixes tests]. */
-const PATH_CHARTS = [
-  ['path-rtt', 'Round-trip time (median)', 'ms', [['ROUND_TRIP', 'medianRtt', 'round trip'], ['STAMP', 'medianRtt', 'STAMP']]],
-  ['path-owd', 'One-way delay (median)', 'ms', [['UDP_STREAM', 'medianDelayMs', 'stream'], ['STAMP', 'medianForwardMs', 'STAMP forward']]],
-  ['path-loss', 'Loss', '%', [['ROUND_TRIP', 'lossPercent', 'round trip'], ['UDP_STREAM', 'lossPercent', 'stream'],
-    ['STAMP', 'lossPercent', 'STAMP']]],
-  ['path-throughput', 'Throughput', 'Mbit/s', [['TCP_STREAM', 'throughputMbps', 'TCP'], ['UDP_STREAM', 'receiverUserMbps', 'UDP received']]],
-];
+/**
+ * The path's charts: which figure groups the page draws, in order, and their titles. What each
+ * draws comes from the kinds themselves (/api/kinds: every figure marked with a chart), so a new
+ * kind or figure shows here without a line of this file.
+ */
+const PATH_CHARTS = [['rttMs', 'path-rtt', 'Round-trip time (median)'], ['owdMs', 'path-owd', 'One-way delay (median)'],
+  ['lossPercent', 'path-loss', 'Loss'], ['throughputMbps', 'path-throughput', 'Throughput']];
+
+let kindsAsked = null;
+/** Every kind's facts, once a page load. */
+function kinds() {
+  if (!kindsAsked) kindsAsked = api('/api/kinds').catch(e => { kindsAsked = null; throw e; });
+  return kindsAsked;
+}
+
+/**
+ * Each chart as [id, title, unit, sources], a source [test, summary figure, its series' name where a
+ * chart mixes kinds]: a kind's headline figure of the chart's group first (TCP's throughput before
+ * UDP's received rate), else in the kinds' order.
+ */
+function pathCharts(all) {
+  return PATH_CHARTS.map(([group, id, title]) => {
+    const sources = [];
+    for (const k of all) {
+      for (const f of k.figures) {
+        if (f.chart === group) sources.push({ head: f.group === group ? 0 : 1, unit: f.unit, src: [k.test, f.name, f.chartLabel] });
+      }
+    }
+    sources.sort((a, b) => a.head - b.head);
+    return [id, title, sources.length ? sources[0].unit : '', sources.map(x => x.src)];
+  });
+}
+
+/** The figures that sum up one test in a table: what its kind draws on the charts, else its first declared figure. */
+function briefFigures(all, test) {
+  const k = all.find(x => x.test === test);
+  if (!k) return [];
+  const charted = k.figures.filter(f => f.chart).map(f => f.name);
+  return charted.length ? charted : k.figures.filter(f => f.name).slice(0, 1).map(f => f.name);
+}
 
 /** The value at quantile q of sorted values, interpolated between ranks (R-7, as numpy and R default). */
 function quantile(sorted, q) {
@@ -539,7 +571,10 @@ views.path = async main => {
   // Unless a range was picked, the time axis fits the results of the last 24 hours: a path
   // measured for two minutes filled a vertical line at the right edge of a day (tutorial).
   const axisFrom = chosen ? from : undefined;
-  const tests = ['ROUND_TRIP', 'STAMP', 'UDP_STREAM', 'TCP_STREAM', 'LATENCY_SCAN'];
+  const known = await kinds();
+  const charts = pathCharts(known);
+  // every kind's tests on the path: the charts draw some, the table below lists them all
+  const tests = known.map(k => k.test);
   const answers = await Promise.all(tests.map(t => api('/api/observations?' + query({ test: t, dst, src, from, limit: 1000 }))));
   const found = {};
   const defs = new Map();
@@ -559,14 +594,13 @@ views.path = async main => {
       el('span', { class: 'note' }, ' Drag or scroll on a chart to zoom; the charts zoom together.')));
   const plots = el('div', { class: 'plots' });
   main.append(plots);
-  for (const spec of PATH_CHARTS) pathChart(plots, spec, found, defs, { range, log, from: axisFrom });
+  for (const spec of charts) pathChart(plots, spec, found, defs, { range, log, from: axisFrom });
   echarts.connect('path');
   const all = [].concat(...tests.map(t => found[t])).sort((a, b) => (a.start < b.start ? 1 : -1)).slice(0, 50);
   const table = el('table', { id: 'tests' }, el('tr', {}, ['start', 'test', 'definition', 'parameters', 'figures'].map(h => el('th', {}, h))));
   for (const o of all) {
     const f = o.summary;
-    const brief = ['medianRtt', 'lossPercent', 'medianDelayMs', 'receiverUserMbps', 'throughputMbps', 'slopeUsPerByte']
-      .filter(k => f[k] !== undefined).map(k => k + ' ' + fmt(f[k])).join(', ');
+    const brief = briefFigures(known, o.test).filter(k => f[k] !== undefined).map(k => k + ' ' + fmt(f[k])).join(', ');
     table.append(el('tr', {}, el('td', {}, el('a', { href: '#test?id=' + o.id, 'data-test': o.test }, humanTime(o.start))),
       el('td', {}, o.test), el('td', {}, o.definition || 'on demand'), el('td', {}, paramText(o.parameters)), el('td', {}, brief)));
   }

@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RestController;
  * GET /api/kinds: every kind of test as it declares itself, for readers that show results
  * (the dashboard, the CLI, a script): the characteristics it answers and the class each runs
  * in, what the far end must run, and its figures with their units, a grid cell's headline
- * figures marked with their group. Nothing here is written twice: it is each kind's own.
+ * figures marked with their group, and the figures a path's charts draw with their chart. Nothing here is written twice: it is each kind's own.
  */
 @RestController
 class KindsController {
@@ -45,6 +45,10 @@ class KindsController {
                 if (f.headline()) {
                     fm.put("group", f.group());
                     fm.put("label", f.label());
+                }
+                if (f.chart() != null) {
+                    fm.put("chart", f.chart());
+                    fm.put("chartLabel", f.chartLabel());
                 }
                 figures.add(fm);
             }

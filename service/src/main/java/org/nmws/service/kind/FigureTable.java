@@ -80,7 +80,7 @@ final class FigureTable<R extends Record> {
             String[] nf = split(spec);
             String family = Pattern.quote(prefix) + "\\d+" + Pattern.quote(nf[0]);
             families.add(Map.entry(Pattern.compile(family), unit));
-            declared.add(new Figure(prefix + "\\d+" + nf[0], unit, true, null, null));
+            declared.add(new Figure(prefix + "\\d+" + nf[0], unit, true));
             @SuppressWarnings("unchecked")
             Function<R, List<?>> any = (Function<R, List<?>>) (Function<R, ?>) rows;
             @SuppressWarnings("unchecked")
@@ -93,20 +93,31 @@ final class FigureTable<R extends Record> {
     /** A numbered family the kind fills itself, e.g. {@code "hop\\d+CapacityMbps"}. */
     FigureTable<R> family(Unit unit, String regex) {
         families.add(Map.entry(Pattern.compile(regex), unit));
-        declared.add(new Figure(regex, unit, true, null, null));
+        declared.add(new Figure(regex, unit, true));
         return this;
     }
 
     /** Marks a declared figure as the one heading a grid cell's group for this kind. */
     FigureTable<R> headline(String name, String group, String label) {
-        for (int i = 0; i < declared.size(); i++) {
-            Figure f = declared.get(i);
+        Figure f = declared(name);
+        declared.set(declared.indexOf(f), new Figure(name, f.unit(), false, group, label, f.chart(), f.chartLabel()));
+        return this;
+    }
+
+    /** Marks a declared figure as drawn on a path's chart (rttMs, owdMs, lossPercent, throughputMbps), its series so named. */
+    FigureTable<R> chart(String name, String chart, String seriesLabel) {
+        Figure f = declared(name);
+        declared.set(declared.indexOf(f), new Figure(name, f.unit(), false, f.group(), f.label(), chart, seriesLabel));
+        return this;
+    }
+
+    private Figure declared(String name) {
+        for (Figure f : declared) {
             if (!f.pattern() && f.name().equals(name)) {
-                declared.set(i, new Figure(name, f.unit(), false, group, label));
-                return this;
+                return f;
             }
         }
-        throw new IllegalStateException("headline figure " + name + " is not declared");
+        throw new IllegalStateException("figure " + name + " is not declared");
     }
 
     /**
@@ -176,7 +187,7 @@ final class FigureTable<R extends Record> {
         if (exact.putIfAbsent(name, unit) != null) {
             throw new IllegalStateException("figure " + name + " is declared twice");
         }
-        declared.add(new Figure(name, unit, false, null, null));
+        declared.add(new Figure(name, unit, false));
     }
 
     private static String[] split(String spec) {

@@ -32,7 +32,9 @@ final class OwampKind extends ControlSessionKind {
                     "senderClockErrorMs=senderErrorMs", "receiverClockErrorMs=remoteErrorMs")
             .of(Unit.NONE, "receiverSynchronised=remoteSynchronised")
             .headline("medianDelayMs", "owdMs", "one-way")
-            .headline("lossPercent", "lossPercent", "loss");
+            .headline("lossPercent", "lossPercent", "loss")
+            .chart("medianDelayMs", "owdMs", "OWAMP")
+            .chart("lossPercent", "lossPercent", "OWAMP");
 
     OwampKind(Path keyFile) {
         super(false, FIGURES, keyFile);

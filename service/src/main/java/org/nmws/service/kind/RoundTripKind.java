@@ -31,7 +31,9 @@ final class RoundTripKind implements MeasurementKind<RoundTripParameters> {
             .of(Unit.NONE, "stalls")
             .of(Unit.MILLISECONDS, "maxHost=maxHostMs", "p99PathRtt=p99PathRttMs")
             .headline("medianRtt", "rttMs", "RTT")
-            .headline("lossPercent", "lossPercent", "loss");
+            .headline("lossPercent", "lossPercent", "loss")
+            .chart("medianRtt", "rttMs", "round trip")
+            .chart("lossPercent", "lossPercent", "round trip");
 
     /** A few small frames: light enough to run beside anything. */
     @Override

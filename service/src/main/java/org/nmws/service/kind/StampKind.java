@@ -65,7 +65,10 @@ final class StampKind implements MeasurementKind<StampKind.Parameters> {
             .of(Unit.NONE, "reflectorSynchronised")
             .computed(Unit.NONE, "authFailed") // answers dropped in authenticated mode: their HMAC did not verify
             .headline("medianRtt", "rttMs", "RTT")
-            .headline("lossPercent", "lossPercent", "loss");
+            .headline("lossPercent", "lossPercent", "loss")
+            .chart("medianRtt", "rttMs", "STAMP")
+            .chart("medianForwardMs", "owdMs", "STAMP forward")
+            .chart("lossPercent", "lossPercent", "STAMP");
 
     /**
      * The parameters by NMWG name: count, packetSize (44..9000 UDP payload bytes; 112..9000

@@ -46,7 +46,8 @@ final class TcpStreamKind implements MeasurementKind<TcpParameters> {
             .computed(Unit.NONE, "messages")
             .computed(Unit.MILLISECONDS, "minLatenessMs", "medianLatenessMs", "p99LatenessMs", "maxLatenessMs",
                     "steadyMaxLatenessMs")
-            .headline("throughputMbps", "throughputMbps", "TCP");
+            .headline("throughputMbps", "throughputMbps", "TCP")
+            .chart("throughputMbps", "throughputMbps", "TCP");
 
     /** Fills the path: anything else would bias it and be biased. */
     @Override

@@ -32,7 +32,10 @@ final class TwampKind extends ControlSessionKind {
                     "maxBackwardMs", "senderErrorMs", "reflectorErrorMs=remoteErrorMs", "oneWayUncertaintyMs")
             .of(Unit.NONE, "reflectorSynchronised=remoteSynchronised")
             .headline("medianRtt", "rttMs", "RTT")
-            .headline("lossPercent", "lossPercent", "loss");
+            .headline("lossPercent", "lossPercent", "loss")
+            .chart("medianRtt", "rttMs", "TWAMP")
+            .chart("medianForwardMs", "owdMs", "TWAMP forward")
+            .chart("lossPercent", "lossPercent", "TWAMP");
 
     TwampKind(Path keyFile) {
         super(true, FIGURES, keyFile);

@@ -62,7 +62,10 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
             .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.BYTES, "bufferBytesByDelay=lossOnset.bufferBytesByDelay")
             .of(Unit.NONE, "hostLost=hosts.receiverSocketDrops", "networkLost=hosts.networkLost")
             .headline("medianDelayMs", "owdMs", "one-way")
-            .headline("lossPercent", "lossPercent", "loss");
+            .headline("lossPercent", "lossPercent", "loss")
+            .chart("medianDelayMs", "owdMs", "stream")
+            .chart("lossPercent", "lossPercent", "stream")
+            .chart("receiverUserMbps", "throughputMbps", "UDP received");
 
     /** One-way delay, loss and reordering run at a low rate beside others; an achievable-bandwidth stream fills the path. */
     @Override

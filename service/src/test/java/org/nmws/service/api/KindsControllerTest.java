@@ -40,9 +40,24 @@ class KindsControllerTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rr = (List<Map<String, Object>>) kind("ROUND_TRIP").get("figures");
         Map<String, Object> median = rr.stream().filter(f -> "medianRtt".equals(f.get("name"))).findFirst().orElseThrow();
-        assertEquals(Map.of("name", "medianRtt", "unit", "ms", "group", "rttMs", "label", "RTT"), median);
+        assertEquals(Map.of("name", "medianRtt", "unit", "ms", "group", "rttMs", "label", "RTT", "chart", "rttMs",
+                "chartLabel", "round trip"), median);
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> tcp = (List<Map<String, Object>>) kind("TCP_STREAM").get("figures");
         assertTrue(tcp.stream().anyMatch(f -> "stream\\d+ThroughputMbps".equals(f.get("pattern"))), tcp.toString());
+    }
+
+    @Test
+    void aPathsChartsAndCountsAreTheKindsOwn() {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> udp = (List<Map<String, Object>>) kind("UDP_STREAM").get("figures");
+        // drawn on the throughput chart, though not the grid's headline there
+        Map<String, Object> received = udp.stream().filter(f -> "receiverUserMbps".equals(f.get("name"))).findFirst().orElseThrow();
+        assertEquals(Map.of("name", "receiverUserMbps", "unit", "Mbit/s", "chart", "throughputMbps", "chartLabel", "UDP received"),
+                received);
+        // a count is a figure too: listed, with no unit
+        Map<String, Object> sent = udp.stream().filter(f -> "sent".equals(f.get("name"))).findFirst().orElseThrow();
+        assertEquals(null, sent.get("unit"));
+        assertTrue(sent.containsKey("unit"));
     }
 }
