@@ -86,10 +86,17 @@ class SafeXmlTest {
                 .getChildNodes().getLength());
     }
 
+    /** Enough tags that the document might be an element bomb: it is streamed, and refused before its end. */
+    private static final String PAST_THE_TAG_BOUND = "<<<" + "<x/>".repeat(SafeXml.MAX_ELEMENTS);
+
     @Test
     void nestingIsCountedBeforeTheDocumentEnds() {
-        String doc = "<a>".repeat(65) + "<<<";
+        String doc = "<a>".repeat(65) + PAST_THE_TAG_BOUND;
         NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        assertEquals("request nests elements deeper than 64", e.getMessage());
+        // a small document is parsed once and its tree checked: the same answer
+        String small = "<a>".repeat(65) + "</a>".repeat(65);
+        e = assertThrows(NmwgException.class, () -> full.parse(small.getBytes(StandardCharsets.UTF_8)));
         assertEquals("request nests elements deeper than 64", e.getMessage());
     }
 
@@ -99,15 +106,22 @@ class SafeXmlTest {
         for (int i = 0; i < 65; i++) {
             doc.append(" a").append(i).append("=\"v\"");
         }
-        doc.append("/><<<");
-        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.toString().getBytes(StandardCharsets.UTF_8)));
+        doc.append("/>");
+        String small = doc + "</m>";
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse((doc + PAST_THE_TAG_BOUND)
+                .getBytes(StandardCharsets.UTF_8)));
+        assertEquals("an element has more than 64 attributes", e.getMessage());
+        e = assertThrows(NmwgException.class, () -> full.parse(small.getBytes(StandardCharsets.UTF_8)));
         assertEquals("an element has more than 64 attributes", e.getMessage());
     }
 
     @Test
     void aLongAttributeIsRefusedWhileStreaming() {
-        String doc = "<m><b a=\"" + "y".repeat(SafeXml.MAX_ATTRIBUTE_CHARS + 1) + "\"/><<<";
-        NmwgException e = assertThrows(NmwgException.class, () -> full.parse(doc.getBytes(StandardCharsets.UTF_8)));
+        String doc = "<m><b a=\"" + "y".repeat(SafeXml.MAX_ATTRIBUTE_CHARS + 1) + "\"/>";
+        NmwgException e = assertThrows(NmwgException.class, () -> full.parse((doc + PAST_THE_TAG_BOUND)
+                .getBytes(StandardCharsets.UTF_8)));
+        assertEquals("an attribute value exceeds 65536 characters", e.getMessage());
+        e = assertThrows(NmwgException.class, () -> full.parse((doc + "</m>").getBytes(StandardCharsets.UTF_8)));
         assertEquals("an attribute value exceeds 65536 characters", e.getMessage());
     }
 
@@ -115,5 +129,13 @@ class SafeXmlTest {
     void anUndeclaredEntityIsAParseError() {
         NmwgException e = assertThrows(NmwgException.class, () -> xml.parse("<m>&x;</m>".getBytes(StandardCharsets.UTF_8)));
         assertEquals(ErrorCodes.PARSE_ERROR, e.code());
+        assertTrue(e.getMessage().endsWith("request refers to an undeclared entity '&x;'"), e.getMessage());
+    }
+
+    @Test
+    void theTagCountBoundsTheElementsFromAbove() {
+        assertEquals(4, SafeXml.tags("<?xml version=\"1.0\"?><a><b/><!-- <c> --><d>x</d></a>".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(1, SafeXml.tags("<a>é</a>".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(1, SafeXml.tags("<".getBytes(StandardCharsets.UTF_8)));
     }
 }
