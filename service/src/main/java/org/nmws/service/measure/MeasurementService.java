@@ -458,7 +458,7 @@ public class MeasurementService {
         // permits: tests that are not exclusive share a path up to the limit, an exclusive one takes them all
         int permits = props.limits().sharedTestsPerPath();
         int need = testClass == TestClass.EXCLUSIVE ? permits : 1;
-        Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> new Semaphore(permits));
+        Semaphore lock = pathLocks.computeIfAbsent(pathKey(dst), k -> pathLock(permits));
         // Charged first, so a client over its rate hears that rather than busy; given back when no
         // test starts (busy path, a parameter the engine refuses).
         if (caller.budget() != null) {
@@ -477,7 +477,7 @@ public class MeasurementService {
         // thread per request for up to the longest test, and 220 such requests starved the service.
         boolean got;
         try {
-            got = waitMillis > 0 ? lock.tryAcquire(need, waitMillis, TimeUnit.MILLISECONDS) : lock.tryAcquire(need);
+            got = take(lock, need, waitMillis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             got = false;
@@ -529,6 +529,22 @@ public class MeasurementService {
             running.finish(entry);
             lock.release(need);
         }
+    }
+
+    /**
+     * A path's permits: fair, so an exclusive test waiting for all of them (a scheduled run within
+     * its grace) is not passed over by a stream of shared ones that each need one (issue 24).
+     */
+    static Semaphore pathLock(int permits) {
+        return new Semaphore(permits, true);
+    }
+
+    /**
+     * Takes need permits, waiting at most waitMillis. Always timed: Semaphore's untimed
+     * tryAcquire barges past waiting threads even when fair; a zero timeout does not.
+     */
+    static boolean take(Semaphore lock, int need, long waitMillis) throws InterruptedException {
+        return lock.tryAcquire(need, Math.max(0, waitMillis), TimeUnit.MILLISECONDS);
     }
 
     /**
