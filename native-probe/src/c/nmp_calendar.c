@@ -145,12 +145,15 @@ int nmp_cal_release(nmp_cal *c, uint32_t id, const char *client) {
     return -ENOENT;
 }
 
-/* The client's reservation covering now (from NMP_CAL_EARLY_MS before its start), or NULL;
- * a local one admits no session (the test it holds the host for runs from here). */
+/* The client's reservation covering now (from NMP_CAL_EARLY_MS before its
+ * start) that no session has used yet: each session takes its own, so two
+ * sessions of one client never share one, nor give back the other's (issue
+ * 24: two shared tests from one point). A client whose reservations are all
+ * in use is admitted as anyone without one. */
 static nmp_cal_entry *covering(nmp_cal *c, int64_t now_ms, const char *client) {
     for (int i = 0; i < NMP_CAL_MAX; i++) {
         nmp_cal_entry *e = &c->e[i];
-        if (e->id != 0 && !e->local && e->start_ms - NMP_CAL_EARLY_MS <= now_ms && now_ms < e->end_ms &&
+        if (e->id != 0 && !e->local && !e->used && e->start_ms - NMP_CAL_EARLY_MS <= now_ms && now_ms < e->end_ms &&
             strcmp(e->client, client) == 0)
             return e;
     }
@@ -158,11 +161,13 @@ static nmp_cal_entry *covering(nmp_cal *c, int64_t now_ms, const char *client) {
 }
 
 int nmp_cal_admit(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int64_t *retry_ms,
-                  char *holder) {
+                  char *holder, uint32_t *id) {
     nmp_cal_expire(c, now_ms);
     nmp_cal_entry *own = covering(c, now_ms, client);
+    *id = 0;
     if (own != NULL) {
         own->used = 1;
+        *id = own->id;
         return 1;
     }
     for (int i = 0; i < NMP_CAL_MAX; i++) {
@@ -177,11 +182,13 @@ int nmp_cal_admit(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *c
 }
 
 int nmp_cal_admit_shared(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int active,
-                         int64_t *retry_ms, char *holder) {
+                         int64_t *retry_ms, char *holder, uint32_t *id) {
     nmp_cal_expire(c, now_ms);
     nmp_cal_entry *own = covering(c, now_ms, client);
+    *id = 0;
     if (own != NULL) {
         own->used = 1;
+        *id = own->id;
         return 1;
     }
     const nmp_cal_entry *block = NULL, *soonest = NULL;
@@ -203,9 +210,12 @@ int nmp_cal_admit_shared(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const 
     return -EBUSY;
 }
 
-void nmp_cal_session_ended(nmp_cal *c, int64_t now_ms, const char *client) {
-    nmp_cal_entry *e = covering(c, now_ms, client);
-    if (e != NULL && e->used) e->id = 0;
+void nmp_cal_session_ended(nmp_cal *c, uint32_t id, const char *client) {
+    if (id == 0) return; /* it ran in no reservation: none of the client's others is touched */
+    for (int i = 0; i < NMP_CAL_MAX; i++) {
+        nmp_cal_entry *e = &c->e[i];
+        if (e->id == id && e->used && strcmp(e->client, client) == 0) e->id = 0;
+    }
 }
 
 /* Reads key as a u64 in [lo, hi] into *out; 'required' 0 leaves *out when absent. */

@@ -88,24 +88,24 @@ int nmp_cal_reserve(nmp_cal *c, int64_t now_ms, int64_t busy_until_ms, const nmp
 int nmp_cal_release(nmp_cal *c, uint32_t id, const char *client);
 
 /* Whether a session of 'client', expected to last expected_ms from now,
- * may be admitted: yes (1, and the client's reservation covering now is
- * marked used) when the client holds a reservation (not local) covering now
+ * may be admitted: yes (1, and the client's reservation covering now, an
+ * unused one first, is marked used and its id set in *id, else *id = 0) when the client holds a reservation (not local) covering now
  * (from NMP_CAL_EARLY_MS before its start), or when it would end before any
  * reservation starts (0); else -EBUSY with *retry_ms until that
  * reservation ends and its holder in holder (NMP_CAL_HOLDER_MAX + 1 bytes). */
 int nmp_cal_admit(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int64_t *retry_ms,
-                  char *holder);
+                  char *holder, uint32_t *id);
 
-/* A session of 'client' ended: the rest of its used reservation covering
- * now is given back. */
-void nmp_cal_session_ended(nmp_cal *c, int64_t now_ms, const char *client);
+/* A session of 'client' admitted in reservation 'id' (what admission set; 0:
+ * none) ended: the rest of that reservation is given back, and no other. */
+void nmp_cal_session_ended(nmp_cal *c, uint32_t id, const char *client);
 /* As nmp_cal_admit, for a shared session (class normal or background) while
  * 'active' shared sessions run: its own reservation admits it (1); else it
  * may not overlap an exclusive reservation, and the unused shared ones
  * overlapping it, the sessions running and itself must not exceed the
  * calendar's sessions (-EBUSY with retry_ms and holder set; 0 admitted). */
 int nmp_cal_admit_shared(nmp_cal *c, int64_t now_ms, int64_t expected_ms, const char *client, int active,
-                         int64_t *retry_ms, char *holder);
+                         int64_t *retry_ms, char *holder, uint32_t *id);
 
 /* Reservations held (for logs and tests). */
 int nmp_cal_count(const nmp_cal *c);

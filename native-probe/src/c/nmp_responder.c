@@ -293,7 +293,7 @@ static void session_close(nmp_rsession *s, const char *why) {
          (unsigned long long)s->refused,
          (double)(nmp_mono_now() - s->opened) / 1e9);
     close_read_out(&s->ctl);
-    nmp_cal_session_ended(&s->r->cal, wall_ms(), peer); /* the rest of its reservation is free again */
+    nmp_cal_session_ended(&s->r->cal, s->cal_id, peer); /* the rest of its own reservation is free again */
     s->kind->stop(s);
     free(s->out);
     s->out = NULL;
@@ -614,8 +614,9 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         char holder[NMP_CAL_HOLDER_MAX + 1], enc[NMP_CTL_VALMAX + 1];
         const nmp_rkind *k = kinds[req.kind];
         int64_t expected = (int64_t)((k->send_ns(&req) + req.timeout_ms * 1000000ull) / 1000000);
-        int adm = req.shared ? nmp_cal_admit_shared(&r->cal, wall_ms(), expected, peer, active, &retry, holder)
-                             : nmp_cal_admit(&r->cal, wall_ms(), expected, peer, &retry, holder);
+        uint32_t cal_id = 0;
+        int adm = req.shared ? nmp_cal_admit_shared(&r->cal, wall_ms(), expected, peer, active, &retry, holder, &cal_id)
+                             : nmp_cal_admit(&r->cal, wall_ms(), expected, peer, &retry, holder, &cal_id);
         if (adm < 0) {
             rlog(r, 1, "reject %s: the slot is reserved for %s", peer, holder);
             nmp_ctl_text_encode(enc, holder);
@@ -625,6 +626,7 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         }
         memset(s, 0, sizeof(*s));
         s->reserved = adm > 0;
+        s->cal_id = cal_id;
     }
     s->r = r;
     s->ctl = -1;

@@ -91,6 +91,7 @@ struct nmp_rsession {
     int draining;                    /* RESULTS asked, the answer is being prepared (tcp: streams read to their end) */
     nmp_monotime_ns drain_until;     /* while draining: the answer goes out then at the latest */
     int reserved;                    /* it runs in its client's reservation (nmp_calendar.h) */
+    uint32_t cal_id;                 /* that reservation's id, given back when the session ends (0: none) */
 };
 
 /* ---- what the loop offers the kinds (nmp_responder.c) ---- */

@@ -78,8 +78,10 @@ TEST(unused_reservations_lapse_and_ended_ones_are_dropped) {
     /* used, it lasts to its end */
     CHECK_EQ_INT(reserve(T0, T0 + 1000, T0 + 1000, 60000, NMP_CAL_EXCLUSIVE, "a", "10.0.0.1", &g), 0);
     int64_t retry = 0;
+    uint32_t id = 0;
     char holder[NMP_CAL_HOLDER_MAX + 1];
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 1000, 500, "10.0.0.1", &retry, holder), 1);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 1000, 500, "10.0.0.1", &retry, holder, &id), 1);
+    CHECK_EQ_INT(id, g.id);
     nmp_cal_expire(&cal, T0 + 60999);
     CHECK_EQ_INT(nmp_cal_count(&cal), 1);
     nmp_cal_expire(&cal, T0 + 61000);
@@ -114,21 +116,53 @@ TEST(starts_in_the_past_beyond_the_horizon_or_too_long_are_refused) {
 TEST(sessions_are_admitted_around_reservations) {
     nmp_cal_grant g;
     int64_t retry = 0;
+    uint32_t id = 0;
     char holder[NMP_CAL_HOLDER_MAX + 1];
     nmp_cal_init(&cal, 1);
     CHECK_EQ_INT(reserve(T0, T0 + 10000, T0 + 10000, 5000, NMP_CAL_EXCLUSIVE, "a/bw", "10.0.0.1", &g), 0);
     /* an on-demand session that ends before the reservation: admitted */
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0, 9000, "10.0.0.2", &retry, holder), 0);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0, 9000, "10.0.0.2", &retry, holder, &id), 0);
     /* one that would run into it: busy until the reservation ends */
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 2000, 9000, "10.0.0.2", &retry, holder), -EBUSY);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 2000, 9000, "10.0.0.2", &retry, holder, &id), -EBUSY);
     CHECK(retry == 13000 && strcmp(holder, "a/bw") == 0);
     /* the holder, from 1 s before its start */
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 8999, 4000, "10.0.0.1", &retry, holder), -EBUSY);
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 9000, 4000, "10.0.0.1", &retry, holder), 1);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 8999, 4000, "10.0.0.1", &retry, holder, &id), -EBUSY);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 9000, 4000, "10.0.0.1", &retry, holder, &id), 1);
+    CHECK_EQ_INT(id, g.id);
     /* its session ends early: the rest of the slot is free again */
-    nmp_cal_session_ended(&cal, T0 + 12000, "10.0.0.1");
+    nmp_cal_session_ended(&cal, id, "10.0.0.1");
     CHECK_EQ_INT(nmp_cal_count(&cal), 0);
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 12000, 1000, "10.0.0.2", &retry, holder), 0);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 12000, 1000, "10.0.0.2", &retry, holder, &id), 0);
+}
+
+TEST(two_shared_sessions_of_one_client_each_give_back_only_their_own_reservation) {
+    nmp_cal_grant a, b;
+    int64_t retry = 0;
+    uint32_t ida = 0, idb = 0, idc = 0;
+    char holder[NMP_CAL_HOLDER_MAX + 1];
+    nmp_cal_init(&cal, 4);
+    /* one point's two light tests, each in a reservation of its own over the same seconds */
+    CHECK_EQ_INT(reserve(T0, T0 + 1000, T0 + 1000, 10000, NMP_CAL_BACKGROUND, "p/rtt", "10.0.0.1", &a), 0);
+    CHECK_EQ_INT(reserve(T0, T0 + 1000, T0 + 1000, 10000, NMP_CAL_NORMAL, "p/owd", "10.0.0.1", &b), 0);
+    CHECK_EQ_INT(nmp_cal_admit_shared(&cal, T0 + 1000, 500, "10.0.0.1", 0, &retry, holder, &ida), 1);
+    CHECK_EQ_INT(nmp_cal_admit_shared(&cal, T0 + 1000, 9000, "10.0.0.1", 1, &retry, holder, &idb), 1);
+    CHECK(ida != 0 && idb != 0 && ida != idb); /* each session took a reservation of its own */
+    /* a third of its sessions finds no reservation of its own left: admitted as anyone's (room for 4),
+     * and its end gives back nothing */
+    CHECK_EQ_INT(nmp_cal_admit_shared(&cal, T0 + 1000, 100, "10.0.0.1", 2, &retry, holder, &idc), 0);
+    CHECK_EQ_INT(idc, 0);
+    nmp_cal_session_ended(&cal, idc, "10.0.0.1");
+    CHECK_EQ_INT(nmp_cal_count(&cal), 2);
+    /* the short one ends: its reservation goes, the long one's stays to its end */
+    nmp_cal_session_ended(&cal, ida, "10.0.0.1");
+    CHECK_EQ_INT(nmp_cal_count(&cal), 1);
+    nmp_cal_expire(&cal, T0 + 1000 + NMP_CAL_NOSHOW_MS + 1); /* used: it does not lapse */
+    CHECK_EQ_INT(nmp_cal_count(&cal), 1);
+    /* another client cannot give it back */
+    nmp_cal_session_ended(&cal, idb, "10.0.0.2");
+    CHECK_EQ_INT(nmp_cal_count(&cal), 1);
+    nmp_cal_session_ended(&cal, idb, "10.0.0.1");
+    CHECK_EQ_INT(nmp_cal_count(&cal), 0);
 }
 
 TEST(a_session_in_progress_without_a_reservation_keeps_the_slots_until_its_end) {
@@ -148,6 +182,7 @@ TEST(a_local_hold_keeps_every_session_out_and_lasts_to_its_end) {
     char err[NMP_ERRLEN], holder[NMP_CAL_HOLDER_MAX + 1];
     nmp_cal_grant g;
     int64_t retry = 0;
+    uint32_t id = 0;
     nmp_cal_req q = {.start_ms = T0 + 1000, .latest_ms = T0 + 1000, .duration_ms = 10000, .cls = NMP_CAL_EXCLUSIVE,
                      .local = 1};
     strcpy(q.holder, "b/bw:b:c");
@@ -157,10 +192,11 @@ TEST(a_local_hold_keeps_every_session_out_and_lasts_to_its_end) {
     nmp_cal_expire(&cal, T0 + 1000 + NMP_CAL_NOSHOW_MS + 1);
     CHECK_EQ_INT(nmp_cal_count(&cal), 1);
     /* no session is admitted in it, not even its holder's address */
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "10.0.0.1", &retry, holder), -EBUSY);
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "10.0.0.1", &retry, holder, &id), -EBUSY);
     CHECK(strcmp(holder, "b/bw:b:c") == 0 && retry == 6000);
-    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "127.0.0.1", &retry, holder), -EBUSY);
-    nmp_cal_session_ended(&cal, T0 + 5000, "127.0.0.1");
+    CHECK_EQ_INT(nmp_cal_admit(&cal, T0 + 5000, 100, "127.0.0.1", &retry, holder, &id), -EBUSY);
+    CHECK_EQ_INT(id, 0);
+    nmp_cal_session_ended(&cal, id, "127.0.0.1");
     CHECK_EQ_INT(nmp_cal_count(&cal), 1);
     nmp_cal_expire(&cal, T0 + 11000);
     CHECK_EQ_INT(nmp_cal_count(&cal), 0);
@@ -213,6 +249,7 @@ int main(void) {
     RUN(one_client_cannot_book_the_calendar_full);
     RUN(starts_in_the_past_beyond_the_horizon_or_too_long_are_refused);
     RUN(sessions_are_admitted_around_reservations);
+    RUN(two_shared_sessions_of_one_client_each_give_back_only_their_own_reservation);
     RUN(a_session_in_progress_without_a_reservation_keeps_the_slots_until_its_end);
     RUN(a_local_hold_keeps_every_session_out_and_lasts_to_its_end);
     RUN(malformed_reserve_and_release_lines_are_refused);
