@@ -104,6 +104,11 @@ public class MeasurementService {
     public record Busy(TestClass testClass, Instant from, Instant until) {
     }
 
+    /** How many light tests this point runs to one path at once (nmws.limits.shared-tests-per-path). */
+    public int sharedTestsPerPath() {
+        return props.limits().sharedTestsPerPath();
+    }
+
     /** The host-wide interlock of test classes, shared by on-demand and scheduled tests. */
     public Interlock interlock() {
         return interlock;

@@ -134,7 +134,8 @@ public final class ScheduleService {
             }
         }
         same.add(added);
-        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null, exclusive);
+        return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null, exclusive,
+                measurements.sharedTestsPerPath());
     }
 
     /** Logs, at start-up, each far end that the configuration's and the mesh's schedules over-book. */
@@ -147,7 +148,7 @@ public final class ScheduleService {
             }
         }
         byFar.forEach((far, list) -> {
-            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()), false);
+            String over = SlotDemand.overBooked(far, list, s -> store.lastDuration(s.id()), false, measurements.sharedTestsPerPath());
             if (over != null) {
                 org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("{}; some of their runs will not start", over);
             }

@@ -58,30 +58,41 @@ final class SlotDemand {
         return Duration.ofMillis((long) Math.ceil(Math.min(seconds, 3600) * 1000)).plus(SETUP);
     }
 
+    /** As below, for a far end that serves one test at a time. */
+    static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last,
+                             boolean exclusive) {
+        return overBooked(farEnd, schedules, last, exclusive, 1);
+    }
+
     /**
      * Whether schedules need more of one far end's time than there is: the message names them
      * and their demands, else null. With {@code exclusive} only the exclusive ones count (they
-     * can share the far end with nothing, so more than its time can never run); else all do, as
-     * every test to an nmprobe-responder holds it alone (it serves one session at a time).
+     * can share the far end with nothing, so more than its time can never run); else all do:
+     * an exclusive test holds the responder alone, and light ones share it {@code sessions} at
+     * a time (nmprobe-responder --sessions, as many as this point runs to one path,
+     * nmws.limits.shared-tests-per-path), so each needs that share of its own length.
      */
     static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last,
-                             boolean exclusive) {
+                             boolean exclusive, int sessions) {
         double share = 0;
         List<String> parts = new ArrayList<>();
         for (Schedule s : schedules) {
-            if (exclusive && s.testClass() != org.nmws.service.measure.TestClass.EXCLUSIVE) {
+            boolean alone = s.testClass() == org.nmws.service.measure.TestClass.EXCLUSIVE;
+            if (exclusive && !alone) {
                 continue;
             }
             Duration d = estimate(s, last.apply(s));
-            share += (double) d.toMillis() / s.period().toMillis();
+            share += (double) d.toMillis() / s.period().toMillis() / (alone ? 1 : Math.max(1, sessions));
             parts.add(s.name() + " (" + d.toMillis() / 1000.0 + " s every " + s.period().toMillis() / 1000.0 + " s)");
         }
         if (share <= 1.0) {
             return null;
         }
+        String serves = exclusive || sessions <= 1 ? "its responder serves one test at a time"
+                : "its responder serves " + sessions + " light tests at once, an exclusive one alone";
         return String.format(Locale.ROOT, "no time available at %s: %s%s need %.0f %% of its time "
-                + "(its responder serves one test at a time); lengthen a period or move a schedule", farEnd,
-                exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100);
+                + "(%s); lengthen a period or move a schedule", farEnd,
+                exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100, serves);
     }
 
     private static boolean closedLoop(Map<String, String> p) {
