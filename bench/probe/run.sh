@@ -136,7 +136,7 @@ echo
 
 fi
 if want 2; then
-echo "## 2. Frames per second, back to back, veth pair (2 interleaved rounds)"
+echo "## 2. Frames per second, back to back, veth pair (${NMP_BENCH_FPS_ROUNDS:-2} interleaved rounds)"
 echo
 echo "nmprobe: frames/s from the first to the last send stamp (sent) and kernel arrival stamp"
 echo "(received); its receiver asks for 4 MB socket buffers. iperf3: packets over its test"
@@ -145,7 +145,8 @@ echo
 echo "| round | tool | payload B | command | sent frames/s | received frames/s | loss % |"
 echo "|---|---|---|---|---|---|---|"
 : > $TMPD/fps
-for round in 1 2; do
+# NMP_BENCH_FPS_ROUNDS (default 2): more rounds tell this VM's +-15 % swings from a change
+for round in $(seq "${NMP_BENCH_FPS_ROUNDS:-2}"); do
     for sz in 64 1472; do
         c="nmprobe stream --host 10.202.0.2 --count 1000000 --size $sz --interval-us 0 --timeout-ms 500 --json"
         $XA $BIN/$c | J "'| $round | nmprobe stream | $sz | \`$c\` | %.0f | %.0f | %.3f |' % ((r['sent']-1)/(r['lastSendEpochNanos']-r['firstSendEpochNanos'])*1e9, (r['received']-1)/(r['lastArrivalEpochNanos']-r['firstArrivalEpochNanos'])*1e9, r['lossPercent'])" | tee -a $TMPD/fps
@@ -162,7 +163,8 @@ by = {}
 for r in rows:
     by.setdefault((r[2], int(r[3])), []).append((float(r[5]), float(r[6]), float(r[7])))
 print()
-print("| payload B | tool | sent frames/s (mean of 2) | received frames/s | loss % | goal: received >= iperf3 -u's best and loss lower |")
+print("| payload B | tool | sent frames/s (mean of %d) | received frames/s | loss %% | goal: received >= iperf3 -u's best and loss lower |"
+      % max(len(v) for v in by.values()))
 print("|---|---|---|---|---|---|")
 for sz in (64, 1472):
     peers = [k for k in by if k[1] == sz and k[0] != 'nmprobe stream']
@@ -173,6 +175,14 @@ for sz in (64, 1472):
         verdict = ("met" if rcv >= best and l <= minloss else "missed (%s)" % ", ".join(
             w for w, bad in (("rate", rcv < best), ("loss", l > minloss)) if bad)) if k[0] == 'nmprobe stream' else ""
         print("| %d | %s | %.0f | %.0f | %.3f | %s |" % (sz, k[0], s, rcv, l, verdict))
+# the ratio within each round (both tools met the same VM mode), its median over the rounds
+print()
+print("| payload B | peer | median of per-round ratios (nmprobe received / peer received) | min | max |")
+print("|---|---|---|---|---|")
+for sz in (64, 1472):
+    for k in sorted(k for k in by if k[1] == sz and k[0] != 'nmprobe stream'):
+        r = [a[1] / b[1] for a, b in zip(by[('nmprobe stream', sz)], by[k]) if b[1] > 0]
+        print("| %d | %s | %.3f | %.3f | %.3f |" % (sz, k[0], statistics.median(r), min(r), max(r)))
 PY
 echo
 
