@@ -23,13 +23,14 @@ import org.nmws.service.observation.Unit;
  */
 final class OwampKind extends ControlSessionKind {
     private static final FigureTable<OwampResult> FIGURES = new FigureTable<>(OwampResult.class)
+            // the delays first: readers show a kind's headline figures in this order
+            .of(Unit.MILLISECONDS, "minDelayMs=minOwdMs", "medianDelayMs=medianOwdMs", "meanDelayMs=meanOwdMs",
+                    "p95DelayMs=p95OwdMs", "p99DelayMs=p99OwdMs", "maxDelayMs=maxOwdMs", "oneWayUncertaintyMs",
+                    "senderClockErrorMs=senderErrorMs", "receiverClockErrorMs=remoteErrorMs")
             .of(Unit.NONE, "sent", "received", "lost")
             .of(Unit.PERCENT, "lossPercent")
             .of(Unit.NONE, "duplicates", "outOfOrder=reordered")
             .onlyIf(r -> r.skipped() > 0, Unit.NONE, "skipped")
-            .of(Unit.MILLISECONDS, "minDelayMs=minOwdMs", "medianDelayMs=medianOwdMs", "meanDelayMs=meanOwdMs",
-                    "p95DelayMs=p95OwdMs", "p99DelayMs=p99OwdMs", "maxDelayMs=maxOwdMs", "oneWayUncertaintyMs",
-                    "senderClockErrorMs=senderErrorMs", "receiverClockErrorMs=remoteErrorMs")
             .of(Unit.NONE, "receiverSynchronised=remoteSynchronised")
             .headline("medianDelayMs", "owdMs", "one-way")
             .headline("lossPercent", "lossPercent", "loss")

@@ -24,18 +24,19 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
     private static final int HISTOGRAM_BINS = 50;
     /** The stream's figures, UDPmon's names; StreamObservations builds the summary from them. */
     static final FigureTable<UdpStreamResult> FIGURES = new FigureTable<>(UdpStreamResult.class)
-            .of(Unit.NONE, "sent", "received", "lost")
-            .of(Unit.PERCENT, "lossPercent")
-            .of(Unit.NONE, "duplicates", "outOfOrder=reordering.reordered")
-            .of(Unit.RATIO, "reorderedRatio=reordering.ratio")
-            .of(Unit.NONE, "reorderingMaxExtent=reordering.maxExtent")
-            .family(Unit.RATIO, "nReordering\\d+Ratio")
+            // the delays first: readers (the CLI's tables, the grid) show a kind's headline figures in this order
             .of(Unit.MILLISECONDS, "minDelayMs=delay.minMs", "medianDelayMs=delay.medianMs", "meanDelayMs=delay.meanMs",
                     "p95DelayMs=delay.p95Ms", "p99DelayMs=delay.p99Ms", "maxDelayMs=delay.maxMs", "jitterMs=delay.jitterMs",
                     "meanAbsIpdvMs=delay.meanAbsIpdvMs",
                     // every one-way delay above is only as good as the two clocks: their summed error bound
                     "oneWayUncertaintyMs=clocks.oneWayUncertaintyMs", "senderClockErrorMs=clocks.senderErrorMs",
                     "receiverClockErrorMs=clocks.receiverErrorMs")
+            .of(Unit.NONE, "sent", "received", "lost")
+            .of(Unit.PERCENT, "lossPercent")
+            .of(Unit.NONE, "duplicates", "outOfOrder=reordering.reordered")
+            .of(Unit.RATIO, "reorderedRatio=reordering.ratio")
+            .of(Unit.NONE, "reorderingMaxExtent=reordering.maxExtent")
+            .family(Unit.RATIO, "nReordering\\d+Ratio")
             .of(Unit.MBIT_PER_SECOND, "senderUserMbps=sender.userMbps")
             .computed(Unit.MBIT_PER_SECOND, "offeredUserMbps")
             .computed(Unit.NONE, "senderLimited")
