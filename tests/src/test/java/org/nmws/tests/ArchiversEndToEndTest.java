@@ -314,6 +314,83 @@ class ArchiversEndToEndTest {
         }
     }
 
+    /**
+     * Kafka over TLS (issue 23): results reach a broker's TLS listener when the archive names
+     * the broker's CA, each once; an archive naming another CA delivers nothing and says why,
+     * its results kept in the outbox; a client that is no admin may not name this host's files.
+     */
+    @Test
+    @Order(3)
+    void kafkaOverTlsDeliversOnceAndAnUntrustedBrokerIsAClearErrorNotALoss() throws Exception {
+        Path data = Files.createTempDirectory("nmws-archivers-tls");
+        KafkaEngine.selfSigned(data, "other"); // a CA the broker's certificate is not signed by
+        ArrayNode archives = JSON.createArrayNode();
+        archives.addObject().put("name", "kafka-tls").put("archiver", "kafka").putObject("data").put("server", kafka.sslServer())
+                .put("topic", "nmws-tls").put("security_protocol", "SSL").put("_ssl_cafile", kafka.caPem().toString());
+        // the listener that asks for a client certificate: this archive presents the one it trusts
+        archives.addObject().put("name", "kafka-mtls").put("archiver", "kafka").putObject("data").put("server", kafka.mtlsServer())
+                .put("topic", "nmws-mtls").put("security_protocol", "SSL").put("_ssl_cafile", kafka.caPem().toString())
+                .put("_ssl_certfile", kafka.clientPem().toString()).put("_ssl_keyfile", kafka.clientKey().toString());
+        archives.addObject().put("name", "kafka-untrusted").put("archiver", "kafka").putObject("data")
+                .put("server", kafka.sslServer()).put("topic", "nmws-tls-untrusted").put("security_protocol", "SSL")
+                .put("_ssl_cafile", data.resolve("other.pem").toString());
+        String[] args = {"--nmws.responder-port=" + responder.port, "--nmws.measurement-point=point-arch-tls",
+                "--nmws.archivers.backoff-max=PT1S",
+                "--nmws.scheduler.schedules[0].name=rtt-tls",
+                "--nmws.scheduler.schedules[0].characteristic=path.delay.roundTrip",
+                "--nmws.scheduler.schedules[0].dst=127.0.0.1", "--nmws.scheduler.schedules[0].period=PT1S",
+                "--nmws.scheduler.schedules[0].parameters.count=5", "--nmws.scheduler.schedules[0].parameters.interval=0.01",
+                "--nmws.scheduler.schedules[0].archives=" + archives};
+        try (Service service = Service.start(data.resolve("point"), args)) {
+            waitFor("three results delivered over TLS, also with a client certificate", Duration.ofSeconds(60),
+                    () -> delivered(service, "kafka-tls") >= 3 && delivered(service, "kafka-mtls") >= 3);
+            waitFor("the untrusted broker's failure recorded", Duration.ofSeconds(60),
+                    () -> !archiveState(service, "kafka-untrusted").path("lastError").isNull()
+                            && archiveState(service, "kafka-untrusted").path("lastError").isTextual());
+            JsonNode untrusted = archiveState(service, "kafka-untrusted");
+            assertEquals(0, untrusted.path("delivered").asLong(), untrusted.toString());
+            assertTrue(untrusted.path("backlog").asLong() >= 1, "its results wait in the outbox: " + untrusted);
+            String why = untrusted.path("lastError").asText();
+            assertTrue(why.contains("SSL") || why.contains("PKIX") || why.contains("certif"), "the error says it is TLS: " + why);
+            // the spec shown never carries the file names (fields with '_' are private, as pScheduler's)
+            assertTrue(!untrusted.path("spec").toString().contains("other.pem"), untrusted.path("spec").toString());
+
+            // A client that is no admin may not make this host read its files.
+            String body = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT1S\",\"archives\":"
+                    + "[{\"archiver\":\"kafka\",\"data\":{\"server\":\"" + kafka.sslServer() + "\",\"topic\":\"x\","
+                    + "\"security_protocol\":\"SSL\",\"_ssl_cafile\":\"/etc/shadow\"}}]}";
+            HttpResponse<String> refused = Engines.HTTP.send(HttpRequest.newBuilder(URI.create(service.baseUrl
+                    + "/api/schedules/rtt-tls-client")).header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("_ssl_cafile, a file on this host"), refused.body());
+
+            long delivered = delivered(service, "kafka-tls") + delivered(service, "kafka-mtls");
+            Map<String, Integer> ids = new HashMap<>();
+            Map<String, Object> props = new HashMap<>(KafkaEngine.consumerProps(kafka.sslServer(), "nmws-test-tls"));
+            props.put("security.protocol", "SSL");
+            props.put("ssl.truststore.type", "PEM");
+            props.put("ssl.truststore.location", kafka.caPem().toString());
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+                consumer.subscribe(List.of("nmws-tls", "nmws-mtls"));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (System.nanoTime() < deadline && ids.values().stream().mapToInt(Integer::intValue).sum() < delivered) {
+                    for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                        assertEquals(r.key(), JSON.readTree(r.value()).path("id").asText());
+                        ids.merge(r.topic() + "/" + r.key(), 1, Integer::sum);
+                    }
+                }
+            }
+            assertTrue(ids.size() >= delivered, "every result delivered over TLS is in its topic: " + ids.size() + " of " + delivered);
+            assertTrue(ids.values().stream().allMatch(n -> n == 1), "each once in each archive's topic: " + ids);
+            System.out.printf("archivers: %d results to Kafka over TLS (with and without a client certificate), each once per"
+                    + " archive; the broker under another CA: 0 delivered,"
+                    + " %d held, \"%s\"%n", ids.size(), untrusted.path("backlog").asLong(), why.length() > 120 ? why.substring(0, 120) : why);
+        } finally {
+            Engines.deleteTree(data);
+        }
+    }
+
     /** The dashboard's Archives view, in Debian's chromium, shows each archive's figures as /api/archivers has them. */
     private static void dashboardShows(Service service, JsonNode state) {
         ChromeOptions options = new ChromeOptions().setBinary("/usr/bin/chromium")

@@ -22,26 +22,45 @@ final class KafkaEngine implements AutoCloseable {
     final Path log;
     private Process process;
 
-    private KafkaEngine(int port, int controllerPort, Path dir) {
+    private KafkaEngine(int port, int controllerPort, int sslPort, int mtlsPort, Path dir) {
         this.port = port;
         this.controllerPort = controllerPort;
+        this.sslPort = sslPort;
+        this.mtlsPort = mtlsPort;
         this.dir = dir;
         this.log = dir.resolve("broker.log");
     }
 
+    /** The TLS listener's port: its certificate is {@link #caPem()}'s, for 127.0.0.1 and localhost. */
+    final int sslPort;
+    /** A TLS listener that also asks for a client certificate: {@link #clientPem()}'s, and no other. */
+    final int mtlsPort;
+    private static final String STORE_PASSWORD = "nmws-test";
+
     static KafkaEngine start() throws Exception {
-        int[] ports = Engines.freePorts(2);
-        KafkaEngine k = new KafkaEngine(ports[0], ports[1], Files.createTempDirectory("nmws-kafka"));
+        int[] ports = Engines.freePorts(4);
+        KafkaEngine k = new KafkaEngine(ports[0], ports[1], ports[2], ports[3], Files.createTempDirectory("nmws-kafka"));
+        Path store = selfSigned(k.dir, "broker");
+        clientKeyPem(selfSigned(k.dir, "client"), "client", k.dir.resolve("client.key"));
         Path config = k.dir.resolve("server.properties");
         Files.writeString(config, String.join("\n",
                 "process.roles=broker,controller",
                 "node.id=1",
                 "controller.quorum.voters=1@127.0.0.1:" + k.controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + k.port + ",CONTROLLER://127.0.0.1:" + k.controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + k.port,
+                "listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:" + k.mtlsPort
+                        + ",CONTROLLER://127.0.0.1:" + k.controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:"
+                        + k.mtlsPort,
                 "controller.listener.names=CONTROLLER",
                 "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,CONTROLLER:PLAINTEXT",
+                "listener.name.mtls.ssl.client.auth=required",
+                "listener.name.mtls.ssl.truststore.type=PEM",
+                "listener.name.mtls.ssl.truststore.location=" + k.dir.resolve("client.pem"),
+                "ssl.keystore.type=PKCS12",
+                "ssl.keystore.location=" + store,
+                "ssl.keystore.password=" + STORE_PASSWORD,
+                "ssl.key.password=" + STORE_PASSWORD,
                 "log.dirs=" + k.dir.resolve("data"),
                 "num.partitions=1",
                 "auto.create.topics.enable=true",
@@ -87,6 +106,63 @@ final class KafkaEngine implements AutoCloseable {
 
     String server() {
         return "127.0.0.1:" + port;
+    }
+
+    String sslServer() {
+        return "127.0.0.1:" + sslPort;
+    }
+
+    String mtlsServer() {
+        return "127.0.0.1:" + mtlsPort;
+    }
+
+    /** The client certificate the MTLS listener accepts, and its key (PKCS#8 PEM, unencrypted). */
+    Path clientPem() {
+        return dir.resolve("client.pem");
+    }
+
+    Path clientKey() {
+        return dir.resolve("client.key");
+    }
+
+    /** Writes the key of store's entry alias as PKCS#8 PEM (what a client's _ssl_keyfile holds). */
+    static void clientKeyPem(Path store, String alias, Path out) throws Exception {
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+        try (java.io.InputStream in = Files.newInputStream(store)) {
+            ks.load(in, STORE_PASSWORD.toCharArray());
+        }
+        byte[] pkcs8 = ks.getKey(alias, STORE_PASSWORD.toCharArray()).getEncoded();
+        Files.writeString(out, "-----BEGIN PRIVATE KEY-----\n"
+                + java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).encodeToString(pkcs8)
+                + "\n-----END PRIVATE KEY-----\n");
+    }
+
+    /** The PEM certificate the TLS listener presents (self-signed: it is its own CA). */
+    Path caPem() {
+        return dir.resolve("broker.pem");
+    }
+
+    /**
+     * A self-signed certificate for 127.0.0.1 and localhost, made with the JDK's keytool:
+     * NAME.p12 (its key, PKCS12) and NAME.pem (the certificate) in dir; returns the store.
+     */
+    static Path selfSigned(Path dir, String name) throws Exception {
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        Path store = dir.resolve(name + ".p12");
+        run(List.of(keytool, "-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
+                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-keystore", store.toString(), "-storetype",
+                "PKCS12", "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD));
+        run(List.of(keytool, "-exportcert", "-rfc", "-alias", name, "-keystore", store.toString(), "-storepass", STORE_PASSWORD,
+                "-file", dir.resolve(name + ".pem").toString()));
+        return store;
+    }
+
+    private static void run(List<String> command) throws Exception {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed: " + out);
+        }
     }
 
     @Override

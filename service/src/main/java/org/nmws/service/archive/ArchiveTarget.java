@@ -37,7 +37,8 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
             "http", Set.of("schema", "_url", "op", "headers", "_headers", "timeout", "retry-policy"),
             "opensearch", Set.of("_url", "index", "username", "_password", "replicas", "timeout", "retry-policy"),
             "rabbitmq", Set.of("schema", "_url", "exchange", "routing-key", "timeout", "connection-expires", "retry-policy"),
-            "kafka", Set.of("server", "topic", "archiver_id", "kafka_retries", "security_protocol", "retry-policy"));
+            "kafka", Set.of("server", "topic", "archiver_id", "kafka_retries", "security_protocol", "_ssl_cafile", "_ssl_certfile",
+                    "_ssl_keyfile", "_ssl_password", "ssl_checkhostname", "retry-policy"));
 
     public ArchiveTarget {
         if (!ARCHIVERS.contains(archiver)) {
@@ -276,9 +277,21 @@ public record ArchiveTarget(String name, String archiver, ObjectNode data, Durat
                 if (!data.path("topic").isTextual() || !data.get("topic").asText().matches("[A-Za-z0-9._-]{1,249}")) {
                     throw new IllegalArgumentException(where + ": topic is required: 1..249 of [A-Za-z0-9._-]");
                 }
-                if (data.has("security_protocol") && !data.get("security_protocol").asText().equals("PLAINTEXT")) {
+                String protocol = data.path("security_protocol").asText("PLAINTEXT");
+                if (!protocol.equals("PLAINTEXT") && !protocol.equals("SSL")) {
                     throw new IllegalArgumentException(where + ": security_protocol " + data.get("security_protocol")
-                            + " is not supported: nmws's kafka archiver speaks PLAINTEXT only");
+                            + " is not supported: nmws's kafka archiver speaks PLAINTEXT or SSL");
+                }
+                for (String f : List.of("_ssl_cafile", "_ssl_certfile", "_ssl_keyfile")) {
+                    if (data.has(f) && (!protocol.equals("SSL") || !data.get(f).isTextual() || !data.get(f).asText().startsWith("/"))) {
+                        throw new IllegalArgumentException(where + ": " + f + " is an absolute path, with security_protocol SSL");
+                    }
+                }
+                if (data.has("_ssl_certfile") != data.has("_ssl_keyfile")) {
+                    throw new IllegalArgumentException(where + ": _ssl_certfile and _ssl_keyfile go together");
+                }
+                if (data.has("ssl_checkhostname") && !data.get("ssl_checkhostname").isBoolean()) {
+                    throw new IllegalArgumentException(where + ": ssl_checkhostname is true or false");
                 }
             }
             default -> throw new IllegalStateException(archiver);

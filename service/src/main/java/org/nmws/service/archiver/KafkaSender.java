@@ -53,10 +53,51 @@ final class KafkaSender implements Sender {
 
     private final Properties props;
 
+    /**
+     * TLS as pScheduler's kafka archiver takes it (security_protocol SSL): the brokers' CA
+     * (_ssl_cafile), a client certificate and its key (_ssl_certfile, _ssl_keyfile, PEM; the key
+     * PKCS#8, encrypted with _ssl_password or not), and whether the broker's name is checked
+     * (ssl_checkhostname, default true). Read when a producer is made, so a file replaced (a
+     * renewed certificate) is read again after the next failure; one that cannot be read is a
+     * delivery error that names it, retried as any other.
+     */
+    static void tls(JsonNode d, Properties p) throws java.io.IOException {
+        if (!d.path("security_protocol").asText("PLAINTEXT").equals("SSL")) {
+            return;
+        }
+        p.put("security.protocol", "SSL");
+        if (d.hasNonNull("_ssl_cafile")) {
+            p.put("ssl.truststore.type", "PEM");
+            p.put("ssl.truststore.certificates", read(d.get("_ssl_cafile").asText()));
+        }
+        if (d.hasNonNull("_ssl_certfile")) {
+            p.put("ssl.keystore.type", "PEM");
+            p.put("ssl.keystore.certificate.chain", read(d.get("_ssl_certfile").asText()));
+            p.put("ssl.keystore.key", read(d.get("_ssl_keyfile").asText()));
+            if (d.hasNonNull("_ssl_password")) {
+                p.put("ssl.key.password", d.get("_ssl_password").asText());
+            }
+        }
+        if (!d.path("ssl_checkhostname").asBoolean(true)) {
+            p.put("ssl.endpoint.identification.algorithm", "");
+        }
+    }
+
+    private static String read(String path) throws java.io.IOException {
+        java.nio.file.Path f = java.nio.file.Path.of(path);
+        if (!java.nio.file.Files.isRegularFile(f) || java.nio.file.Files.size(f) > 1 << 20) {
+            throw new java.io.IOException(path + " is not a readable PEM file of at most 1 MiB");
+        }
+        return java.nio.file.Files.readString(f, StandardCharsets.US_ASCII);
+    }
+
     @Override
     public List<Outcome> send(List<Item> items) throws Exception {
         if (producer == null) {
-            producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
+            Properties p = new Properties();
+            p.putAll(props);
+            tls(target.data(), p);
+            producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
         }
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         try {

@@ -206,6 +206,14 @@ public final class ScheduleService {
             return;
         }
         for (org.nmws.service.archive.ArchiveTarget a : s.archives()) {
+            // files of this host (a kafka archive's TLS keys): named by an admin or the configuration only
+            for (java.util.Iterator<String> f = a.data().fieldNames(); f.hasNext(); ) {
+                String field = f.next();
+                if (field.startsWith("_ssl_") && !field.equals("_ssl_password")) {
+                    throw new MeasurementException(MeasurementException.Kind.DENIED, "archive " + a.name() + " names " + field
+                            + ", a file on this host: only an admin or the configuration may");
+                }
+            }
             for (String host : a.hosts()) {
                 if (!loopback(host) && !clientArchiveHosts.contains(host.toLowerCase(java.util.Locale.ROOT))) {
                     throw new MeasurementException(MeasurementException.Kind.DENIED, "archive " + a.name() + " would send"

@@ -54,8 +54,19 @@ class ArchiveTargetTest {
                 refused("{\"archiver\":\"rabbitmq\",\"name\":\"r\",\"data\":{\"_url\":\"amqp://h\",\"queue\":\"q\"}}"));
         assertEquals("archive k (kafka): topic is required: 1..249 of [A-Za-z0-9._-]",
                 refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\"}}"));
-        assertEquals("archive k (kafka): security_protocol \"SSL\" is not supported: nmws's kafka archiver speaks PLAINTEXT only",
-                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"security_protocol\":\"SSL\"}}"));
+        assertEquals("archive k (kafka): security_protocol \"SASL_SSL\" is not supported: nmws's kafka archiver speaks PLAINTEXT or SSL",
+                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"security_protocol\":\"SASL_SSL\"}}"));
+        assertEquals("archive k (kafka): _ssl_cafile is an absolute path, with security_protocol SSL",
+                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"_ssl_cafile\":\"/ca.pem\"}}"));
+        assertEquals("archive k (kafka): _ssl_cafile is an absolute path, with security_protocol SSL",
+                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"security_protocol\":\"SSL\","
+                        + "\"_ssl_cafile\":\"ca.pem\"}}"));
+        assertEquals("archive k (kafka): _ssl_certfile and _ssl_keyfile go together",
+                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"security_protocol\":\"SSL\","
+                        + "\"_ssl_certfile\":\"/c.pem\"}}"));
+        assertEquals("archive k (kafka): ssl_checkhostname is true or false",
+                refused("{\"archiver\":\"kafka\",\"name\":\"k\",\"data\":{\"server\":\"h:9092\",\"topic\":\"t\",\"security_protocol\":\"SSL\","
+                        + "\"ssl_checkhostname\":\"no\"}}"));
         assertEquals("archive has a transform (a jq program), which nmws does not run: its archivers send pScheduler's body as it is",
                 refused("{\"archiver\":\"http\",\"data\":{\"_url\":\"http://h\"},\"transform\":{\"script\":\".\"}}"));
         assertEquals("archive ttl 'soon' is not an ISO 8601 duration (PT1H)",
