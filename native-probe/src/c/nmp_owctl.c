@@ -3,6 +3,7 @@
  * HMAC-SHA1): nothing of it is written here; only the RFCs' framing is. */
 #define _GNU_SOURCE
 #include "nmp_owctl.h"
+#include "nmp_pfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -773,13 +774,9 @@ void nmp_ow_sched_free(nmp_ow_sched *s) {
 
 /* ---- key file ---- */
 
-static int hexval(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
+/* owampd's pfs files are read by nmp_pfs.c's one reader (line split, hex,
+ * file checks); OWAMP's own bounds are kept here: a passphrase of any even
+ * number of hex digits up to 2048 (pfstore's), the file up to 1 MiB. */
 long nmp_ow_pfs_lookup(const char *text, size_t len, const char *key_id, uint8_t *key, size_t cap, char *err,
                        size_t errlen) {
     size_t idlen = strlen(key_id), pos = 0;
@@ -790,34 +787,27 @@ long nmp_ow_pfs_lookup(const char *text, size_t len, const char *key_id, uint8_t
         return -EINVAL;
     }
     while (pos < len) {
-        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        size_t ll = nl ? (size_t)(nl - line) : len - pos;
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos), *id, *hex;
+        size_t ll = nl ? (size_t)(nl - line) : len - pos, idl, hl;
         pos += ll + (nl != NULL);
         lineno++;
-        size_t i = 0;
-        while (i < ll && (line[i] == ' ' || line[i] == '\t')) i++;
-        if (i == ll || line[i] == '#' || line[i] == '\r') continue;
-        size_t id0 = i;
-        while (i < ll && line[i] != ' ' && line[i] != '\t') i++;
-        size_t idl = i - id0;
-        while (i < ll && (line[i] == ' ' || line[i] == '\t')) i++;
-        size_t h0 = i;
-        while (i < ll && hexval((unsigned char)line[i]) >= 0) i++;
-        size_t hl = i - h0;
-        while (i < ll && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
-        if (hl == 0 || hl % 2 || hl > 2048 || i != ll || idl > NMP_OW_KEYID_LEN) {
+        int kind = nmp_pfs_line(line, ll, &id, &idl, &hex, &hl);
+        if (kind == 0) continue;
+        uint8_t probe[1];
+        /* every line is checked, so a typo anywhere in the file is found at once */
+        int bad = kind < 0 || hl % 2 || hl > 2048 || idl > NMP_OW_KEYID_LEN;
+        for (size_t k = 0; !bad && k + 2 <= hl; k += 2) bad = nmp_pfs_hex(hex + k, 2, probe) < 0;
+        if (bad) {
             nmp_seterr(err, errlen, "key file line %d: want \"keyid hexkey\" (an even number of hex digits, at most "
                                     "2048; a key id of at most %d octets)", lineno, NMP_OW_KEYID_LEN);
             return -EINVAL;
         }
-        /* every line is checked, so a typo anywhere in the file is found at once */
-        if (found >= 0 || idl != idlen || memcmp(line + id0, key_id, idlen) != 0) continue;
+        if (found >= 0 || idl != idlen || memcmp(id, key_id, idlen) != 0) continue;
         if (hl / 2 > cap) {
             nmp_seterr(err, errlen, "key file line %d: key of %zu octets is longer than %zu", lineno, hl / 2, cap);
             return -EINVAL;
         }
-        for (size_t k = 0; k < hl / 2; k++)
-            key[k] = (uint8_t)(hexval((unsigned char)line[h0 + 2 * k]) << 4 | hexval((unsigned char)line[h0 + 2 * k + 1]));
+        nmp_pfs_hex(hex, hl, key);
         found = (long)(hl / 2);
     }
     if (found == -ENOENT) nmp_seterr(err, errlen, "no key for key id \"%s\"", key_id);
@@ -825,44 +815,13 @@ long nmp_ow_pfs_lookup(const char *text, size_t len, const char *key_id, uint8_t
 }
 
 long nmp_ow_pfs_load(const char *path, const char *key_id, uint8_t *key, size_t cap, char *err, size_t errlen) {
-    struct stat st;
-    char *text = NULL;
-    long rc;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        rc = -errno;
-        nmp_seterr(err, errlen, "key file %s: %s", path, strerror(errno));
-        return rc;
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
-        rc = -EINVAL;
-        nmp_seterr(err, errlen, "key file %s: not a regular file of at most 1 MiB", path);
-        goto end;
-    }
-    if (st.st_mode & 077) {
-        rc = -EPERM;
-        nmp_seterr(err, errlen, "key file %s: group or others may read or write it (mode %03o; chmod 600 it)", path,
-                   (unsigned)(st.st_mode & 0777));
-        goto end;
-    }
-    size_t n = 0, want = (size_t)st.st_size;
-    if ((text = malloc(want + 1)) == NULL) {
-        rc = -ENOMEM;
-        nmp_seterr(err, errlen, "key file %s: out of memory", path);
-        goto end;
-    }
-    while (n < want) {
-        ssize_t r = read(fd, text + n, want - n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        n += (size_t)r;
-    }
-    char sub[NMP_ERRLEN];
+    char *text, sub[NMP_ERRLEN];
+    size_t n;
+    long rc = nmp_pfs_read(path, 1 << 20, &text, &n, err, errlen);
+    if (rc < 0) return rc;
     rc = nmp_ow_pfs_lookup(text, n, key_id, key, cap, sub, sizeof(sub));
     if (rc < 0) nmp_seterr(err, errlen, "key file %s: %s", path, sub);
-end:
-    if (text) OPENSSL_cleanse(text, (size_t)st.st_size), free(text);
-    close(fd);
+    nmp_pfs_free_text(text, n);
     return rc;
 }
 

@@ -26,20 +26,47 @@ int nmp_pfs_id_valid(const char *id) {
     return 1;
 }
 
-/* Parses one line (without its "\n") into a new key of f. */
-static int parse_line(const char *s, size_t len, const char *what, int lineno, nmp_pfs *f, char *err, size_t errlen) {
+int nmp_pfs_line(const char *s, size_t len, const char **id, size_t *idlen, const char **hex, size_t *hexlen) {
     size_t i = 0;
     while (i < len && is_space(s[i])) i++;
     if (i == len || s[i] == '#') return 0;
     size_t id0 = i;
     while (i < len && !is_space(s[i])) i++;
-    size_t idlen = i - id0;
+    *id = s + id0;
+    *idlen = i - id0;
     while (i < len && is_space(s[i])) i++;
     size_t hex0 = i;
     while (i < len && !is_space(s[i])) i++;
-    size_t hexlen = i - hex0;
+    *hex = s + hex0;
+    *hexlen = i - hex0;
     while (i < len && is_space(s[i])) i++;
-    if (hexlen == 0 || i != len) {
+    return *hexlen == 0 || i != len ? -EINVAL : 1;
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int nmp_pfs_hex(const char *hex, size_t hexlen, uint8_t *out) {
+    if (hexlen % 2 != 0) return -EINVAL;
+    for (size_t k = 0; k < hexlen / 2; k++) {
+        int hi = hexval((unsigned char)hex[2 * k]), lo = hexval((unsigned char)hex[2 * k + 1]);
+        if (hi < 0 || lo < 0) return -EINVAL;
+        out[k] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+/* Parses one line (without its "\n") into a new key of f. */
+static int parse_line(const char *s, size_t len, const char *what, int lineno, nmp_pfs *f, char *err, size_t errlen) {
+    const char *id, *hex;
+    size_t idlen, hexlen;
+    int kind = nmp_pfs_line(s, len, &id, &idlen, &hex, &hexlen);
+    if (kind == 0) return 0;
+    if (kind < 0) {
         nmp_seterr(err, errlen, "key file %s line %d: expected \"KEYID HEXKEY\"", what, lineno);
         return -EINVAL;
     }
@@ -57,13 +84,9 @@ static int parse_line(const char *s, size_t len, const char *what, int lineno, n
         return -EINVAL;
     }
     nmp_pfs_key *k = &f->key[f->n];
-    memcpy(k->id, s + id0, idlen);
+    memcpy(k->id, id, idlen);
     k->id[idlen] = '\0';
-    char hex[2 * NMP_PFS_KEY_MAX + 1];
-    memcpy(hex, s + hex0, hexlen);
-    hex[hexlen] = '\0';
-    int bad = nmp_hex_decode(k->k, hexlen / 2, hex) < 0;
-    OPENSSL_cleanse(hex, sizeof(hex));
+    int bad = nmp_pfs_hex(hex, hexlen, k->k) < 0;
     if (bad || !nmp_pfs_id_valid(k->id)) {
         nmp_seterr(err, errlen, "key file %s line %d: %s", what, lineno,
                    bad ? "the key is not hex digits" : "the key id has a control character");
@@ -107,12 +130,13 @@ int nmp_pfs_parse(const char *text, size_t len, const char *what, nmp_pfs *out, 
     return 0;
 }
 
-int nmp_pfs_load(const char *path, nmp_pfs *out, char *err, size_t errlen) {
+int nmp_pfs_read(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen) {
     struct stat st;
     char *buf = NULL;
     size_t n = 0;
     int rc = 0;
-    memset(out, 0, sizeof(*out));
+    *text = NULL;
+    *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         rc = -errno;
@@ -130,33 +154,49 @@ int nmp_pfs_load(const char *path, nmp_pfs *out, char *err, size_t errlen) {
                    (unsigned)(st.st_mode & 0777));
         goto end;
     }
-    if ((buf = malloc(NMP_PFS_FILE_MAX + 1)) == NULL) {
+    if ((buf = malloc(max + 1)) == NULL) {
         rc = -ENOMEM;
         nmp_seterr(err, errlen, "key file %s: out of memory", path);
         goto end;
     }
     for (;;) { /* one byte more than a file may have: a longer one is refused, not cut */
-        ssize_t r = read(fd, buf + n, NMP_PFS_FILE_MAX + 1 - n);
+        ssize_t r = read(fd, buf + n, max + 1 - n);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             rc = -errno;
             nmp_seterr(err, errlen, "key file %s: %s", path, strerror(errno));
             goto end;
         }
-        if (r == 0 || (n += (size_t)r) == NMP_PFS_FILE_MAX + 1) break;
+        if (r == 0 || (n += (size_t)r) == max + 1) break;
     }
-    if (n > NMP_PFS_FILE_MAX) {
+    if (n > max) {
         rc = -EINVAL;
-        nmp_seterr(err, errlen, "key file %s: longer than %d bytes", path, NMP_PFS_FILE_MAX);
+        nmp_seterr(err, errlen, "key file %s: longer than %zu bytes", path, max);
         goto end;
     }
-    rc = nmp_pfs_parse(buf, n, path, out, err, errlen);
+    *text = buf;
+    *len = n;
+    buf = NULL;
 end:
-    if (buf) {
-        OPENSSL_cleanse(buf, NMP_PFS_FILE_MAX + 1);
-        free(buf);
-    }
+    if (buf) nmp_pfs_free_text(buf, max + 1);
     close(fd);
+    return rc;
+}
+
+void nmp_pfs_free_text(char *text, size_t len) {
+    if (text == NULL) return;
+    OPENSSL_cleanse(text, len);
+    free(text);
+}
+
+int nmp_pfs_load(const char *path, nmp_pfs *out, char *err, size_t errlen) {
+    char *text;
+    size_t n;
+    memset(out, 0, sizeof(*out));
+    int rc = nmp_pfs_read(path, NMP_PFS_FILE_MAX, &text, &n, err, errlen);
+    if (rc < 0) return rc;
+    rc = nmp_pfs_parse(text, n, path, out, err, errlen);
+    nmp_pfs_free_text(text, n);
     return rc;
 }
 

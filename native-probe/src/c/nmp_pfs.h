@@ -38,6 +38,21 @@ int nmp_pfs_load(const char *path, nmp_pfs *out, char *err, size_t errlen);
 /* Parses len bytes of key file text (the same rules, without the file's
  * checks); 'what' names it in messages. Returns 0 or -EINVAL. */
 int nmp_pfs_parse(const char *text, size_t len, const char *what, nmp_pfs *out, char *err, size_t errlen);
+/* The one reader of the format, which OWAMP's key lookup (nmp_owctl.h) shares:
+ * one line (without its "\n") split into its id and hex key, located in s,
+ * not copied. Returns 1 for a key line, 0 for a blank or '#' line, -EINVAL
+ * for anything else (more or fewer fields). Lengths are the caller's to bound. */
+int nmp_pfs_line(const char *s, size_t len, const char **id, size_t *idlen, const char **hex, size_t *hexlen);
+/* Decodes hexlen hex digits into hexlen / 2 bytes of out. -EINVAL for an odd
+ * count or a character that is no hex digit. */
+int nmp_pfs_hex(const char *hex, size_t hexlen, uint8_t *out);
+/* Reads a whole key file into a new buffer: a regular file that neither
+ * group nor others may read or write, of at most max bytes (one more is
+ * refused, not cut). Returns 0 with *text (free it with nmp_pfs_free_text)
+ * and *len, or -errno / -EINVAL / -EPERM with err naming the file. */
+int nmp_pfs_read(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen);
+/* Wipes and frees what nmp_pfs_read returned. */
+void nmp_pfs_free_text(char *text, size_t len);
 /* The key with this id, or NULL. */
 const nmp_pfs_key *nmp_pfs_find(const nmp_pfs *f, const char *id);
 /* 1 when id is a valid key id (1..80 bytes, printable, no white space). */

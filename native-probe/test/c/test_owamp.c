@@ -19,12 +19,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nmp_kind.h"
 #include "nmp_net.h"
 #include "nmp_owclient.h"
 #include "nmp_owctl.h"
 #include "nmp_owctl_fuzz.h"
+#include "nmp_pfs.h"
 #include "nmp_test.h"
 #include "nmp_test_proc.h"
 #include "nmprobe.h"
@@ -291,6 +293,31 @@ TEST(pfs_key_file_lines) {
     /* an odd number of hex digits, even on another key id's line: the whole file is checked */
     CHECK_EQ_INT(nmp_ow_pfs_lookup(u, strlen(u), "alice", key, sizeof(key), err, sizeof(err)), -EINVAL);
     CHECK(strstr(err, "line 2") != NULL);
+}
+
+TEST(one_pfs_reader_serves_owamp_and_stamp_alike) {
+    /* the same file read by STAMP's key set and by OWAMP's lookup gives the same bytes */
+    const char *t = "# one key file for owampd, twampd and a STAMP reflector\nalice 0123456789abcdef0123456789abcdef\n";
+    nmp_pfs *f = malloc(sizeof(*f));
+    uint8_t key[64];
+    char err[NMP_ERRLEN], path[] = "/tmp/nmws-pfs-XXXXXX";
+    CHECK(f != NULL && nmp_pfs_parse(t, strlen(t), "t", f, err, sizeof(err)) == 0);
+    CHECK_EQ_INT(nmp_ow_pfs_lookup(t, strlen(t), "alice", key, sizeof(key), err, sizeof(err)), 16);
+    CHECK(nmp_pfs_find(f, "alice") != NULL && memcmp(nmp_pfs_find(f, "alice")->k, key, 16) == 0);
+    nmp_pfs_wipe(f);
+    /* and from a file: the same checks on it, whichever reads it */
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, t, strlen(t)) == (ssize_t)strlen(t));
+    close(fd);
+    CHECK_EQ_INT(nmp_ow_pfs_load(path, "alice", key, sizeof(key), err, sizeof(err)), 16);
+    CHECK_EQ_INT(nmp_pfs_load(path, f, err, sizeof(err)), 0);
+    chmod(path, 0644); /* others may read it: refused by both */
+    CHECK_EQ_INT(nmp_ow_pfs_load(path, "alice", key, sizeof(key), err, sizeof(err)), -EPERM);
+    CHECK(strstr(err, "chmod 600") != NULL);
+    CHECK_EQ_INT(nmp_pfs_load(path, f, err, sizeof(err)), -EPERM);
+    unlink(path);
+    nmp_pfs_wipe(f);
+    free(f);
 }
 
 /* ---- the fuzz_owctl seed corpus ---- */
@@ -958,6 +985,7 @@ int main(int argc, char **argv) {
     RUN(control_stream_is_cbc_chained_and_hmac_checked);
     RUN(test_packets_in_each_mode);
     RUN(pfs_key_file_lines);
+    RUN(one_pfs_reader_serves_owamp_and_stamp_alike);
     RUN(schedules_are_the_sids_and_exponential_gaps_have_their_mean);
     RUN(every_fuzz_owctl_seed_is_accepted_by_its_parser);
     const char *extra[] = {"--servwait", "1", "--max-per-client", "2", "--max-sessions", "3", "--max-per-key", "1",
