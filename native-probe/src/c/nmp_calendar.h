@@ -88,8 +88,9 @@ int nmp_cal_reserve(nmp_cal *c, int64_t now_ms, int64_t busy_until_ms, const nmp
 int nmp_cal_release(nmp_cal *c, uint32_t id, const char *client);
 
 /* Whether a session of 'client', expected to last expected_ms from now,
- * may be admitted: yes (1, and the client's reservation covering now, an
- * unused one first, is marked used and its id set in *id, else *id = 0) when the client holds a reservation (not local) covering now
+ * may be admitted: yes (1, and the client's reservation covering now that
+ * no session has used yet is marked used and its id set in *id; a client
+ * whose covering reservations are all in use is checked as one without, *id = 0) when the client holds a reservation (not local) covering now
  * (from NMP_CAL_EARLY_MS before its start), or when it would end before any
  * reservation starts (0); else -EBUSY with *retry_ms until that
  * reservation ends and its holder in holder (NMP_CAL_HOLDER_MAX + 1 bytes). */

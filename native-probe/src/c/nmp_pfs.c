@@ -1,6 +1,7 @@
 /* nmp_pfs.c -- owampd's pfs key files (nmp_pfs.h). Written here because the
  * format is one line per key and no library reads it; every field is
- * bounded and the whole file is read at once (64 kB at most). */
+ * bounded and the whole file is read at once (at most what the caller
+ * allows: 64 kB for STAMP's key sets, 1 MiB for OWAMP's lookup). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,7 @@ int nmp_pfs_parse(const char *text, size_t len, const char *what, nmp_pfs *out, 
 int nmp_pfs_read(const char *path, size_t max, char **text, size_t *len, char *err, size_t errlen) {
     struct stat st;
     char *buf = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     int rc = 0;
     *text = NULL;
     *len = 0;
@@ -154,31 +155,35 @@ int nmp_pfs_read(const char *path, size_t max, char **text, size_t *len, char *e
                    (unsigned)(st.st_mode & 0777));
         goto end;
     }
-    if ((buf = malloc(max + 1)) == NULL) {
+    /* room for what the file says it holds (within max) and one byte more: a file
+     * longer than that (or grown while read) is refused, not cut */
+    cap = (uint64_t)st.st_size < max ? (size_t)st.st_size : max;
+    if ((buf = malloc(cap + 1)) == NULL) {
         rc = -ENOMEM;
         nmp_seterr(err, errlen, "key file %s: out of memory", path);
         goto end;
     }
-    for (;;) { /* one byte more than a file may have: a longer one is refused, not cut */
-        ssize_t r = read(fd, buf + n, max + 1 - n);
+    for (;;) {
+        ssize_t r = read(fd, buf + n, cap + 1 - n);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             rc = -errno;
             nmp_seterr(err, errlen, "key file %s: %s", path, strerror(errno));
             goto end;
         }
-        if (r == 0 || (n += (size_t)r) == max + 1) break;
+        if (r == 0 || (n += (size_t)r) == cap + 1) break;
     }
-    if (n > max) {
+    if (n > cap) {
         rc = -EINVAL;
-        nmp_seterr(err, errlen, "key file %s: longer than %zu bytes", path, max);
+        nmp_seterr(err, errlen, "key file %s: longer than %zu bytes%s", path, cap,
+                   cap < max ? " (it grew while read)" : "");
         goto end;
     }
     *text = buf;
     *len = n;
     buf = NULL;
 end:
-    if (buf) nmp_pfs_free_text(buf, max + 1);
+    if (buf) nmp_pfs_free_text(buf, cap + 1);
     close(fd);
     return rc;
 }

@@ -643,6 +643,8 @@ static void handle_request(nmp_responder *r, pending_conn *pc, const char *line,
         rlog(r, 0, "session for %s failed: %s", peer, e);
         send_err(r, fd, "internal", e);
         s->kind->stop(s);
+        /* it never ran: its reservation is given back, or the client's retry would meet its own slot */
+        nmp_cal_session_ended(&r->cal, s->cal_id, peer);
         goto end;
     }
     s->active = 1;

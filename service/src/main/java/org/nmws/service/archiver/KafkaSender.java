@@ -83,12 +83,17 @@ final class KafkaSender implements Sender {
         }
     }
 
+    /** A PEM file's text: Latin-1, which reads any byte (the text around a PEM block, "Bag Attributes", may be anything). */
     private static String read(String path) throws java.io.IOException {
         java.nio.file.Path f = java.nio.file.Path.of(path);
-        if (!java.nio.file.Files.isRegularFile(f) || java.nio.file.Files.size(f) > 1 << 20) {
-            throw new java.io.IOException(path + " is not a readable PEM file of at most 1 MiB");
+        try {
+            if (!java.nio.file.Files.isRegularFile(f) || java.nio.file.Files.size(f) > 1 << 20) {
+                throw new java.io.IOException("not a regular file of at most 1 MiB");
+            }
+            return java.nio.file.Files.readString(f, StandardCharsets.ISO_8859_1);
+        } catch (java.io.IOException e) {
+            throw new java.io.IOException("TLS file " + path + ": " + e.getMessage(), e);
         }
-        return java.nio.file.Files.readString(f, StandardCharsets.US_ASCII);
     }
 
     @Override

@@ -27,12 +27,12 @@ abstract class ControlSessionKind implements MeasurementKind<ControlSessionParam
     private static final int AUTH_HEADER = 48;
 
     private final boolean twamp;
-    private final FigureTable<OwampResult> units;
+    private final FigureTable<OwampResult> figures;
     final Path keyFile;
 
-    ControlSessionKind(boolean twamp, FigureTable<OwampResult> units, Path keyFile) {
+    ControlSessionKind(boolean twamp, FigureTable<OwampResult> figures, Path keyFile) {
         this.twamp = twamp;
-        this.units = units;
+        this.figures = figures;
         this.keyFile = keyFile;
     }
 
@@ -76,12 +76,12 @@ abstract class ControlSessionKind implements MeasurementKind<ControlSessionParam
 
     @Override
     public Unit unit(String figure) {
-        return units.unit(figure);
+        return figures.unit(figure);
     }
 
     @Override
     public List<Figure> figures() {
-        return units.figures();
+        return figures.figures();
     }
 
     @Override

@@ -22,6 +22,8 @@ import org.nmws.service.observation.Unit;
  */
 final class UdpStreamKind implements MeasurementKind<StreamParameters> {
     private static final int HISTOGRAM_BINS = 50;
+    /** A loss happened: the loss onset's figures mean something. */
+    private static final java.util.function.Predicate<UdpStreamResult> LOSS = r -> r.lossOnset().firstLossSeq() >= 0;
     /** The stream's figures, UDPmon's names; StreamObservations builds the summary from them. */
     static final FigureTable<UdpStreamResult> FIGURES = new FigureTable<>(UdpStreamResult.class)
             // the delays first: readers (the CLI's tables, the grid) show a kind's headline figures in this order
@@ -54,13 +56,13 @@ final class UdpStreamKind implements MeasurementKind<StreamParameters> {
             .of(Unit.NONE, "lossIntervals=lossPattern.intervals", "lossMeanIntervalFrames=lossPattern.meanIntervalFrames",
                     "lossExponentialRate=lossPattern.exponentialRate")
             .of(Unit.RATIO, "lossKsDistance=lossPattern.ksDistance")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.NONE, "firstLossSeq=lossOnset.firstLossSeq")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.MBIT_PER_SECOND, "rateBeforeLossMbps=lossOnset.rateBeforeMbps",
+            .onlyIf(LOSS, Unit.NONE, "firstLossSeq=lossOnset.firstLossSeq")
+            .onlyIf(LOSS, Unit.MBIT_PER_SECOND, "rateBeforeLossMbps=lossOnset.rateBeforeMbps",
                     "rateAfterLossMbps=lossOnset.rateAfterMbps")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.NONE, "bufferFrames=lossOnset.bufferFrames")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.BYTES, "bufferBytes=lossOnset.bufferBytes")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.MILLISECONDS, "queueDelayMs=lossOnset.queueDelayMs")
-            .onlyIf(r -> r.lossOnset().firstLossSeq() >= 0, Unit.BYTES, "bufferBytesByDelay=lossOnset.bufferBytesByDelay")
+            .onlyIf(LOSS, Unit.NONE, "bufferFrames=lossOnset.bufferFrames")
+            .onlyIf(LOSS, Unit.BYTES, "bufferBytes=lossOnset.bufferBytes")
+            .onlyIf(LOSS, Unit.MILLISECONDS, "queueDelayMs=lossOnset.queueDelayMs")
+            .onlyIf(LOSS, Unit.BYTES, "bufferBytesByDelay=lossOnset.bufferBytesByDelay")
             .of(Unit.NONE, "hostLost=hosts.receiverSocketDrops", "networkLost=hosts.networkLost")
             .headline("medianDelayMs", "owdMs", "one-way")
             .headline("lossPercent", "lossPercent", "loss")

@@ -22,8 +22,10 @@ import org.xml.sax.SAXParseException;
 /**
  * The one way nmws turns untrusted bytes into a DOM: no DTDs, no external entities or
  * schemas, no XInclude, a size limit checked before parsing, and the document's shape
- * (elements, depth, attributes) counted by a streaming pass before any DOM is built, so a
- * document of a million empty elements costs a few hundred kilobytes of reading, not a heap.
+ * (elements, depth, attributes) bounded before any DOM is built: a byte scan bounds the
+ * elements from above, and only a document past the element limit is streamed first and
+ * refused there, so a document of a million empty elements costs a few hundred kilobytes of
+ * reading, not a heap; the rest are parsed once and their tree checked.
  * Every transport that carries a raw NMWG document comes through here.
  */
 public final class SafeXml {

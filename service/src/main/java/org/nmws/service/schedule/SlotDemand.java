@@ -89,7 +89,8 @@ final class SlotDemand {
             return null;
         }
         String serves = exclusive || sessions <= 1 ? "its responder serves one test at a time"
-                : "its responder serves " + sessions + " light tests at once, an exclusive one alone";
+                : "its responder taken to serve " + sessions + " light tests at once, as nmws.limits.shared-tests-per-path"
+                        + " says (start it with --sessions " + sessions + "), an exclusive one alone";
         return String.format(Locale.ROOT, "no time available at %s: %s%s need %.0f %% of its time "
                 + "(%s); lengthen a period or move a schedule", farEnd,
                 exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100, serves);

@@ -72,8 +72,9 @@ class SlotDemandTest {
         Schedule rtt3 = s("rtt-3", Map.of("count", "100", "interval", "0.05"), 8, TestClass.BACKGROUND);
         // 65 % + (37.5 + 68.75 + 68.75) / 4 % = 108.75 %, and an exclusive test is not shared
         assertEquals("no time available at h:8700: bw-1 (6.5 s every 10.0 s), rtt (3.0 s every 8.0 s), rtt-2 (5.5 s every 8.0 s),"
-                + " rtt-3 (5.5 s every 8.0 s) need 109 % of its time (its responder serves 4 light tests at once, an exclusive"
-                + " one alone); lengthen a period or move a schedule",
+                + " rtt-3 (5.5 s every 8.0 s) need 109 % of its time (its responder taken to serve 4 light tests at once, as"
+                + " nmws.limits.shared-tests-per-path says (start it with --sessions 4), an exclusive one alone); lengthen a period"
+                + " or move a schedule",
                 SlotDemand.overBooked("h:8700", List.of(bw1, rtt, rtt2, rtt3), x -> null, false, 4));
     }
 }
