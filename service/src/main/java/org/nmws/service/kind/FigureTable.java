@@ -38,7 +38,8 @@ final class FigureTable<R extends Record> {
     private final List<Source<R>> sources = new ArrayList<>();
 
     /** Where one figure (or one family, a figure per row) is read from. */
-    private record Source<R>(String name, Method[] path, double scale, Predicate<R> when,
+    /** name: the figure's, or for a family (rows non-null) its prefix, suffix the rest of a row's name. */
+    private record Source<R>(String name, String suffix, Method[] path, double scale, Predicate<R> when,
                              Function<R, List<?>> rows, ToIntFunction<Object> index) {
     }
 
@@ -85,7 +86,7 @@ final class FigureTable<R extends Record> {
             Function<R, List<?>> any = (Function<R, List<?>>) (Function<R, ?>) rows;
             @SuppressWarnings("unchecked")
             ToIntFunction<Object> at = index == null ? null : o -> index.applyAsInt((E) o);
-            sources.add(new Source<>(prefix + "\u0000" + nf[0], path(row, nf[1]), 1, null, any, at));
+            sources.add(new Source<>(prefix, nf[0], path(row, nf[1]), 1, null, any, at));
         }
         return this;
     }
@@ -134,12 +135,11 @@ final class FigureTable<R extends Record> {
                 put(s, src.name(), read(r, src.path()) * src.scale());
                 continue;
             }
-            String[] ps = src.name().split("\u0000", 2);
             List<?> rows = src.rows().apply(r);
             for (int i = 0; i < rows.size(); i++) {
                 Object row = rows.get(i);
                 int n = src.index() == null ? i : src.index().applyAsInt(row);
-                put(s, ps[0] + n + ps[1], read(row, src.path()) * src.scale());
+                put(s, src.name() + n + src.suffix(), read(row, src.path()) * src.scale());
             }
         }
         return s;
@@ -178,7 +178,7 @@ final class FigureTable<R extends Record> {
         for (String spec : specs) {
             String[] nf = split(spec);
             declare(nf[0], unit);
-            sources.add(new Source<>(nf[0], path(result, nf[1]), scale, when, null, null));
+            sources.add(new Source<>(nf[0], null, path(result, nf[1]), scale, when, null, null));
         }
         return this;
     }
