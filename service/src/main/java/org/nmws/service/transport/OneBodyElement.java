@@ -58,6 +58,9 @@ final class OneBodyElement extends AbstractSoapInterceptor {
         }
         message.setContent(InputStream.class, new ByteArrayInputStream(body));
         String encoding = (String) message.get(Message.ENCODING); // the Content-Type's charset, as CXF reads the body
+        if (EnvelopeScan.surelyOneBodyElement(body, body.length, encoding, message.getVersion().getNamespace())) {
+            return; // the common request, read by a byte scan (issue 20); the stream below words every refusal
+        }
         // one streaming pass finds both (issue 25: two passes were a measurable share of an Echo)
         Verdict v = check(body, encoding, message.getVersion());
         if (v == null) {
