@@ -77,13 +77,20 @@ final class FrameColumns {
     private static final QName SERIES = new QName(Namespaces.NMWS_RESULT, "series");
 
     /**
-     * One column as an nmws:series. Written with its text made here rather than through the
-     * generated class, whose List of boxed Longs JAXB prints one String per value: that was most
-     * of a packed answer's time (issue 25).
+     * One column as an nmws:series. Only the numbers are kept: their text is made when the
+     * answer is written ({@link #text}), or streamed into the SAX consumer in small chunks when
+     * it is written as events ({@link Streaming}); a packed answer of 100,000 frames built and
+     * copied megabytes of text three times before (issue 25).
      */
-    private static JAXBElement<Column> column(String name, long[] values) {
-        // sized ahead, by the widest value: growing a builder of megabytes was a sixth of a
-        // packed answer's time, and counting every value's digits a twentieth
+    static JAXBElement<Column> column(String name, long[] values) {
+        Column c = new Column();
+        c.name = name;
+        c.numbers = values;
+        return new JAXBElement<>(SERIES, Column.class, c);
+    }
+
+    /** The column's text, sized ahead by its widest value (growing a builder of megabytes cost a sixth of an answer). */
+    static String text(long[] values) {
         long min = 0;
         long max = 0;
         for (long v : values) {
@@ -98,10 +105,7 @@ final class FrameColumns {
             }
             text.append(values[i]);
         }
-        Column c = new Column();
-        c.name = name;
-        c.values = text.toString();
-        return new JAXBElement<>(SERIES, Column.class, c);
+        return text.toString();
     }
 
     /** How many characters Long.toString(v) writes. */
@@ -120,7 +124,11 @@ final class FrameColumns {
         return n;
     }
 
-    /** The nmws:series type (the schema's LongList with a name) as JAXB writes it from a string. */
+    /**
+     * The nmws:series type (the schema's LongList with a name). JAXB writes {@code values}; the
+     * listener below fills it just before the column is written and drops it after, so a column
+     * holds its text only while it is being written.
+     */
     @XmlAccessorType(XmlAccessType.FIELD)
     @XmlType(name = "")
     static final class Column {
@@ -128,5 +136,117 @@ final class FrameColumns {
         String name;
         @XmlValue
         String values;
+        @jakarta.xml.bind.annotation.XmlTransient
+        long[] numbers;
+    }
+
+    /** Makes each column's text as JAXB reaches it (for writers to a stream or a DOM), and drops it after. */
+    static final class Texts extends jakarta.xml.bind.Marshaller.Listener {
+        @Override
+        public void beforeMarshal(Object source) {
+            if (source instanceof Column c) {
+                c.values = text(c.numbers);
+            }
+        }
+
+        @Override
+        public void afterMarshal(Object source) {
+            if (source instanceof Column c) {
+                c.values = null;
+            }
+        }
+    }
+
+    /**
+     * For writing as SAX events (the SOAP answer): a column's element gets a one-character
+     * stand-in for its text, and the content handler between JAXB and the consumer writes the
+     * numbers in its place, in chunks from a small buffer. Written by hand because JAXB takes
+     * text only as a String and hands it on as one char array.
+     */
+    static final class Streaming extends jakarta.xml.bind.Marshaller.Listener {
+        private Column pending;
+        private final char[] buffer = new char[8192];
+
+        @Override
+        public void beforeMarshal(Object source) {
+            if (source instanceof Column c) {
+                c.values = " ";
+                pending = c;
+            }
+        }
+
+        @Override
+        public void afterMarshal(Object source) {
+            if (source instanceof Column c) {
+                c.values = null;
+            }
+        }
+
+        /** The consumer as JAXB should see it: the stand-in text of a column becomes its numbers. */
+        org.xml.sax.ContentHandler around(org.xml.sax.ContentHandler consumer) {
+            return new org.xml.sax.helpers.XMLFilterImpl() {
+                {
+                    setContentHandler(consumer);
+                }
+
+                @Override
+                public void characters(char[] ch, int start, int length) throws org.xml.sax.SAXException {
+                    if (pending != null) {
+                        Column c = pending;
+                        pending = null;
+                        write(c.numbers, consumer);
+                    } else {
+                        consumer.characters(ch, start, length);
+                    }
+                }
+
+                @Override
+                public void endElement(String uri, String localName, String qName) throws org.xml.sax.SAXException {
+                    if (pending != null) { // the stand-in was not passed on as text: the numbers go here
+                        Column c = pending;
+                        pending = null;
+                        write(c.numbers, consumer);
+                    }
+                    consumer.endElement(uri, localName, qName);
+                }
+            };
+        }
+
+        private void write(long[] values, org.xml.sax.ContentHandler consumer) throws org.xml.sax.SAXException {
+            int n = 0;
+            for (int i = 0; i < values.length; i++) {
+                if (n > buffer.length - 21) {
+                    consumer.characters(buffer, 0, n);
+                    n = 0;
+                }
+                if (i > 0) {
+                    buffer[n++] = ' ';
+                }
+                n = put(values[i], buffer, n);
+            }
+            if (n > 0) {
+                consumer.characters(buffer, 0, n);
+            }
+        }
+    }
+
+    /** Writes v's decimal digits at buffer[at] (at most 20 characters); returns the next free index. */
+    static int put(long v, char[] buffer, int at) {
+        if (v == Long.MIN_VALUE) {
+            String s = Long.toString(v);
+            s.getChars(0, s.length(), buffer, at);
+            return at + s.length();
+        }
+        int end = at + digits(v);
+        int i = end;
+        long a = Math.abs(v);
+        do {
+            buffer[--i] = (char) ('0' + (int) (a % 10));
+            a /= 10;
+        } while (a != 0);
+        if (v < 0) {
+            buffer[--i] = '-';
+        }
+        return end;
     }
 }

@@ -22,21 +22,28 @@ import org.xml.sax.XMLReader;
 final class MarshalledSource extends SAXSource {
 
     MarshalledSource(Object jaxbElement, Marshaller marshaller) {
-        super(new Reader(jaxbElement, marshaller), new InputSource());
+        this(jaxbElement, marshaller, java.util.function.UnaryOperator.identity());
+    }
+
+    /** @param consumer what JAXB writes to, given the consumer's content handler (a filter in between, or itself) */
+    MarshalledSource(Object jaxbElement, Marshaller marshaller, java.util.function.UnaryOperator<ContentHandler> consumer) {
+        super(new Reader(jaxbElement, marshaller, consumer), new InputSource());
     }
 
     /** Reads nothing: "parsing" marshals the tree into the content handler. */
     private static final class Reader implements XMLReader {
         private final Object tree;
         private final Marshaller marshaller;
+        private final java.util.function.UnaryOperator<ContentHandler> consumer;
         private ContentHandler content;
         private ErrorHandler errors;
         private EntityResolver resolver;
         private DTDHandler dtd;
 
-        Reader(Object tree, Marshaller marshaller) {
+        Reader(Object tree, Marshaller marshaller, java.util.function.UnaryOperator<ContentHandler> consumer) {
             this.tree = tree;
             this.marshaller = marshaller;
+            this.consumer = consumer;
         }
 
         @Override
@@ -45,7 +52,7 @@ final class MarshalledSource extends SAXSource {
                 throw new SAXException("no content handler to write the answer to");
             }
             try {
-                marshaller.marshal(tree, content);
+                marshaller.marshal(tree, consumer.apply(content));
             } catch (JAXBException e) {
                 throw new SAXException("cannot write NMWG response: " + e.getMessage(), e);
             }

@@ -351,7 +351,10 @@ public final class NmwgWriter {
      */
     public javax.xml.transform.Source toSource() {
         try {
-            return new MarshalledSource(message, marshaller());
+            Marshaller m = marshaller();
+            FrameColumns.Streaming columns = new FrameColumns.Streaming();
+            m.setListener(columns); // packed columns go to the consumer as numbers, not as one string
+            return new MarshalledSource(message, m, columns::around);
         } catch (JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
         }
@@ -426,6 +429,7 @@ public final class NmwgWriter {
         Marshaller m = CONTEXT.createMarshaller();
         m.setProperty(Marshaller.JAXB_ENCODING, "UTF-8");
         m.setProperty("org.glassfish.jaxb.namespacePrefixMapper", PREFIXES);
+        m.setListener(new FrameColumns.Texts()); // a packed column's text is made as it is written
         return m;
     }
 
