@@ -16,7 +16,7 @@ pids=""
 trap 'kill $pids 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 native-probe/target/native/bin/nmprobe-responder -p $rport -b 127.0.0.1 -q >"$work/responder.log" 2>&1 & pids="$pids $!"
 java -Xmx1g -XX:FlightRecorderOptions=stackdepth=512 -jar "$jar" --server.port=$port --nmws.data-dir="$work/data" \
-  --nmws.responder-port=$rport --spring.profiles.active=bench --nmws.limits.tests-per-client-per-minute=0 \
+  --nmws.responder-port=$rport --spring.profiles.active=bench --nmws.limits.tests-per-client-per-minute=0 --nmws.limits.max-answer-frames=400000 \
   --logging.level.root=WARN >"$work/svc.log" 2>&1 & svc=$!; pids="$pids $svc"
 for _ in $(seq 120); do curl -s -o /dev/null "http://127.0.0.1:$port/actuator/health" && break; sleep 1; done
 NS='xmlns:nmwg="http://ggf.org/ns/nmwg/base/2.0/" xmlns:nmwgt="http://ggf.org/ns/nmwg/topology/2.0/"'

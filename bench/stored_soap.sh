@@ -11,6 +11,8 @@
 #     GET /api/observations/ID, 3 sequential requests each (wall time and bytes);
 #  3. Echo over SOAP 1.1 against POST /bench/trivial: wrk, 2 threads, 8 connections, 4 s each.
 # Prints medians over rounds. NMWS_BENCH_JFR=DIR records each service with JFR into DIR.
+# The services allow 400,000 frames and sample points an answer (the default 100,000 counts a
+# round trip's per-frame samples too, so the 100,000-frame test's raw answer would be refused).
 # usage: bench/stored_soap.sh JAR [JAR2] [rounds, default 5]
 # Needs wrk (apt install wrk) and the responder binary of native-probe's build.
 set -euo pipefail
@@ -31,7 +33,7 @@ for i in "${!jars[@]}"; do
   fi
   java -Xmx1g "${jfr[@]}" -jar "${jars[$i]}" --server.port="$port" --nmws.data-dir="$work/b$i" --nmws.responder-port=$rport \
     --spring.profiles.active=bench --nmws.limits.tests-per-client-per-minute=0 --logging.level.root=WARN \
-    >"$work/b$i.log" 2>&1 & pids="$pids $!"
+    --nmws.limits.max-answer-frames=400000 >"$work/b$i.log" 2>&1 & pids="$pids $!"
 done
 for port in "${ports[@]}"; do
   for _ in $(seq 120); do curl -s -o /dev/null "http://127.0.0.1:$port/actuator/health" && break; sleep 1; done

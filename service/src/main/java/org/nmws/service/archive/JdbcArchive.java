@@ -357,11 +357,19 @@ public class JdbcArchive implements Archive {
     }
 
     private List<Observation.Frame> frames(long observationId) {
-        List<Observation.Frame> out = new ArrayList<>();
+        // the chunks first, then one list of the right size: growing it frame by frame was a
+        // seventh of reading a 100,000-frame test back (issue 25's profile)
+        List<byte[]> chunks = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
         jdbc.query("SELECT frame_count, data FROM frame_chunk WHERE observation_id = ? ORDER BY chunk_no",
                 rs -> {
-                    FrameCodec.decode(rs.getBytes(2), rs.getInt(1), out);
+                    counts.add(rs.getInt(1));
+                    chunks.add(rs.getBytes(2));
                 }, observationId);
+        List<Observation.Frame> out = new ArrayList<>(counts.stream().mapToInt(Integer::intValue).sum());
+        for (int i = 0; i < chunks.size(); i++) {
+            FrameCodec.decode(chunks.get(i), counts.get(i), out);
+        }
         return out;
     }
 

@@ -237,16 +237,26 @@ final class FrameColumns {
             s.getChars(0, s.length(), buffer, at);
             return at + s.length();
         }
-        int end = at + digits(v);
-        int i = end;
-        long a = Math.abs(v);
-        do {
-            buffer[--i] = (char) ('0' + (int) (a % 10));
-            a /= 10;
-        } while (a != 0);
+        int n = at;
         if (v < 0) {
-            buffer[--i] = '-';
+            buffer[n++] = '-';
+            v = -v;
         }
-        return end;
+        if (v < 10) { // most ttls, byte counts' last digits, lost frames' -1: no reversal
+            buffer[n] = (char) ('0' + v);
+            return n + 1;
+        }
+        // the digits backwards, then turned round in place: no pass to count them first
+        int from = n;
+        while (v != 0) {
+            buffer[n++] = (char) ('0' + (int) (v % 10));
+            v /= 10;
+        }
+        for (int i = from, j = n - 1; i < j; i++, j--) {
+            char c = buffer[i];
+            buffer[i] = buffer[j];
+            buffer[j] = c;
+        }
+        return n;
     }
 }
