@@ -251,9 +251,10 @@ const STATE_WORDS = { ok: 'fresh', stale: 'stale', failing: 'failing', pending: 
 function definitionBlock(d, groups) {
   const r = d.result;
   const div = el('div', { class: 'definition ' + d.state, 'data-name': d.name, 'data-state': d.state,
-    title: d.name + (Object.keys(d.parameters || {}).length ? ' (' + paramText(d.parameters) + ')' : '') + ', every '
-      + ageWords(d.periodSeconds) + ': ' + d.reason });
-  const head = el('div', { class: 'definition-name' }, d.definition + (d.origin === 'psconfig' ? ' (pSConfig)' : ''));
+    title: d.name + (Object.keys(d.parameters || {}).length ? ' (' + paramText(d.parameters) + ')' : '')
+      + (d.periodSeconds ? ', every ' + ageWords(d.periodSeconds) : '') + ': ' + d.reason });
+  const head = el('div', { class: 'definition-name' }, d.definition
+    + (d.origin === 'psconfig' ? ' (pSConfig)' : d.origin === 'opensearch' ? ' (OpenSearch)' : ''));
   if (d.via === 'self' || d.via === 'archive') {
     head.replaceChildren(el('a', { href: '#path?' + query({ dst: d.dst }) }, head.textContent));
   }

@@ -159,14 +159,14 @@ class ArchiversEndToEndTest {
                     "--nmws.archivers.backoff-max=PT2S", "--nmws.psconfig.file=" + template, "--nmws.psconfig.self=127.0.0.1",
                     "--nmws.psconfig.refresh=PT2S"};
             try (Service service = Service.start(data, args)) {
-                archivedOnce(service);
+                archivedOnce(service, data);
             }
         } finally {
             Engines.deleteTree(data);
         }
     }
 
-    private void archivedOnce(Service service) throws Exception {
+    private void archivedOnce(Service service, Path data) throws Exception {
         {
             // the round trips by an NMWG request (schedule.archives), the throughput by the JSON API
             org.w3c.dom.Element made = Service.validatedMessage(service.soap11(SoapEndToEndTest.measurementRequest("127.0.0.1", 10,
@@ -223,6 +223,7 @@ class ArchiversEndToEndTest {
             assertEquals("0", template.path("index_templates").path(0).path("index_template").path("template").path("settings")
                     .path("index").path("number_of_replicas").asText(), template.toString());
             grafanaQueries(expected);
+            gridFromOpenSearch(data, expected);
             dashboardShows(service, get(service, "/api/archivers"));
             String prom = service.get("/actuator/prometheus").body();
             assertTrue(prom.contains("nmws_archive_delivered_total{archive=\"os\",archiver=\"opensearch\"} " + expected.size()
@@ -317,7 +318,9 @@ class ArchiversEndToEndTest {
     /**
      * Kafka over TLS (issue 23): results reach a broker's TLS listener when the archive names
      * the broker's CA, each once; an archive naming another CA delivers nothing and says why,
-     * its results kept in the outbox; a client that is no admin may not name this host's files.
+     * its results kept in the outbox; a broker whose certificate names another host is refused
+     * unless the archive says ssl_checkhostname false; a client that is no admin may not name this
+     * host's files.
      */
     @Test
     @Order(3)
@@ -331,6 +334,13 @@ class ArchiversEndToEndTest {
         archives.addObject().put("name", "kafka-mtls").put("archiver", "kafka").putObject("data").put("server", kafka.mtlsServer())
                 .put("topic", "nmws-mtls").put("security_protocol", "SSL").put("_ssl_cafile", kafka.caPem().toString())
                 .put("_ssl_certfile", kafka.clientPem().toString()).put("_ssl_keyfile", kafka.clientKey().toString());
+        // a broker whose certificate names another host: refused unless ssl_checkhostname is false
+        archives.addObject().put("name", "kafka-othername").put("archiver", "kafka").putObject("data")
+                .put("server", kafka.otherNameServer()).put("topic", "nmws-othername").put("security_protocol", "SSL")
+                .put("_ssl_cafile", kafka.otherNamePem().toString());
+        archives.addObject().put("name", "kafka-nocheck").put("archiver", "kafka").putObject("data")
+                .put("server", kafka.otherNameServer()).put("topic", "nmws-nocheck").put("security_protocol", "SSL")
+                .put("_ssl_cafile", kafka.otherNamePem().toString()).put("ssl_checkhostname", false);
         archives.addObject().put("name", "kafka-untrusted").put("archiver", "kafka").putObject("data")
                 .put("server", kafka.sslServer()).put("topic", "nmws-tls-untrusted").put("security_protocol", "SSL")
                 .put("_ssl_cafile", data.resolve("other.pem").toString());
@@ -343,10 +353,16 @@ class ArchiversEndToEndTest {
                 "--nmws.scheduler.schedules[0].archives=" + archives};
         try (Service service = Service.start(data.resolve("point"), args)) {
             waitFor("three results delivered over TLS, also with a client certificate", Duration.ofSeconds(60),
-                    () -> delivered(service, "kafka-tls") >= 3 && delivered(service, "kafka-mtls") >= 3);
+                    () -> delivered(service, "kafka-tls") >= 3 && delivered(service, "kafka-mtls") >= 3
+                            && delivered(service, "kafka-nocheck") >= 3);
             waitFor("the untrusted broker's failure recorded", Duration.ofSeconds(60),
                     () -> !archiveState(service, "kafka-untrusted").path("lastError").isNull()
                             && archiveState(service, "kafka-untrusted").path("lastError").isTextual());
+            waitFor("the other name's failure recorded", Duration.ofSeconds(60),
+                    () -> archiveState(service, "kafka-othername").path("lastError").isTextual());
+            JsonNode otherName = archiveState(service, "kafka-othername");
+            assertEquals(0, otherName.path("delivered").asLong(), "the name is checked by default: " + otherName);
+            assertTrue(otherName.path("lastError").asText().contains("SSL"), otherName.toString());
             JsonNode untrusted = archiveState(service, "kafka-untrusted");
             assertEquals(0, untrusted.path("delivered").asLong(), untrusted.toString());
             assertTrue(untrusted.path("backlog").asLong() >= 1, "its results wait in the outbox: " + untrusted);
@@ -365,14 +381,14 @@ class ArchiversEndToEndTest {
             assertEquals(403, refused.statusCode(), refused.body());
             assertTrue(refused.body().contains("_ssl_cafile, a file on this host"), refused.body());
 
-            long delivered = delivered(service, "kafka-tls") + delivered(service, "kafka-mtls");
+            long delivered = delivered(service, "kafka-tls") + delivered(service, "kafka-mtls") + delivered(service, "kafka-nocheck");
             Map<String, Integer> ids = new HashMap<>();
             Map<String, Object> props = new HashMap<>(KafkaEngine.consumerProps(kafka.sslServer(), "nmws-test-tls"));
             props.put("security.protocol", "SSL");
             props.put("ssl.truststore.type", "PEM");
             props.put("ssl.truststore.location", kafka.caPem().toString());
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
-                consumer.subscribe(List.of("nmws-tls", "nmws-mtls"));
+                consumer.subscribe(List.of("nmws-tls", "nmws-mtls", "nmws-nocheck"));
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (System.nanoTime() < deadline && ids.values().stream().mapToInt(Integer::intValue).sum() < delivered) {
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
@@ -479,6 +495,61 @@ class ArchiversEndToEndTest {
         assertEquals(sumTput / tputs, tput.path("aggregations").path("tput").path("value").asDouble(), sumTput / tputs * 1e-6);
         System.out.printf("archivers: Grafana's queries on OpenSearch: %s -> %s max loss %.3f, min rtt %.6f s; avg throughput"
                 + " %.0f bit/s over %d results, as the archive holds them%n", source, dest, maxLoss, minRtt, sumTput / tputs, tputs);
+    }
+
+    /**
+     * Issue 24, item 2: a point that holds none of these schedules, pointed at the cluster, shows
+     * every pair's cell from it: each test type's latest result, its figures as perfSONAR's fields
+     * hold them (which the archive's own results give), fresh.
+     */
+    private void gridFromOpenSearch(Path data, Map<String, Observation> expected) throws Exception {
+        Map<String, Observation> latest = new HashMap<>();
+        for (Observation o : expected.values()) {
+            latest.merge(LogstashDocuments.dataStream(o), o, (x, y) -> x.start().isAfter(y.start()) ? x : y);
+        }
+        try (Service reader = Service.start(data.resolve("reader"), "--nmws.measurement-point=point-reader",
+                "--nmws.grid.opensearch-url=" + opensearch.url())) {
+            JsonNode grid = get(reader, "/api/grid");
+            JsonNode cluster = null;
+            for (JsonNode p : grid.path("points")) {
+                if (p.path("source").asText().equals("opensearch") && p.path("name").asText().equals("opensearch")) {
+                    cluster = p;
+                }
+            }
+            assertTrue(cluster != null && cluster.path("reachable").asBoolean(), "the cluster answered: " + grid.path("points"));
+            Map<String, JsonNode> byType = new HashMap<>();
+            for (JsonNode c : grid.path("cells")) {
+                for (JsonNode d : c.path("definitions")) {
+                    assertEquals("opensearch", d.path("via").asText(), d.toString());
+                    assertEquals("ok", d.path("state").asText(), d.toString());
+                    byType.put(d.path("result").path("test").asText(), d);
+                }
+            }
+            assertEquals(java.util.Set.of("rtt", "latency", "throughput"), byType.keySet(), grid.toString());
+            for (Map.Entry<String, JsonNode> e : byType.entrySet()) {
+                Observation o = latest.get("pscheduler_" + e.getKey());
+                ObjectNode doc = LogstashDocuments.document(o);
+                JsonNode d = e.getValue();
+                assertEquals(doc.path("test").path("spec").path("dest").asText(), d.path("dst").asText(), d.toString());
+                assertEquals(o.start(), Instant.parse(d.path("result").path("start").asText()), "the latest result: " + d);
+                JsonNode f = d.path("result").path("figures");
+                JsonNode r = doc.path("result");
+                switch (e.getKey()) {
+                    case "rtt" -> {
+                        assertEquals(1000 * r.path("rtt").path("mean").asDouble(), f.path("rttMs").asDouble(), 1e-9, d.toString());
+                        assertEquals(o.summary().get("lossPercent"), f.path("lossPercent").asDouble(), 1e-9, d.toString());
+                    }
+                    case "latency" -> {
+                        assertEquals(r.path("latency").path("median").asDouble(), f.path("owdMs").asDouble(), 1e-9, d.toString());
+                        assertEquals(100 * r.path("packets").path("loss").asDouble(), f.path("lossPercent").asDouble(), 1e-9);
+                    }
+                    default -> assertEquals(r.path("throughput").asDouble() / 1e6, f.path("throughputMbps").asDouble(), 1e-6,
+                            d.toString());
+                }
+            }
+            System.out.printf("archivers: the grid of a point with none of these schedules, from OpenSearch in %d ms: %d cells,"
+                    + " %s%n", cluster.path("answeredInMs").asLong(), grid.path("cells").size(), byType.keySet());
+        }
     }
 
     private Map<String, Integer> openSearchIds() throws Exception {

@@ -22,11 +22,12 @@ final class KafkaEngine implements AutoCloseable {
     final Path log;
     private Process process;
 
-    private KafkaEngine(int port, int controllerPort, int sslPort, int mtlsPort, Path dir) {
+    private KafkaEngine(int port, int controllerPort, int sslPort, int mtlsPort, int otherNamePort, Path dir) {
         this.port = port;
         this.controllerPort = controllerPort;
         this.sslPort = sslPort;
         this.mtlsPort = mtlsPort;
+        this.otherNamePort = otherNamePort;
         this.dir = dir;
         this.log = dir.resolve("broker.log");
     }
@@ -35,12 +36,15 @@ final class KafkaEngine implements AutoCloseable {
     final int sslPort;
     /** A TLS listener that also asks for a client certificate: {@link #clientPem()}'s, and no other. */
     final int mtlsPort;
+    /** A TLS listener whose certificate ({@link #otherNamePem()}) names broker.invalid only, not the address it answers on. */
+    final int otherNamePort;
     private static final String STORE_PASSWORD = "nmws-test";
 
     static KafkaEngine start() throws Exception {
-        int[] ports = Engines.freePorts(4);
-        KafkaEngine k = new KafkaEngine(ports[0], ports[1], ports[2], ports[3], Files.createTempDirectory("nmws-kafka"));
+        int[] ports = Engines.freePorts(5);
+        KafkaEngine k = new KafkaEngine(ports[0], ports[1], ports[2], ports[3], ports[4], Files.createTempDirectory("nmws-kafka"));
         Path store = selfSigned(k.dir, "broker");
+        Path otherName = selfSigned(k.dir, "othername", "dns:broker.invalid");
         clientKeyPem(selfSigned(k.dir, "client"), "client", k.dir.resolve("client.key"));
         Path config = k.dir.resolve("server.properties");
         Files.writeString(config, String.join("\n",
@@ -48,12 +52,16 @@ final class KafkaEngine implements AutoCloseable {
                 "node.id=1",
                 "controller.quorum.voters=1@127.0.0.1:" + k.controllerPort,
                 "listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:" + k.mtlsPort
-                        + ",CONTROLLER://127.0.0.1:" + k.controllerPort,
+                        + ",OTHERNAME://127.0.0.1:" + k.otherNamePort + ",CONTROLLER://127.0.0.1:" + k.controllerPort,
                 "advertised.listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:"
-                        + k.mtlsPort,
+                        + k.mtlsPort + ",OTHERNAME://127.0.0.1:" + k.otherNamePort,
                 "controller.listener.names=CONTROLLER",
                 "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,CONTROLLER:PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,OTHERNAME:SSL,CONTROLLER:PLAINTEXT",
+                "listener.name.othername.ssl.keystore.type=PKCS12",
+                "listener.name.othername.ssl.keystore.location=" + otherName,
+                "listener.name.othername.ssl.keystore.password=" + STORE_PASSWORD,
+                "listener.name.othername.ssl.key.password=" + STORE_PASSWORD,
                 "listener.name.mtls.ssl.client.auth=required",
                 "listener.name.mtls.ssl.truststore.type=PEM",
                 "listener.name.mtls.ssl.truststore.location=" + k.dir.resolve("client.pem"),
@@ -112,6 +120,15 @@ final class KafkaEngine implements AutoCloseable {
         return "127.0.0.1:" + sslPort;
     }
 
+    String otherNameServer() {
+        return "127.0.0.1:" + otherNamePort;
+    }
+
+    /** The certificate of the OTHERNAME listener (its own CA), for broker.invalid. */
+    Path otherNamePem() {
+        return dir.resolve("othername.pem");
+    }
+
     String mtlsServer() {
         return "127.0.0.1:" + mtlsPort;
     }
@@ -147,10 +164,15 @@ final class KafkaEngine implements AutoCloseable {
      * NAME.p12 (its key, PKCS12) and NAME.pem (the certificate) in dir; returns the store.
      */
     static Path selfSigned(Path dir, String name) throws Exception {
+        return selfSigned(dir, name, "ip:127.0.0.1,dns:localhost");
+    }
+
+    /** As {@link #selfSigned(Path, String)}, for the names san gives (keytool's SAN form). */
+    static Path selfSigned(Path dir, String name, String san) throws Exception {
         String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
         Path store = dir.resolve(name + ".p12");
         run(List.of(keytool, "-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
-                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-keystore", store.toString(), "-storetype",
+                "-ext", "SAN=" + san, "-validity", "2", "-keystore", store.toString(), "-storetype",
                 "PKCS12", "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD));
         run(List.of(keytool, "-exportcert", "-rfc", "-alias", name, "-keystore", store.toString(), "-storepass", STORE_PASSWORD,
                 "-file", dir.resolve(name + ".pem").toString()));

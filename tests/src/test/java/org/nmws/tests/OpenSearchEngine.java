@@ -15,19 +15,22 @@ final class OpenSearchEngine implements AutoCloseable {
     final int transportPort;
     final Path home;
     final Path log;
+    /** For a node of a cluster: its name, roles and every node's transport port; empty for one node alone. */
+    private final List<String> clusterArgs;
     private Process process;
 
-    private OpenSearchEngine(int httpPort, int transportPort, Path home) {
+    private OpenSearchEngine(int httpPort, int transportPort, Path home, List<String> clusterArgs) {
         this.httpPort = httpPort;
         this.transportPort = transportPort;
         this.home = home;
         this.log = home.resolve("node.log");
+        this.clusterArgs = clusterArgs;
     }
 
     static OpenSearchEngine start() throws Exception {
         Path home = Files.createTempDirectory("nmws-opensearch");
         int[] ports = Engines.freePorts(2);
-        OpenSearchEngine e = new OpenSearchEngine(ports[0], ports[1], home);
+        OpenSearchEngine e = new OpenSearchEngine(ports[0], ports[1], home, List.of());
         try {
             e.startAgain();
         } catch (Exception | Error failed) {
@@ -37,17 +40,74 @@ final class OpenSearchEngine implements AutoCloseable {
         return e;
     }
 
+    /**
+     * A cluster of n nodes, started at once: node 0 the cluster manager (and a data node), the
+     * others data nodes only, so one of those stopped leaves a cluster that still writes and answers.
+     * Returns when every node answers and the cluster counts n nodes.
+     */
+    static List<OpenSearchEngine> cluster(int n) throws Exception {
+        int[] ports = Engines.freePorts(2 * n);
+        StringBuilder transports = new StringBuilder();
+        for (int k = 0; k < n; k++) {
+            transports.append(k == 0 ? "" : ",").append(ports[2 * k + 1]);
+        }
+        List<OpenSearchEngine> nodes = new java.util.ArrayList<>();
+        try {
+            for (int k = 0; k < n; k++) {
+                String roles = k == 0 ? "cluster_manager,data,ingest" : "data,ingest";
+                OpenSearchEngine e = new OpenSearchEngine(ports[2 * k], ports[2 * k + 1], Files.createTempDirectory("nmws-opensearch"),
+                        List.of("nmws-node-" + k, roles, transports.toString()));
+                nodes.add(e);
+                e.launch();
+            }
+            for (OpenSearchEngine e : nodes) {
+                e.awaitAnswer();
+            }
+            OpenSearchEngine first = nodes.get(0);
+            Engines.await("an OpenSearch cluster of " + n + " nodes", Duration.ofSeconds(120), first.process, first.log, () -> {
+                try {
+                    return Engines.http("GET", first.url() + "/_cluster/health?wait_for_nodes=" + n + "&timeout=1s", null, null)
+                            .statusCode() == 200;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            return nodes;
+        } catch (Exception | Error failed) {
+            for (OpenSearchEngine e : nodes) {
+                e.close();
+            }
+            throw failed;
+        }
+    }
+
+    /** SIGKILL: the node dies as a crashed host would, without closing anything. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     String url() {
         return "http://127.0.0.1:" + httpPort;
     }
 
     /** Starts the node (again, on its data) and waits until it answers. */
     void startAgain() throws Exception {
+        launch();
+        awaitAnswer();
+    }
+
+    private void launch() throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of(home.toString(), Integer.toString(httpPort), Integer.toString(transportPort)));
+        args.addAll(clusterArgs);
         process = Engines.javaProcess(OpenSearchNodeMain.class.getName(),
                 List.of("-Xms384m", "-Xmx384m", "-XX:TieredStopAtLevel=1",
                         "-Dlog4j2.provider=org.apache.logging.log4j.core.impl.Log4jProvider",
                         "-Dopensearch.set.netty.runtime.available.processors=false"),
-                List.of(home.toString(), Integer.toString(httpPort), Integer.toString(transportPort)), log);
+                args, log);
+    }
+
+    private void awaitAnswer() throws Exception {
         Engines.await("OpenSearch on " + url(), Duration.ofSeconds(120), process, log,
                 () -> {
                     try {

@@ -10,9 +10,11 @@ import org.opensearch.node.Node;
 import org.opensearch.transport.Netty4Plugin;
 
 /**
- * A real one-node OpenSearch (from Maven Central's jars) in a JVM of its own, as
+ * A real OpenSearch node (from Maven Central's jars) in a JVM of its own, as
  * {@link OpenSearchEngine} starts it: its log4j must not meet the test JVM's Spring Boot logging.
- * Arguments: home directory, HTTP port, transport port. Runs until SIGTERM, which closes the node.
+ * Arguments: home directory, HTTP port, transport port; for a node of a cluster also its name,
+ * its roles (comma-separated) and every node's transport port (comma-separated), the first
+ * node being the one cluster manager. Runs until SIGTERM, which closes the node.
  */
 public final class OpenSearchNodeMain {
     private OpenSearchNodeMain() {
@@ -20,19 +22,31 @@ public final class OpenSearchNodeMain {
 
     public static void main(String[] args) throws Exception {
         Path home = Path.of(args[0]);
-        Settings settings = Settings.builder()
+        String name = args.length > 3 ? args[3] : "nmws-test-node";
+        Settings.Builder b = Settings.builder()
                 .put("cluster.name", "nmws-test")
-                .put("node.name", "nmws-test-node")
+                .put("node.name", name)
                 .put("path.home", home.toString())
                 .put("path.data", home.resolve("data").toString())
                 .put("path.logs", home.resolve("logs").toString())
                 .put("network.host", "127.0.0.1")
                 .put("http.port", Integer.parseInt(args[1]))
                 .put("transport.port", Integer.parseInt(args[2]))
-                .put("discovery.type", "single-node")
-                .put("cluster.routing.allocation.disk.threshold_enabled", false)
-                .build();
-        Environment env = InternalSettingsPreparer.prepareEnvironment(settings, Map.of(), null, () -> "nmws-test-node");
+                .put("cluster.routing.allocation.disk.threshold_enabled", false);
+        if (args.length > 5) {
+            // one cluster manager (the first node) and data nodes: losing a data node leaves the cluster a manager
+            List<String> seeds = new java.util.ArrayList<>();
+            for (String port : args[5].split(",")) {
+                seeds.add("127.0.0.1:" + port);
+            }
+            b.putList("node.roles", List.of(args[4].split(",")))
+                    .putList("discovery.seed_hosts", seeds)
+                    .putList("cluster.initial_cluster_manager_nodes", List.of("nmws-node-0"));
+        } else {
+            b.put("discovery.type", "single-node");
+        }
+        Settings settings = b.build();
+        Environment env = InternalSettingsPreparer.prepareEnvironment(settings, Map.of(), null, () -> name);
         Node node = new TestNode(env);
         node.start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

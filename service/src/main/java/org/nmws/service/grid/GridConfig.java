@@ -20,10 +20,21 @@ class GridConfig {
         return new RemoteGrids(timeout, 4 << 20);
     }
 
+    /**
+     * With nmws.grid.opensearch-url, the points whose schedules this archive does not hold are read
+     * from the results in that cluster (nmws.grid.opensearch-window back, PT24H by default; a result
+     * whose document names no period is stale after nmws.grid.opensearch-stale-after, PT1H).
+     */
     @Bean
     MeshGrid meshGrid(ScheduleStore store, Archive archive, Mesh mesh, MeasurementService measurements, MeasurementKinds kinds,
-                      RemoteGrids remote, @Value("${nmws.grid.stale-after-periods:3}") double staleAfterPeriods) {
-        return new MeshGrid(store, archive, mesh, measurements.measurementPoint(), kinds, remote, Clock.systemUTC(),
+                      RemoteGrids remote, @Value("${nmws.grid.stale-after-periods:3}") double staleAfterPeriods,
+                      @Value("${nmws.grid.opensearch-url:}") String openSearchUrl,
+                      @Value("${nmws.grid.remote-timeout:PT3S}") Duration timeout,
+                      @Value("${nmws.grid.opensearch-window:PT24H}") Duration window,
+                      @Value("${nmws.grid.opensearch-stale-after:PT1H}") Duration staleAfter) {
+        OpenSearchGrid shared = openSearchUrl.isBlank() ? null
+                : new OpenSearchGrid(openSearchUrl, timeout, window, staleAfter, staleAfterPeriods, 20_000);
+        return new MeshGrid(store, archive, mesh, measurements.measurementPoint(), kinds, remote, shared, Clock.systemUTC(),
                 staleAfterPeriods);
     }
 }

@@ -33,7 +33,9 @@ import org.nmws.service.schedule.ScheduledRun;
  * archive (a shared PostgreSQL archive holds every point's) are read from it; a mesh point
  * whose schedules are not there is asked for its own part (GET /api/grid?scope=local, with the
  * mesh file's credentials for it, bounded in time), and one that does not answer is shown as
- * unreachable.
+ * unreachable. With an OpenSearch cluster named (nmws.grid.opensearch-url), those points' cells
+ * are read from the results it holds instead ({@link OpenSearchGrid}): any point of a mesh that
+ * archives there, nmws or perfSONAR, is seen without being asked.
  */
 public final class MeshGrid {
     /** A figure that stands for its kind in a cell: the group it heads, from which test's summary datum. */
@@ -49,6 +51,7 @@ public final class MeshGrid {
     private final Mesh mesh;
     private final String self;
     private final RemoteGrids remote;
+    private final OpenSearchGrid shared;
     private final Clock clock;
     private final double staleAfterPeriods;
     private final List<Headline> headlines = new ArrayList<>();
@@ -56,6 +59,12 @@ public final class MeshGrid {
 
     public MeshGrid(ScheduleStore store, Archive archive, Mesh mesh, String self, MeasurementKinds kinds, RemoteGrids remote,
                     Clock clock, double staleAfterPeriods) {
+        this(store, archive, mesh, self, kinds, remote, null, clock, staleAfterPeriods);
+    }
+
+    /** @param shared the OpenSearch cluster the mesh archives to, or null: other points are then asked */
+    public MeshGrid(ScheduleStore store, Archive archive, Mesh mesh, String self, MeasurementKinds kinds, RemoteGrids remote,
+                    OpenSearchGrid shared, Clock clock, double staleAfterPeriods) {
         if (!(staleAfterPeriods >= 1 && staleAfterPeriods <= 100)) {
             throw new IllegalArgumentException("nmws.grid.stale-after-periods must be 1..100, was " + staleAfterPeriods);
         }
@@ -64,6 +73,7 @@ public final class MeshGrid {
         this.mesh = mesh;
         this.self = self;
         this.remote = remote;
+        this.shared = shared;
         this.clock = clock;
         this.staleAfterPeriods = staleAfterPeriods;
         Set<String> seen = new LinkedHashSet<>();
@@ -109,6 +119,9 @@ public final class MeshGrid {
                     ask.add(p);
                 }
             }
+            if (shared != null) {
+                ask = fromOpenSearch(cells, points, ask, inArchive, now);
+            }
             for (RemoteGrids.Answer a : remote.read(ask)) {
                 Map<String, Object> m = point(a.point().name(), "remote");
                 m.put("reachable", a.error() == null);
@@ -142,6 +155,50 @@ public final class MeshGrid {
         body.put("cells", new ArrayList<>(cells.values()));
         body.put("groups", groups);
         return body;
+    }
+
+    /**
+     * The cells of every source the cluster holds results of, but this point and the points whose
+     * schedules are in this archive (their definitions are shown whole already); the mesh points
+     * asked for are answered for by the cluster. Returns the points left to ask: none when the
+     * cluster answered whole; when it failed or answered in part, those it showed nothing of
+     * (each is then asked itself).
+     */
+    private List<Mesh.Point> fromOpenSearch(Map<String, Map<String, Object>> cells, List<Map<String, Object>> points,
+                                           List<Mesh.Point> ask, Set<String> inArchive, Instant now) {
+        OpenSearchGrid.Answer a = shared.read(now);
+        Map<String, Object> cluster = point("opensearch", "opensearch");
+        cluster.put("url", shared.toString());
+        cluster.put("reachable", a.error() == null || !a.cells().isEmpty());
+        cluster.put("answeredInMs", a.millis());
+        if (a.error() != null) {
+            cluster.put("error", a.error());
+        }
+        points.add(cluster);
+        Set<String> seen = new LinkedHashSet<>();
+        for (OpenSearchGrid.Cell c : a.cells()) {
+            // the point that measured, when the document names it (an nmws point), else its source host
+            String row = rowOf(c.point() != null ? c.point() : c.src());
+            if (row.equals(self) || inArchive.contains(row)) {
+                continue;
+            }
+            seen.add(row);
+            add(cells, row, columnOf(c.dst()), c.definition());
+        }
+        List<Mesh.Point> left = new ArrayList<>();
+        for (Mesh.Point p : ask) {
+            if (!seen.contains(p.name()) && a.error() != null) {
+                left.add(p); // the cluster's answer was not whole: the point is asked itself
+                continue;
+            }
+            Map<String, Object> m = point(p.name(), "opensearch");
+            m.put("reachable", seen.contains(p.name()));
+            if (!seen.contains(p.name())) {
+                m.put("error", "no result of it in OpenSearch in the window read");
+            }
+            points.add(m);
+        }
+        return left;
     }
 
     private static Map<String, Object> point(String name, String source) {

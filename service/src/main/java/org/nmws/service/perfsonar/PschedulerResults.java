@@ -113,7 +113,9 @@ public final class PschedulerResults {
         detail.put("participants", 1);
         r.putArray("participants").add(uriHost);
         r.set("result", ResultForms.result(o, type));
-        r.putNull("reference");
+        // the task's reference (free JSON, as pSConfig keeps its own there) names the point that
+        // measured: a grid read from OpenSearch puts the result in that point's row
+        r.putObject("reference").putObject("nmws").put("measurement-point", o.measurementPoint());
         body.put("attempts", 0);
         body.putNull("last-attempt");
         return body;

@@ -119,7 +119,11 @@ final class EnvelopeScan {
             } else if (c != '<') {
                 throw NotSure.INSTANCE; // text where elements stand
             } else if (at(i + 1) == '?') {
+                int from = i;
                 i = after("?>", i + 2);
+                if (startsWith("<?xml", from) && !plainDeclaration(from, i)) {
+                    throw NotSure.INSTANCE;
+                }
             } else if (at(i + 1) == '!') {
                 skipBang();
             } else {
@@ -127,6 +131,24 @@ final class EnvelopeScan {
             }
         }
     }
+
+    /**
+     * Whether the XML declaration in [from, to) is one this scan reads as the stream reader does:
+     * version 1.0 (1.1 adds line ends such as NEL that split what this scan reads as one name),
+     * and no encoding or an ASCII-compatible one.
+     */
+    private boolean plainDeclaration(int from, int to) {
+        String decl = new String(b, from, to - from, StandardCharsets.ISO_8859_1);
+        java.util.regex.Matcher version = DECL_VERSION.matcher(decl);
+        if (!version.find() || !version.group(1).equals("1.0")) {
+            return false;
+        }
+        java.util.regex.Matcher encoding = DECL_ENCODING.matcher(decl);
+        return !encoding.find() || asciiCompatible(encoding.group(1));
+    }
+
+    private static final java.util.regex.Pattern DECL_VERSION = java.util.regex.Pattern.compile("version\\s*=\\s*[\"']([^\"']*)[\"']");
+    private static final java.util.regex.Pattern DECL_ENCODING = java.util.regex.Pattern.compile("encoding\\s*=\\s*[\"']([^\"']*)[\"']");
 
     /** A comment or CDATA section; a DOCTYPE (or anything else after "<!") is not sure. */
     private void skipBang() {
@@ -197,6 +219,10 @@ final class EnvelopeScan {
                 i++;
             }
             int valueEnd = i++;
+            byte next = at(i);
+            if (next != ' ' && next != '\t' && next != '\r' && next != '\n' && next != '/' && next != '>') {
+                throw NotSure.INSTANCE; // attributes run together: not XML 1.0, and an XML 1.1 reader may split them its way
+            }
             boolean xmlns = attrEnd - attrStart >= 5 && startsWith("xmlns", attrStart)
                     && (attrEnd - attrStart == 5 || at(attrStart + 5) == ':');
             if (xmlns) {

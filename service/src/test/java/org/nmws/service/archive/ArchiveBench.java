@@ -26,8 +26,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The archive benchmarks of issue 6, both backends side by side in one run (bench/archive/run.sh):
  * ingest of raw per-frame rows through Archive.save, a one-day one-minute consolidation of one
- * path among {@code summaries} stored observations, and a median over one million raw frames.
- * Not a test: it needs minutes and gigabytes, and its numbers depend on the machine.
+ * path among {@code summaries} stored observations, and a median over one million raw frames;
+ * with at least eight days of summaries also issue 24's month-size queries (a path's week, a
+ * day of hourly loss summaries, the grid's newest result of every path). Not a test: it needs minutes and gigabytes, and its numbers depend on the machine.
  *
  * <p>Arguments: sqlite-directory postgres-jdbc-url summaries
  */
@@ -78,6 +79,21 @@ public final class ArchiveBench {
             report.add(row("  same, p95 ms", "%.2f", new double[] {day[0][1], day[1][1]}, ""));
             report.add(row("  find() of the same day, 1,440 observations without frames, p50 ms", "%.2f",
                     new double[] {day[0][2], day[1][2]}, ""));
+            if (summaries / PATHS / 1440 >= 8) {
+                double[][] week = {weekAndGrid(a, summaries), weekAndGrid(b, summaries)};
+                report.add(row("one path, one week, one-hour buckets of meanRtt (aggregate SUMMARY, 168 buckets), p50 ms",
+                        "%.1f", new double[] {week[0][0], week[1][0]}, ""));
+                report.add(row("  same, p99 ms", "%.1f", new double[] {week[0][1], week[1][1]}, ""));
+                report.add(row("  find() of the same week, 10,080 observations without frames, p50 ms", "%.1f",
+                        new double[] {week[0][2], week[1][2]}, ""));
+                report.add(row("  same, p99 ms", "%.1f", new double[] {week[0][3], week[1][3]}, ""));
+                report.add(row("a day of hourly loss summaries (esmond's packet-loss-rate aggregation, window 3600), p50 ms",
+                        "%.2f", new double[] {week[0][4], week[1][4]}, ""));
+                report.add(row("  same, p99 ms", "%.2f", new double[] {week[0][5], week[1][5]}, ""));
+                report.add(row("the grid: the newest result of each of the " + PATHS + " paths (one find each), p50 ms",
+                        "%.1f", new double[] {week[0][6], week[1][6]}, ""));
+                report.add(row("  same, p99 ms", "%.1f", new double[] {week[0][7], week[1][7]}, ""));
+            }
             report.add(row("database size after the run, MB", "%,.0f", new double[] {
                     Files.size(Path.of(sqliteUrl.substring("jdbc:sqlite:".length()))) / 1e6,
                     new org.springframework.jdbc.core.JdbcTemplate(pg).queryForObject(
@@ -231,6 +247,52 @@ public final class ArchiveBench {
         return new double[] {agg[0], agg[1], find[0]};
     }
 
+    /**
+     * Issue 24's queries over a month-size archive: a path's week (hourly buckets, and every
+     * summary), a day of hourly loss summaries as esmond's packet-loss-rate aggregation reads
+     * them, and the grid's newest result of every path. p50 and p99 of each over random paths
+     * and weeks.
+     */
+    private static double[] weekAndGrid(JdbcArchive archive, long total) {
+        long days = total / PATHS / 1440;
+        Random r = new Random(4);
+        List<AggregateQuery> weeks = new ArrayList<>();
+        List<ObservationQuery> weekFinds = new ArrayList<>();
+        List<AggregateQuery> lossDays = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            String dst = dst(r.nextInt(PATHS));
+            Instant from = EPOCH.plus(Duration.ofDays(r.nextLong(days - 7)));
+            weeks.add(AggregateQuery.summary(ProbeTest.ROUND_TRIP, dst, null, from, from.plus(Duration.ofDays(7)),
+                    Duration.ofHours(1), "meanRtt"));
+            weekFinds.add(new ObservationQuery(ProbeTest.ROUND_TRIP, dst, null, from, from.plus(Duration.ofDays(7)).minusNanos(1),
+                    false, 100_000));
+            Instant day = from.plus(Duration.ofDays(r.nextInt(7)));
+            lossDays.add(AggregateQuery.summary(ProbeTest.ROUND_TRIP, dst, null, day, day.plus(Duration.ofDays(1)),
+                    Duration.ofHours(1), "lossPercent"));
+        }
+        if (archive.aggregate(weeks.get(0)).size() != 168 || archive.find(weekFinds.get(0)).size() != 10_080) {
+            throw new IllegalStateException("the week query did not see 168 hours of one-minute observations");
+        }
+        Instant newest = EPOCH.plus(Duration.ofMinutes(total / PATHS));
+        Runnable grid = () -> {
+            for (int p = 0; p < PATHS; p++) {
+                List<Observation> last = archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, dst(p), null,
+                        newest.minus(Duration.ofDays(1)), newest, false, 1));
+                if (last.size() != 1) {
+                    throw new IllegalStateException("no newest result of path " + dst(p));
+                }
+            }
+        };
+        int[] i = {0};
+        double[] week = percentiles(weeks.size(), () -> archive.aggregate(weeks.get(i[0]++ % weeks.size())), 5);
+        int[] j = {0};
+        double[] find = percentiles(100, () -> archive.find(weekFinds.get(j[0]++ % weekFinds.size())), 3);
+        int[] k = {0};
+        double[] loss = percentiles(lossDays.size(), () -> archive.aggregate(lossDays.get(k[0]++ % lossDays.size())), 5);
+        double[] g = percentiles(100, grid, 3);
+        return new double[] {week[0], week[2], find[0], find[2], loss[0], loss[2], g[0], g[2]};
+    }
+
     private static double[] percentiles(int runs, Runnable work, int warmup) {
         for (int i = 0; i < warmup; i++) {
             work.run();
@@ -242,6 +304,7 @@ public final class ArchiveBench {
             ms[i] = (System.nanoTime() - t0) / 1e6;
         }
         Arrays.sort(ms);
-        return new double[] {ms[runs / 2], ms[Math.min(runs - 1, (int) Math.ceil(runs * 0.95) - 1)]};
+        return new double[] {ms[runs / 2], ms[Math.min(runs - 1, (int) Math.ceil(runs * 0.95) - 1)],
+            ms[Math.min(runs - 1, (int) Math.ceil(runs * 0.99) - 1)]};
     }
 }

@@ -251,7 +251,7 @@ class PschedulerFormsTest {
         assertEquals("latency", r.get("test").get("type").asText());
         assertEquals("nmprobe", r.get("tool").get("name").asText());
         assertEquals("127.0.0.1", r.get("participants").get(0).asText());
-        assertTrue(r.get("reference").isNull());
+        assertEquals(stream().measurementPoint(), r.get("reference").get("nmws").get("measurement-point").asText());
         assertEquals(0, b.get("attempts").asInt());
         assertEquals(PschedulerResults.httpBody(stream()), r);
         assertEquals(b, PschedulerResults.archiveBody(stream()), "the same result gives the same body (idempotent ids)");

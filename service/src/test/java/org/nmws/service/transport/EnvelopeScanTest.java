@@ -38,7 +38,8 @@ class EnvelopeScanTest {
                     + "  <soapenv:Body>\n    " + MSG + "\n  </soapenv:Body>\n</soapenv:Envelope>",
             "<Envelope xmlns=\"" + S11 + "\"><Body><m xmlns=\"urn:m\"><![CDATA[<a><b>]]><!-- <c> --><?pi <d>?></m></Body></Envelope>",
             "<a:Envelope xmlns:a=\"" + S11 + "\"><b:Body xmlns:b=\"" + S11 + "\"><x/></b:Body></a:Envelope>",
-            "\uFEFF" + env(S11, "<only/>"));
+            "\uFEFF" + env(S11, "<only/>"),
+            "<?xml version='1.0' encoding='utf-8' standalone='yes'?>" + env(S11, MSG));
 
     /** Documents the scan must not pass: the check refuses them, or leaves them to CXF. */
     private static final List<String> NOT_FINE = List.of(
@@ -53,7 +54,12 @@ class EnvelopeScanTest {
             "<!DOCTYPE x [<!ENTITY e \"y\">]>" + env(S11, MSG),
             "<S:Envelope xmlns:S=\"http://schemas.xmlsoap.org/soap/envelope&#47;\"><S:Body><a/></S:Body></S:Envelope>",
             "<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\"/>",
-            env(S11, "<a><b></a>").substring(0, 60));
+            env(S11, "<a><b></a>").substring(0, 60),
+            // XML 1.1 reads NEL (U+0085) as a line end: the Body's own declaration would then rebind S
+            "<?xml version=\"1.1\"?><S:Envelope xmlns:S=\"" + S11 + "\"><S:Body a=\"1\"\u0085xmlns:S=\"urn:other\"><x/></S:Body></S:Envelope>",
+            "<S:Envelope xmlns:S=\"" + S11 + "\"><S:Body a=\"1\"xmlns:S=\"urn:other\"><x/></S:Body></S:Envelope>",
+            "<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>" + env(S11, MSG),
+            "<?xml version=\"1.1\"?>" + env(S11, MSG));
 
     @Test
     void passesTheCommonFormsAndAgreesWithTheStream() {
@@ -87,7 +93,10 @@ class EnvelopeScanTest {
         List<String> all = new ArrayList<>(FINE);
         all.addAll(NOT_FINE);
         Random random = new Random(20);
-        byte[] alphabet = "<>/='\" !-?[]:&Sx".getBytes(StandardCharsets.US_ASCII);
+        byte[] ascii = "<>/='\" !-?[]:&Sx".getBytes(StandardCharsets.US_ASCII);
+        byte[] alphabet = java.util.Arrays.copyOf(ascii, ascii.length + 2);
+        alphabet[ascii.length] = (byte) 0xC2; // with 0x85: NEL in UTF-8
+        alphabet[ascii.length + 1] = (byte) 0x85;
         int passed = 0;
         for (String d : all) {
             byte[] full = d.getBytes(StandardCharsets.UTF_8);
