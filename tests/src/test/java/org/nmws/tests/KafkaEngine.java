@@ -15,14 +15,17 @@ import org.apache.kafka.common.Uuid;
  * directory formatted with Kafka's StorageTool, then kafka.Kafka in a JVM of its own on loopback
  * with ports chosen free, stopped at close.
  */
-final class KafkaEngine implements AutoCloseable {
+public final class KafkaEngine implements AutoCloseable {
     final int port;
+    /** The address of the plaintext listener (loopback unless a lab's services must reach it); the others are on loopback. */
+    final String host;
     final int controllerPort;
     final Path dir;
     final Path log;
     private Process process;
 
-    private KafkaEngine(int port, int controllerPort, int sslPort, int mtlsPort, int otherNamePort, Path dir) {
+    private KafkaEngine(String host, int port, int controllerPort, int sslPort, int mtlsPort, int otherNamePort, Path dir) {
+        this.host = host;
         this.port = port;
         this.controllerPort = controllerPort;
         this.sslPort = sslPort;
@@ -41,8 +44,13 @@ final class KafkaEngine implements AutoCloseable {
     private static final String STORE_PASSWORD = "nmws-test";
 
     static KafkaEngine start() throws Exception {
+        return start("127.0.0.1");
+    }
+
+    /** A broker whose plaintext listener is on host (an address of this machine). */
+    public static KafkaEngine start(String host) throws Exception {
         int[] ports = Engines.freePorts(5);
-        KafkaEngine k = new KafkaEngine(ports[0], ports[1], ports[2], ports[3], ports[4], Files.createTempDirectory("nmws-kafka"));
+        KafkaEngine k = new KafkaEngine(host, ports[0], ports[1], ports[2], ports[3], ports[4], Files.createTempDirectory("nmws-kafka"));
         Path store = selfSigned(k.dir, "broker");
         Path otherName = selfSigned(k.dir, "othername", "dns:broker.invalid");
         clientKeyPem(selfSigned(k.dir, "client"), "client", k.dir.resolve("client.key"));
@@ -51,9 +59,9 @@ final class KafkaEngine implements AutoCloseable {
                 "process.roles=broker,controller",
                 "node.id=1",
                 "controller.quorum.voters=1@127.0.0.1:" + k.controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:" + k.mtlsPort
+                "listeners=PLAINTEXT://" + host + ":" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:" + k.mtlsPort
                         + ",OTHERNAME://127.0.0.1:" + k.otherNamePort + ",CONTROLLER://127.0.0.1:" + k.controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:"
+                "advertised.listeners=PLAINTEXT://" + host + ":" + k.port + ",SSL://127.0.0.1:" + k.sslPort + ",MTLS://127.0.0.1:"
                         + k.mtlsPort + ",OTHERNAME://127.0.0.1:" + k.otherNamePort,
                 "controller.listener.names=CONTROLLER",
                 "inter.broker.listener.name=PLAINTEXT",
@@ -112,8 +120,8 @@ final class KafkaEngine implements AutoCloseable {
         }
     }
 
-    String server() {
-        return "127.0.0.1:" + port;
+    public String server() {
+        return host + ":" + port;
     }
 
     String sslServer() {
@@ -193,7 +201,7 @@ final class KafkaEngine implements AutoCloseable {
         Engines.deleteTree(dir);
     }
 
-    static Map<String, Object> consumerProps(String server, String group) {
+    public static Map<String, Object> consumerProps(String server, String group) {
         return Map.of("bootstrap.servers", server, "group.id", group, "auto.offset.reset", "earliest",
                 "enable.auto.commit", "false", "isolation.level", "read_committed");
     }

@@ -10,8 +10,10 @@ import java.util.List;
  * loopback, ports chosen free, data in a temporary directory, stopped (SIGTERM) and started
  * again on the same ports and data for archive-down tests, removed at close.
  */
-final class OpenSearchEngine implements AutoCloseable {
+public final class OpenSearchEngine implements AutoCloseable {
     final int httpPort;
+    /** The address it binds (loopback unless a lab's services must reach it). */
+    final String host;
     final int transportPort;
     final Path home;
     final Path log;
@@ -19,7 +21,8 @@ final class OpenSearchEngine implements AutoCloseable {
     private final List<String> clusterArgs;
     private Process process;
 
-    private OpenSearchEngine(int httpPort, int transportPort, Path home, List<String> clusterArgs) {
+    private OpenSearchEngine(String host, int httpPort, int transportPort, Path home, List<String> clusterArgs) {
+        this.host = host;
         this.httpPort = httpPort;
         this.transportPort = transportPort;
         this.home = home;
@@ -28,9 +31,14 @@ final class OpenSearchEngine implements AutoCloseable {
     }
 
     static OpenSearchEngine start() throws Exception {
+        return start("127.0.0.1");
+    }
+
+    /** A one-node cluster bound to host (an address of this machine). */
+    public static OpenSearchEngine start(String host) throws Exception {
         Path home = Files.createTempDirectory("nmws-opensearch");
         int[] ports = Engines.freePorts(2);
-        OpenSearchEngine e = new OpenSearchEngine(ports[0], ports[1], home, List.of());
+        OpenSearchEngine e = new OpenSearchEngine(host, ports[0], ports[1], home, List.of());
         try {
             e.startAgain();
         } catch (Exception | Error failed) {
@@ -55,7 +63,7 @@ final class OpenSearchEngine implements AutoCloseable {
         try {
             for (int k = 0; k < n; k++) {
                 String roles = k == 0 ? "cluster_manager,data,ingest" : "data,ingest";
-                OpenSearchEngine e = new OpenSearchEngine(ports[2 * k], ports[2 * k + 1], Files.createTempDirectory("nmws-opensearch"),
+                OpenSearchEngine e = new OpenSearchEngine("127.0.0.1", ports[2 * k], ports[2 * k + 1], Files.createTempDirectory("nmws-opensearch"),
                         List.of("nmws-node-" + k, roles, transports.toString()));
                 nodes.add(e);
                 e.launch();
@@ -87,8 +95,8 @@ final class OpenSearchEngine implements AutoCloseable {
         process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
     }
 
-    String url() {
-        return "http://127.0.0.1:" + httpPort;
+    public String url() {
+        return "http://" + host + ":" + httpPort;
     }
 
     /** Starts the node (again, on its data) and waits until it answers. */
@@ -102,7 +110,7 @@ final class OpenSearchEngine implements AutoCloseable {
         args.addAll(clusterArgs);
         process = Engines.javaProcess(OpenSearchNodeMain.class.getName(),
                 List.of("-Xms384m", "-Xmx384m", "-XX:TieredStopAtLevel=1",
-                        "-Dlog4j2.provider=org.apache.logging.log4j.core.impl.Log4jProvider",
+                        "-Dlog4j2.provider=org.apache.logging.log4j.core.impl.Log4jProvider", "-Dnmws.bind=" + host,
                         "-Dopensearch.set.netty.runtime.available.processors=false"),
                 args, log);
     }

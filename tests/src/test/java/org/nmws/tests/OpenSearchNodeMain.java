@@ -29,7 +29,7 @@ public final class OpenSearchNodeMain {
                 .put("path.home", home.toString())
                 .put("path.data", home.resolve("data").toString())
                 .put("path.logs", home.resolve("logs").toString())
-                .put("network.host", "127.0.0.1")
+                .put("network.host", System.getProperty("nmws.bind", "127.0.0.1"))
                 .put("http.port", Integer.parseInt(args[1]))
                 .put("transport.port", Integer.parseInt(args[2]))
                 .put("cluster.routing.allocation.disk.threshold_enabled", false);

@@ -14,23 +14,27 @@ import java.util.Map;
  * port, all chosen free. Stopped (rabbitmqctl shutdown) and started again on the same data for
  * archive-down tests; at close its epmd is stopped too.
  */
-final class RabbitMqEngine implements AutoCloseable {
+public final class RabbitMqEngine implements AutoCloseable {
     private static final String BIN = "/usr/lib/rabbitmq/bin/";
 
     final int port;
+    /** The address its AMQP listener binds (loopback unless a lab's services must reach it). */
+    final String host;
     final Path dir;
     final Path log;
     private final String node;
     private final Map<String, String> env = new HashMap<>();
     private Process process;
 
-    private RabbitMqEngine(int port, int distPort, int epmdPort, Path dir) throws Exception {
+    private RabbitMqEngine(String host, int port, int distPort, int epmdPort, Path dir) throws Exception {
+        this.host = host;
         this.port = port;
         this.dir = dir;
         this.log = dir.resolve("server.log");
         this.node = "nmwstest" + port + "@localhost";
-        Files.writeString(dir.resolve("rabbitmq.conf"), "listeners.tcp.1 = 127.0.0.1:" + port + "\n"
-                + "loopback_users.guest = true\n");
+        // guest may log in from other hosts only where the broker listens beyond loopback (a lab's link)
+        Files.writeString(dir.resolve("rabbitmq.conf"), "listeners.tcp.1 = " + host + ":" + port + "\n"
+                + (host.startsWith("127.") ? "loopback_users.guest = true\n" : "loopback_users = none\n"));
         Files.writeString(dir.resolve("enabled_plugins"), "[].\n");
         env.put("HOME", dir.toString());
         env.put("RABBITMQ_NODENAME", node);
@@ -45,12 +49,17 @@ final class RabbitMqEngine implements AutoCloseable {
     }
 
     static RabbitMqEngine start() throws Exception {
+        return start("127.0.0.1");
+    }
+
+    /** A broker listening on host (an address of this machine). */
+    public static RabbitMqEngine start(String host) throws Exception {
         if (!Files.isExecutable(Path.of(BIN, "rabbitmq-server"))) {
             throw new IllegalStateException("RabbitMQ is not installed (" + BIN + "rabbitmq-server): apt-get install rabbitmq-server"
                     + " (scripts/test.sh installs it)");
         }
         int[] ports = Engines.freePorts(3);
-        RabbitMqEngine r = new RabbitMqEngine(ports[0], ports[1], ports[2], Files.createTempDirectory("nmws-rabbitmq"));
+        RabbitMqEngine r = new RabbitMqEngine(host, ports[0], ports[1], ports[2], Files.createTempDirectory("nmws-rabbitmq"));
         try {
             r.startAgain();
         } catch (Exception | Error e) {
@@ -60,8 +69,8 @@ final class RabbitMqEngine implements AutoCloseable {
         return r;
     }
 
-    String url() {
-        return "amqp://guest:guest@127.0.0.1:" + port + "/%2F";
+    public String url() {
+        return "amqp://guest:guest@" + host + ":" + port + "/%2F";
     }
 
     /** Starts the broker (again, on its data) and waits until it is up. */

@@ -156,6 +156,16 @@ public final class NetLab implements AutoCloseable {
         return "10.203." + octet + "." + (4 * k + 2);
     }
 
+    /**
+     * Lets namespace ns reach {@link #managementHostAddress()} (where a test's engines listen) over
+     * its own management link, whose far end (this namespace's address on it) is nodeAddress.
+     */
+    public void routeToManagementHost(String ns, String nodeAddress) throws IOException, InterruptedException {
+        int dot = nodeAddress.lastIndexOf('.');
+        String hostSide = nodeAddress.substring(0, dot + 1) + (Integer.parseInt(nodeAddress.substring(dot + 1)) - 1);
+        inNs(ns, "ip", "route", "add", managementHostAddress() + "/32", "via", hostSide);
+    }
+
     /** The first router's interface toward B (egress for A -> B traffic). */
     public String r1TowardB() {
         return left(1);

@@ -1,0 +1,325 @@
+package org.nmws.tests.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.nmws.tests.KafkaEngine;
+import org.nmws.tests.OpenSearchEngine;
+import org.nmws.tests.RabbitMqEngine;
+
+/**
+ * Issue 23's lab proof: three points in three namespaces (A, the router R1, B), each with its
+ * responder and service, all driven by one pSConfig template (a mesh of round trips every 5 s)
+ * whose task archives to OpenSearch, RabbitMQ and Kafka at once, the three started on the test's
+ * management address. A delay line holds UDP between A and B 5 ms each way. Checked: every
+ * result each point stored is in each archive exactly once (counted by id); OpenSearch answers
+ * Grafana's query (min of result.rtt.min per test.spec.source and dest) with the lab's truth,
+ * A <-> B at least 10 ms and the pairs through no delay line under 2 ms; and A's grid, read from
+ * the cluster for the points it holds no schedules of, shows all six pairs fresh.
+ */
+class LabPsConfigArchivesTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long DELAY_US = 5_000;
+    private static final String QUEUE = "nmws-lab";
+    private static final String TOPIC = "pscheduler-lab";
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void threePointsOfOnePsConfigMeshArchiveEveryResultOnceToOpenSearchRabbitMqAndKafka() throws Exception {
+        try (NetLab lab = NetLab.create(1)) {
+            String rMgmt = lab.addManagementLink(lab.router(1));
+            String bMgmt = lab.addManagementLink(lab.b());
+            lab.routeToManagementHost(lab.router(1), rMgmt);
+            lab.routeToManagementHost(lab.b(), bMgmt);
+            lab.delayLine(DELAY_US, true);
+            String host = lab.managementHostAddress();
+            OpenSearchEngine opensearch = null;
+            RabbitMqEngine rabbit = null;
+            KafkaEngine kafka = null;
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            try {
+                Future<OpenSearchEngine> os = pool.submit((Callable<OpenSearchEngine>) () -> OpenSearchEngine.start(host));
+                Future<RabbitMqEngine> rq = pool.submit((Callable<RabbitMqEngine>) () -> RabbitMqEngine.start(host));
+                Future<KafkaEngine> kf = pool.submit((Callable<KafkaEngine>) () -> KafkaEngine.start(host));
+                opensearch = os.get();
+                rabbit = rq.get();
+                kafka = kf.get();
+                try (Connection c = rabbit(rabbit); Channel ch = c.createChannel()) {
+                    ch.queueDeclare(QUEUE, true, false, false, null);
+                }
+                run(lab, rMgmt, bMgmt, opensearch, rabbit, kafka);
+            } finally {
+                pool.shutdownNow();
+                for (AutoCloseable c : new AutoCloseable[] {kafka, rabbit, opensearch}) {
+                    if (c != null) {
+                        c.close();
+                    }
+                }
+            }
+        }
+    }
+
+    private void run(NetLab lab, String rMgmt, String bMgmt, OpenSearchEngine opensearch, RabbitMqEngine rabbit,
+                     KafkaEngine kafka) throws Exception {
+        Map<String, String> address = Map.of("lab-a", lab.aAddress(), "lab-r", lab.routerAddress(1), "lab-b", lab.bAddress());
+        Map<String, String> ns = Map.of("lab-a", lab.a(), "lab-r", lab.router(1), "lab-b", lab.b());
+        Map<String, String> mgmt = Map.of("lab-a", lab.aManagementAddress(), "lab-r", rMgmt, "lab-b", bMgmt);
+        String responder = Path.of(System.getProperty("nmws.responder.bin", "../native-probe/target/native/bin/nmprobe-responder"))
+                .toAbsolutePath().toString();
+        for (String p : List.of("lab-a", "lab-r", "lab-b")) {
+            lab.startIn(ns.get(p), List.of(responder, "-b", address.get(p), "-p", Integer.toString(LabServices.RESPONDER_PORT)),
+                    "responder-" + p);
+        }
+        Path template = Files.createTempFile("nmws-lab-psconfig", ".json");
+        Files.writeString(template, template(address, opensearch, rabbit, kafka, true), StandardCharsets.UTF_8);
+        Map<String, LabServices> points = new HashMap<>();
+        for (String p : List.of("lab-a", "lab-r", "lab-b")) {
+            points.put(p, LabServices.startPoint(lab, ns.get(p), mgmt.get(p), p, "--nmws.psconfig.file=" + template,
+                    "--nmws.psconfig.self=" + address.get(p), "--nmws.psconfig.refresh=PT3S",
+                    "--nmws.archivers.backoff-max=PT2S", "--nmws.limits.test-clients=10.0.0.0/8",
+                    "--nmws.grid.opensearch-url=" + opensearch.url()));
+        }
+        waitFor("three results of every point in every archive", Duration.ofSeconds(120), () -> {
+            for (LabServices s : points.values()) {
+                for (String a : List.of("os", "rmq", "kafka")) {
+                    if (archive(s, a).path("delivered").asLong() < 3) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        });
+
+        // A's grid: its own two definitions, the other four pairs from the cluster, all fresh
+        JsonNode grid = JSON.readTree(points.get("lab-a").get("/api/grid"));
+        int fromCluster = 0;
+        int cells = 0;
+        for (JsonNode c : grid.path("cells")) {
+            cells++;
+            for (JsonNode d : c.path("definitions")) {
+                fromCluster += d.path("via").asText().equals("opensearch") ? 1 : 0;
+                assertEquals("ok", d.path("state").asText(), d.toString());
+            }
+        }
+        assertEquals(6, cells, "every ordered pair of the mesh: " + grid.path("cells"));
+        assertEquals(4, fromCluster, "the pairs of R and B read from OpenSearch: " + grid.path("cells"));
+
+        // The task goes with the template's next reading; what ran is delivered and counted.
+        Files.writeString(template, template(address, opensearch, rabbit, kafka, false), StandardCharsets.UTF_8);
+        waitFor("the template's schedules gone on every point", Duration.ofSeconds(60), () -> {
+            for (LabServices s : points.values()) {
+                if (s.get("/api/schedules").contains("psconfig:")) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        Thread.sleep(1500); // a run under way when its schedule went ends and is kept
+        waitFor("every backlog drained", Duration.ofSeconds(60), () -> {
+            for (LabServices s : points.values()) {
+                for (String a : List.of("os", "rmq", "kafka")) {
+                    if (archive(s, a).path("backlog").asLong() != 0) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        });
+        long stored = 0;
+        Map<String, Long> delivered = new HashMap<>();
+        for (Map.Entry<String, LabServices> e : points.entrySet()) {
+            for (String other : address.keySet()) {
+                if (!other.equals(e.getKey())) {
+                    stored += JSON.readTree(e.getValue().get("/api/results?characteristic=path.delay.roundTrip&limit=1000&dst="
+                            + address.get(other))).path("count").asLong();
+                }
+            }
+            for (String a : List.of("os", "rmq", "kafka")) {
+                JsonNode state = archive(e.getValue(), a);
+                assertEquals(0, state.path("failed").asLong(), state.toString());
+                assertEquals(0, state.path("expired").asLong(), state.toString());
+                delivered.merge(a, state.path("delivered").asLong(), Long::sum);
+            }
+        }
+        assertTrue(stored >= 18, "at least three results of each of six pairs: " + stored);
+        for (String a : List.of("os", "rmq", "kafka")) {
+            assertEquals(stored, delivered.get(a), "every stored result delivered to " + a + " once");
+        }
+        Map<String, Integer> inOpenSearch = openSearchIds(opensearch);
+        Map<String, Integer> inRabbit = rabbitIds(rabbit);
+        Map<String, Integer> inKafka = kafkaIds(kafka, stored);
+        for (Map.Entry<String, Map<String, Integer>> e : Map.of("OpenSearch", inOpenSearch, "RabbitMQ", inRabbit,
+                "Kafka", inKafka).entrySet()) {
+            assertEquals(stored, e.getValue().size(), e.getKey() + " holds every result");
+            assertTrue(e.getValue().values().stream().allMatch(n -> n == 1), e.getKey() + " holds each once: " + e.getValue());
+        }
+        assertEquals(inOpenSearch.keySet(), inRabbit.keySet(), "the same results in OpenSearch and RabbitMQ");
+        assertEquals(inOpenSearch.keySet(), inKafka.keySet(), "the same results in OpenSearch and Kafka");
+
+        // Grafana's grid query: min of result.rtt.min by source and destination, against the lab
+        JsonNode agg = JSON.readTree(http("POST", opensearch.url() + "/pscheduler_rtt/_search",
+                "{\"size\":0,\"aggs\":{\"src\":{\"terms\":{\"field\":\"test.spec.source.keyword\"},\"aggs\":{\"dst\":{\"terms\":"
+                        + "{\"field\":\"test.spec.dest.keyword\"},\"aggs\":{\"rtt\":{\"min\":{\"field\":\"result.rtt.min\"}}}}}}}}"));
+        int pairs = 0;
+        StringBuilder seen = new StringBuilder();
+        for (JsonNode s : agg.path("aggregations").path("src").path("buckets")) {
+            for (JsonNode d : s.path("dst").path("buckets")) {
+                pairs++;
+                String src = s.path("key").asText();
+                String dst = d.path("key").asText();
+                double ms = d.path("rtt").path("value").asDouble() * 1000;
+                seen.append(String.format(java.util.Locale.ROOT, " %s->%s %.3f ms;", src, dst, ms));
+                boolean delayed = (src.equals(lab.aAddress()) && dst.equals(lab.bAddress()))
+                        || (src.equals(lab.bAddress()) && dst.equals(lab.aAddress()));
+                if (delayed) {
+                    assertTrue(ms >= 2 * DELAY_US / 1000.0 - 0.2 && ms <= 2 * DELAY_US / 1000.0 + 3, src + " -> " + dst + ": " + ms
+                            + " ms through the 5 ms delay line each way");
+                } else {
+                    assertTrue(ms < 2, src + " -> " + dst + ": " + ms + " ms through no delay line");
+                }
+            }
+        }
+        assertEquals(6, pairs, "six ordered pairs in OpenSearch:" + seen);
+        System.out.printf("lab psconfig: %d results of a three-point pSConfig mesh, each once in OpenSearch, RabbitMQ and Kafka;"
+                + " Grafana's min RTT:%s A's grid 6 pairs, 4 from OpenSearch%n", stored, seen);
+    }
+
+    /** The mesh template: every ordered pair of the three, a round trip every 5 s, to the three archives (or no task). */
+    private static String template(Map<String, String> address, OpenSearchEngine opensearch, RabbitMqEngine rabbit,
+                                   KafkaEngine kafka, boolean withTask) {
+        ObjectNode t = JSON.createObjectNode();
+        ObjectNode addresses = t.putObject("addresses");
+        ObjectNode group = t.putObject("groups").putObject("mesh").put("type", "mesh");
+        for (String p : List.of("lab-a", "lab-r", "lab-b")) {
+            addresses.putObject(p).put("address", address.get(p));
+            group.withArray("addresses").addObject().put("name", p);
+        }
+        t.putObject("tests").putObject("rtt").put("type", "rtt").putObject("spec").put("source", "{% address[0] %}")
+                .put("dest", "{% address[1] %}").put("count", 5).put("interval", "PT0.01S");
+        t.putObject("schedules").putObject("often").put("repeat", "PT5S");
+        ObjectNode archives = t.putObject("archives");
+        archives.putObject("os").put("archiver", "opensearch").put("ttl", "PT10M").putObject("data")
+                .put("_url", opensearch.url()).put("replicas", 0);
+        archives.putObject("rmq").put("archiver", "rabbitmq").put("ttl", "PT10M").putObject("data")
+                .put("_url", rabbit.url()).put("routing-key", QUEUE);
+        archives.putObject("kafka").put("archiver", "kafka").put("ttl", "PT10M").putObject("data")
+                .put("server", kafka.server()).put("topic", TOPIC);
+        ObjectNode tasks = t.putObject("tasks");
+        if (withTask) {
+            ObjectNode task = tasks.putObject("rtt-mesh").put("group", "mesh").put("test", "rtt").put("schedule", "often");
+            task.putArray("archives").add("os").add("rmq").add("kafka");
+        }
+        return t.toString();
+    }
+
+    private static JsonNode archive(LabServices s, String name) throws Exception {
+        for (JsonNode a : JSON.readTree(s.get("/api/archivers")).path("archives")) {
+            if (a.path("name").asText().equals(name)) {
+                return a;
+            }
+        }
+        return JSON.createObjectNode();
+    }
+
+    private static Map<String, Integer> openSearchIds(OpenSearchEngine os) throws Exception {
+        http("POST", os.url() + "/pscheduler_*/_refresh", null);
+        JsonNode r = JSON.readTree(http("POST", os.url() + "/pscheduler_*/_search",
+                "{\"size\":10000,\"_source\":[\"id\"],\"query\":{\"match_all\":{}}}"));
+        Map<String, Integer> ids = new HashMap<>();
+        for (JsonNode hit : r.path("hits").path("hits")) {
+            ids.merge(hit.path("_id").asText(), 1, Integer::sum);
+        }
+        return ids;
+    }
+
+    private static Map<String, Integer> rabbitIds(RabbitMqEngine rabbit) throws Exception {
+        Map<String, Integer> ids = new HashMap<>();
+        try (Connection c = rabbit(rabbit); Channel ch = c.createChannel()) {
+            GetResponse m;
+            while ((m = ch.basicGet(QUEUE, true)) != null) {
+                JsonNode body = JSON.readTree(new String(m.getBody(), StandardCharsets.UTF_8));
+                ids.merge(body.path("id").asText(), 1, Integer::sum);
+            }
+        }
+        return ids;
+    }
+
+    private static Map<String, Integer> kafkaIds(KafkaEngine kafka, long expected) {
+        Map<String, Integer> ids = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(KafkaEngine.consumerProps(kafka.server(), "nmws-lab"),
+                new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long seen = 0;
+            while (System.nanoTime() < deadline && seen < expected) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                    ids.merge(r.key(), 1, Integer::sum);
+                    seen++;
+                }
+            }
+            // a little longer: a record twice would come after the ones expected
+            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofSeconds(1))) {
+                ids.merge(r.key(), 1, Integer::sum);
+            }
+        }
+        return ids;
+    }
+
+    private static Connection rabbit(RabbitMqEngine rabbit) throws Exception {
+        ConnectionFactory f = new ConnectionFactory();
+        f.setUri(rabbit.url());
+        return f.newConnection();
+    }
+
+    private static String http(String method, String url, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertTrue(r.statusCode() == 200, method + " " + url + ": HTTP " + r.statusCode() + " " + r.body());
+        return r.body();
+    }
+
+    interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void waitFor(String what, Duration bound, Condition c) throws Exception {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!c.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("waited " + bound.toSeconds() + " s for " + what);
+            }
+            Thread.sleep(500);
+        }
+    }
+}
