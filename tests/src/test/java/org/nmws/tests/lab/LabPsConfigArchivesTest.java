@@ -168,7 +168,7 @@ class LabPsConfigArchivesTest {
                 delivered.merge(a, state.path("delivered").asLong(), Long::sum);
             }
         }
-        assertTrue(stored >= 18, "at least three results of each of six pairs: " + stored);
+        assertTrue(stored >= 9, "at least three results of each point: " + stored);
         for (String a : List.of("os", "rmq", "kafka")) {
             assertEquals(stored, delivered.get(a), "every stored result delivered to " + a + " once");
         }
