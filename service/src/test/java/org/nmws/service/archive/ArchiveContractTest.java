@@ -175,6 +175,30 @@ public abstract class ArchiveContractTest {
         assertEquals(List.of(2.0), means(archive.find(query("10.0.0.2", null))));
     }
 
+    /** The newest by a destination named in some rows and addressed in others: both merged, none twice. */
+    @Test
+    void theNewestOfADestinationByNameOrAddressMergesBothWithoutDuplicates() {
+        archive.save(named("host-b.example.org", "10.0.0.7", T0, 1));
+        archive.save(named("10.0.0.7", "10.0.0.7", T0.plusSeconds(1), 2)); // matches as name and as address
+        archive.save(named("host-b.example.org", "10.0.0.7", T0.plusSeconds(2), 3));
+        archive.save(named("10.0.0.8", "10.0.0.8", T0.plusSeconds(3), 4));
+        assertEquals(List.of(1.0, 2.0, 3.0), means(archive.find(query("10.0.0.7", null))));
+        assertEquals(List.of(2.0, 3.0), means(archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.7", null,
+                null, null, false, 2))));
+        assertEquals(List.of(3.0), means(archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "host-b.example.org", null,
+                null, null, false, 1))));
+        assertEquals(List.of(1.0, 3.0), means(archive.find(query("host-b.example.org", null))));
+        assertEquals(List.of(1.0), means(archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, "10.0.0.7", null,
+                null, T0.plusMillis(500), false, 5))), "the window bounds both reads");
+    }
+
+    private static Observation named(String dstHost, String dstAddress, Instant start, double meanRtt) {
+        Observation o = simple("mp-a", dstAddress, start, meanRtt);
+        return new Observation(o.id(), o.measurementPoint(), o.test(), new PathSubject(o.subject().src(),
+                new Endpoint(dstHost, dstHost.equals(dstAddress) ? "ipv4" : "hostname")), o.srcAddress(), dstAddress, o.tool(),
+                o.toolVersion(), o.parameters(), o.environment(), o.start(), o.end(), o.summary(), o.frames());
+    }
+
     @Test
     void observationsKeepTheMeasurementPointThatTookThemAndQueriesSpanAllPoints() {
         archive.save(simple("mp-east", "10.0.0.2", T0, 1));
