@@ -56,7 +56,7 @@ public final class OpenSearchNodeMain {
                 System.err.println("closing the node: " + e);
             }
         }));
-        System.out.println("nmws-test opensearch started on 127.0.0.1:" + args[1]);
+        System.out.println("nmws-test opensearch started on " + System.getProperty("nmws.bind", "127.0.0.1") + ":" + args[1]);
         Thread.currentThread().join();
     }
 

@@ -107,38 +107,7 @@ public class JdbcArchive implements Archive {
 
     @Override
     public List<Observation> find(ObservationQuery q) {
-        // Every condition but the destination's, on the observation table alone.
-        StringBuilder filter = new StringBuilder();
         List<Object> filterArgs = new ArrayList<>();
-        if (q.src() != null) {
-            filter.append(" AND (src_host = ? OR src_address = ?)");
-            filterArgs.add(q.src());
-            filterArgs.add(q.src());
-        }
-        if (q.point() != null) {
-            filter.append(" AND measurement_point = ?");
-            filterArgs.add(q.point());
-        }
-        if (q.from() != null) {
-            filter.append(" AND start_ns >= ?");
-            filterArgs.add(epochNanos(q.from()));
-        }
-        if (q.to() != null) {
-            filter.append(" AND start_ns <= ?");
-            filterArgs.add(epochNanos(q.to()));
-        }
-        if (q.before() != null) {
-            filter.append(" AND (start_ns < ? OR (start_ns = ? AND id < ?))");
-            filterArgs.add(q.before().startNanos());
-            filterArgs.add(q.before().startNanos());
-            filterArgs.add(q.before().id());
-        }
-        if (q.parameters() != null) {
-            // Parameters are stored as JSON text written in the test's stable order, so one
-            // series is one exact text (see series()).
-            filter.append(" AND parameters = ?");
-            filterArgs.add(write(q.parameters()));
-        }
         StringBuilder sql;
         List<Object> args = new ArrayList<>();
         if (q.dst() != null) {
@@ -146,6 +115,7 @@ public class JdbcArchive implements Archive {
             // own index, then the newest of both. "(dst_host = ? OR dst_address = ?) ORDER BY
             // start_ns DESC LIMIT n" read and sorted every row of the range instead: a grid's newest
             // result of 100 paths took 440 ms on SQLite among 13 million (docs/benchmarks.md).
+            String filter = filter(q, "", filterArgs);
             String newest = "SELECT id FROM (SELECT id FROM observation WHERE test = ? AND %s = ?" + filter
                     + " ORDER BY start_ns DESC, id DESC LIMIT ?) %s";
             sql = new StringBuilder(OBSERVATIONS + " WHERE o.id IN (" + String.format(newest, "dst_host", "by_host")
@@ -157,7 +127,8 @@ public class JdbcArchive implements Archive {
                 args.add(q.limit());
             }
         } else {
-            sql = new StringBuilder(OBSERVATIONS + " WHERE o.id IN (SELECT id FROM observation WHERE test = ?" + filter + ")");
+            // by source alone: read straight, newest first, so the limit stops the read
+            sql = new StringBuilder(OBSERVATIONS + " WHERE o.test = ?" + filter(q, "o.", filterArgs));
             args.add(q.test().key());
             args.addAll(filterArgs);
         }
@@ -178,6 +149,42 @@ public class JdbcArchive implements Archive {
     @Override
     public <T> T atomically(java.util.function.Supplier<T> work) {
         return tx.execute(status -> work.get());
+    }
+
+    /** Every condition of the query but the destination's, its columns prefixed with p; their values into args. */
+    private String filter(ObservationQuery q, String p, List<Object> args) {
+        StringBuilder filter = new StringBuilder();
+        if (q.src() != null) {
+            filter.append(" AND (").append(p).append("src_host = ? OR ").append(p).append("src_address = ?)");
+            args.add(q.src());
+            args.add(q.src());
+        }
+        if (q.point() != null) {
+            filter.append(" AND ").append(p).append("measurement_point = ?");
+            args.add(q.point());
+        }
+        if (q.from() != null) {
+            filter.append(" AND ").append(p).append("start_ns >= ?");
+            args.add(epochNanos(q.from()));
+        }
+        if (q.to() != null) {
+            filter.append(" AND ").append(p).append("start_ns <= ?");
+            args.add(epochNanos(q.to()));
+        }
+        if (q.before() != null) {
+            filter.append(" AND (").append(p).append("start_ns < ? OR (").append(p).append("start_ns = ? AND ").append(p)
+                    .append("id < ?))");
+            args.add(q.before().startNanos());
+            args.add(q.before().startNanos());
+            args.add(q.before().id());
+        }
+        if (q.parameters() != null) {
+            // Parameters are stored as JSON text written in the test's stable order, so one
+            // series is one exact text (see series()).
+            filter.append(" AND ").append(p).append("parameters = ?");
+            args.add(write(q.parameters()));
+        }
+        return filter.toString();
     }
 
     @Override

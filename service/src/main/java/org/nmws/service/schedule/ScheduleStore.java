@@ -235,7 +235,7 @@ public final class ScheduleStore {
                 ScheduledRun.RUNNING, point);
         return jdbc.update("UPDATE scheduled_run SET status = ?, ended_ms = ?, reason = ? WHERE status = ? AND schedule_id IN "
                         + "(SELECT id FROM schedule WHERE point = ?)", ScheduledRun.FAILED, now.toEpochMilli(),
-                "interrupted: the point stopped while the test ran", ScheduledRun.RUNNING, point);
+                INTERRUPTED, ScheduledRun.RUNNING, point);
     }
 
     /** A schedule's runs planned up to a time (Instant.MAX: the planned future too), newest first. */
@@ -280,12 +280,22 @@ public final class ScheduleStore {
         return out;
     }
 
-    /** How many of a schedule's latest finished runs failed in a row. */
+    /** Why a run under way when its point stopped failed: the point's doing, not the path's. */
+    static final String INTERRUPTED = "interrupted: the point stopped while the test ran";
+
+    /**
+     * How many of a schedule's latest finished runs failed in a row. A run its own point's stop
+     * interrupted is no failure of the far end or the path, and counts neither way: a point
+     * restarted would otherwise back off from a healthy far end.
+     */
     public int failuresInARow(long scheduleId) {
         int n = 0;
-        for (String status : jdbc.queryForList("SELECT status FROM scheduled_run WHERE schedule_id = ? AND status IN (?, ?) "
-                + "ORDER BY slot DESC LIMIT 16", String.class, scheduleId, ScheduledRun.DONE, ScheduledRun.FAILED)) {
-            if (!status.equals(ScheduledRun.FAILED)) {
+        for (Map<String, Object> r : jdbc.queryForList("SELECT status, reason FROM scheduled_run WHERE schedule_id = ? "
+                + "AND status IN (?, ?) ORDER BY slot DESC LIMIT 16", scheduleId, ScheduledRun.DONE, ScheduledRun.FAILED)) {
+            if (INTERRUPTED.equals(r.get("reason"))) {
+                continue;
+            }
+            if (!ScheduledRun.FAILED.equals(r.get("status"))) {
                 break;
             }
             n++;
@@ -293,10 +303,10 @@ public final class ScheduleStore {
         return n;
     }
 
-    /** The slot of the schedule's latest failed run, or null. */
+    /** The slot of the schedule's latest failed run (one its point's stop interrupted aside), or null. */
     public Long lastFailedSlot(long scheduleId) {
-        List<Long> s = jdbc.queryForList("SELECT MAX(slot) FROM scheduled_run WHERE schedule_id = ? AND status = ?", Long.class,
-                scheduleId, ScheduledRun.FAILED);
+        List<Long> s = jdbc.queryForList("SELECT MAX(slot) FROM scheduled_run WHERE schedule_id = ? AND status = ? AND "
+                + "(reason IS NULL OR reason <> ?)", Long.class, scheduleId, ScheduledRun.FAILED, INTERRUPTED);
         return s.isEmpty() ? null : s.get(0);
     }
 

@@ -173,6 +173,9 @@ public abstract class ArchiveContractTest {
         assertEquals(List.of(2.0), means(archive.find(query("10.0.0.2", "10.0.0.9"))));
         assertEquals(List.of(), means(archive.find(query("10.0.0.2", "10.0.0.1"))));
         assertEquals(List.of(2.0), means(archive.find(query("10.0.0.2", null))));
+        assertEquals(List.of(2.0), means(archive.find(query(null, "10.0.0.9"))), "by source alone");
+        assertEquals(List.of(3.0), means(archive.find(new ObservationQuery(ProbeTest.ROUND_TRIP, null, "10.0.0.1", null, null,
+                false, 1))), "by source alone, the newest");
     }
 
     /** The newest by a destination named in some rows and addressed in others: both merged, none twice. */

@@ -121,6 +121,15 @@ class SchedulerPlanTest {
             assertTrue(a.backOff(j, js.get(i)) != null && a.backOff(j, js.get(i)).contains("2 failed runs"), "slot " + i);
         }
         assertEquals(null, a.backOff(j, js.get(5)));
+
+        // A run its own point's stop interrupted is no failure of the path: after a success it starts
+        // no back-off, and it neither adds to nor ends a run of failures.
+        assertTrue(store.claim(js.get(5).id(), T0));
+        store.finish(js.get(5).id(), ScheduledRun.DONE, T0, null, null);
+        assertTrue(store.claim(js.get(6).id(), T0));
+        assertTrue(store.interrupted(j.point(), T0) >= 1, "the run under way when the point stopped");
+        assertEquals(0, store.failuresInARow(j.id()));
+        assertEquals(null, a.backOff(j, js.get(7)), "a restarted point does not back off from a healthy far end");
     }
 
     /**

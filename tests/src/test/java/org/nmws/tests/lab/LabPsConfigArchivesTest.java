@@ -60,27 +60,37 @@ class LabPsConfigArchivesTest {
             lab.routeToManagementHost(lab.b(), bMgmt);
             lab.delayLine(DELAY_US, true);
             String host = lab.managementHostAddress();
-            OpenSearchEngine opensearch = null;
-            RabbitMqEngine rabbit = null;
-            KafkaEngine kafka = null;
             ExecutorService pool = Executors.newFixedThreadPool(3);
+            Future<OpenSearchEngine> os = pool.submit((Callable<OpenSearchEngine>) () -> OpenSearchEngine.start(host));
+            Future<RabbitMqEngine> rq = pool.submit((Callable<RabbitMqEngine>) () -> RabbitMqEngine.start(host));
+            Future<KafkaEngine> kf = pool.submit((Callable<KafkaEngine>) () -> KafkaEngine.start(host));
+            pool.shutdown();
             try {
-                Future<OpenSearchEngine> os = pool.submit((Callable<OpenSearchEngine>) () -> OpenSearchEngine.start(host));
-                Future<RabbitMqEngine> rq = pool.submit((Callable<RabbitMqEngine>) () -> RabbitMqEngine.start(host));
-                Future<KafkaEngine> kf = pool.submit((Callable<KafkaEngine>) () -> KafkaEngine.start(host));
-                opensearch = os.get();
-                rabbit = rq.get();
-                kafka = kf.get();
+                OpenSearchEngine opensearch = os.get();
+                RabbitMqEngine rabbit = rq.get();
+                KafkaEngine kafka = kf.get();
                 try (Connection c = rabbit(rabbit); Channel ch = c.createChannel()) {
                     ch.queueDeclare(QUEUE, true, false, false, null);
                 }
                 run(lab, rMgmt, bMgmt, opensearch, rabbit, kafka);
             } finally {
-                pool.shutdownNow();
-                for (AutoCloseable c : new AutoCloseable[] {kafka, rabbit, opensearch}) {
-                    if (c != null) {
-                        c.close();
+                // every engine that started is stopped, also when another failed to start
+                Exception first = null;
+                for (Future<? extends AutoCloseable> f : List.of(kf, rq, os)) {
+                    try {
+                        f.get().close();
+                    } catch (java.util.concurrent.ExecutionException notStarted) {
+                        // its start failed and cleaned up after itself
+                    } catch (Exception e) {
+                        if (first == null) {
+                            first = e;
+                        } else {
+                            first.addSuppressed(e);
+                        }
                     }
+                }
+                if (first != null) {
+                    throw first;
                 }
             }
         }
@@ -117,19 +127,21 @@ class LabPsConfigArchivesTest {
             return true;
         });
 
-        // A's grid: its own two definitions, the other four pairs from the cluster, all fresh
-        JsonNode grid = JSON.readTree(points.get("lab-a").get("/api/grid"));
-        int fromCluster = 0;
-        int cells = 0;
-        for (JsonNode c : grid.path("cells")) {
-            cells++;
+        // A's grid: its own two definitions, the other four pairs from the cluster, all fresh (a pair's
+        // first document may take the cluster's refresh to be searched: waited for, then checked)
+        JsonNode[] grid = new JsonNode[1];
+        waitFor("A's grid whole", Duration.ofSeconds(30), () -> {
+            grid[0] = JSON.readTree(points.get("lab-a").get("/api/grid"));
+            return gridCounts(grid[0])[0] == 6 && gridCounts(grid[0])[1] == 4;
+        });
+        int[] counts = gridCounts(grid[0]);
+        assertEquals(6, counts[0], "every ordered pair of the mesh: " + grid[0].path("cells"));
+        assertEquals(4, counts[1], "the pairs of R and B read from OpenSearch: " + grid[0].path("cells"));
+        for (JsonNode c : grid[0].path("cells")) {
             for (JsonNode d : c.path("definitions")) {
-                fromCluster += d.path("via").asText().equals("opensearch") ? 1 : 0;
                 assertEquals("ok", d.path("state").asText(), d.toString());
             }
         }
-        assertEquals(6, cells, "every ordered pair of the mesh: " + grid.path("cells"));
-        assertEquals(4, fromCluster, "the pairs of R and B read from OpenSearch: " + grid.path("cells"));
 
         // The task goes with the template's next reading; what ran is delivered and counted.
         Files.writeString(template, template(address, opensearch, rabbit, kafka, false), StandardCharsets.UTF_8);
@@ -141,16 +153,16 @@ class LabPsConfigArchivesTest {
             }
             return true;
         });
-        Thread.sleep(1500); // a run under way when its schedule went ends and is kept
-        waitFor("every backlog drained", Duration.ofSeconds(60), () -> {
-            for (LabServices s : points.values()) {
-                for (String a : List.of("os", "rmq", "kafka")) {
-                    if (archive(s, a).path("backlog").asLong() != 0) {
-                        return false;
-                    }
-                }
+        // a run under way when its schedule went ends and is kept: counted once nothing moves for a period
+        String[] before = {""};
+        waitFor("every result stored and delivered, nothing moving", Duration.ofSeconds(90), () -> {
+            String now = tally(points, address);
+            boolean still = now.equals(before[0]) && !now.contains("backlog");
+            before[0] = now;
+            if (!still) {
+                Thread.sleep(5500);
             }
-            return true;
+            return still;
         });
         long stored = 0;
         Map<String, Long> delivered = new HashMap<>();
@@ -235,6 +247,36 @@ class LabPsConfigArchivesTest {
         if (withTask) {
             ObjectNode task = tasks.putObject("rtt-mesh").put("group", "mesh").put("test", "rtt").put("schedule", "often");
             task.putArray("archives").add("os").add("rmq").add("kafka");
+        }
+        return t.toString();
+    }
+
+    /** Cells of a grid and how many of its definitions came from OpenSearch. */
+    private static int[] gridCounts(JsonNode grid) {
+        int fromCluster = 0;
+        for (JsonNode c : grid.path("cells")) {
+            for (JsonNode d : c.path("definitions")) {
+                fromCluster += d.path("via").asText().equals("opensearch") ? 1 : 0;
+            }
+        }
+        return new int[] {grid.path("cells").size(), fromCluster};
+    }
+
+    /** Every point's stored results and each archive's delivered count and backlog, as one text to compare. */
+    private static String tally(Map<String, LabServices> points, Map<String, String> address) throws Exception {
+        StringBuilder t = new StringBuilder();
+        for (Map.Entry<String, LabServices> e : new java.util.TreeMap<>(points).entrySet()) {
+            for (String other : new java.util.TreeSet<>(address.keySet())) {
+                if (!other.equals(e.getKey())) {
+                    t.append(JSON.readTree(e.getValue().get("/api/results?characteristic=path.delay.roundTrip&limit=1000&dst="
+                            + address.get(other))).path("count").asLong()).append(' ');
+                }
+            }
+            for (String a : List.of("os", "rmq", "kafka")) {
+                JsonNode state = archive(e.getValue(), a);
+                t.append(a).append('=').append(state.path("delivered").asLong());
+                t.append(state.path("backlog").asLong() != 0 ? " backlog " : " ");
+            }
         }
         return t.toString();
     }
