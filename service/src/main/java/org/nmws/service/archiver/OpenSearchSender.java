@@ -7,14 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import org.nmws.service.archive.ArchiveTarget;
 
@@ -43,18 +41,11 @@ final class OpenSearchSender implements Sender {
     OpenSearchSender(ArchiveTarget target, ObjectMapper json) {
         this.json = json;
         JsonNode d = target.data();
-        URI u = URI.create(d.get("_url").asText());
-        String user = d.has("username") ? d.get("username").asText() : null;
-        String password = d.has("_password") ? d.get("_password").asText() : null;
-        if (u.getRawUserInfo() != null) { // https://user:password@host:9200 as pScheduler's URLs carry them
-            String[] up = u.getRawUserInfo().split(":", 2);
-            user = URLDecoder.decode(up[0], StandardCharsets.UTF_8);
-            password = up.length > 1 ? URLDecoder.decode(up[1], StandardCharsets.UTF_8) : "";
-        }
-        this.authorization = user == null ? null : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password)
-                .getBytes(StandardCharsets.UTF_8));
-        String path = u.getRawPath() == null ? "" : u.getRawPath().replaceAll("/+$", "");
-        this.base = URI.create(u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "") + path + "/");
+        org.nmws.service.archive.ClusterUrl cluster = org.nmws.service.archive.ClusterUrl.parse(d.get("_url").asText(),
+                d.has("username") ? d.get("username").asText() : null, d.has("_password") ? d.get("_password").asText() : null,
+                "an opensearch archive's _url");
+        this.authorization = cluster.authorization();
+        this.base = cluster.base();
         this.index = d.has("index") ? d.get("index").asText() : null;
         this.replicas = d.path("replicas").asInt(0);
         this.timeout = d.has("timeout") ? Duration.parse(d.get("timeout").asText()) : Duration.ofSeconds(30);

@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,24 +67,10 @@ public final class OpenSearchGrid {
      */
     public OpenSearchGrid(String url, Duration timeout, Duration window, Duration staleAfter, double staleAfterPeriods,
                           int maxCells) {
-        URI u;
-        try {
-            u = new URI(url);
-        } catch (java.net.URISyntaxException e) {
-            u = null; // the message would repeat the URL, password and all
-        }
-        if (u == null || u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
-                || u.getHost() == null) {
-            throw new IllegalArgumentException("nmws.grid.opensearch-url must be an http or https URL with a host");
-        }
-        String auth = null;
-        if (u.getUserInfo() != null) {
-            // getUserInfo decodes %xx only: a '+' in a password stays a '+'
-            auth = "Basic " + Base64.getEncoder().encodeToString(u.getUserInfo().getBytes(StandardCharsets.UTF_8));
-        }
-        String path = u.getRawPath() == null ? "" : u.getRawPath().replaceAll("/+$", "");
-        this.base = URI.create(u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "") + path + "/");
-        this.authorization = auth;
+        org.nmws.service.archive.ClusterUrl cluster = org.nmws.service.archive.ClusterUrl.parse(url, null, null,
+                "nmws.grid.opensearch-url");
+        this.base = cluster.base();
+        this.authorization = cluster.authorization();
         this.timeout = timeout;
         this.window = window;
         this.staleAfter = staleAfter;
