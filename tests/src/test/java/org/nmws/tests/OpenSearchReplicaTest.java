@@ -86,10 +86,11 @@ class OpenSearchReplicaTest {
             waitFor("the outbox drained", Duration.ofSeconds(60), () -> state(service).path("backlog").asLong() == 0);
             long delivered = delivered(service);
             Map<String, Integer> ids = ids(manager);
-            assertTrue(ids.values().stream().allMatch(n -> n == 1), "each result once: " + ids);
+            // _id is the result's id (a second write of one is refused 409), so the cluster cannot hold one twice:
+            // what can fail is the count, a result acknowledged and then lost with the node
             assertEquals(delivered, ids.size(), "every result delivered is in the cluster, the ones before the kill too");
             JsonNode health = JSON.readTree(Engines.http("GET", manager.url() + "/_cluster/health", null, null).body());
-            System.out.printf("opensearch replica: %d results before the data node (primary%s) was killed, %d in all, each once;"
+            System.out.printf("opensearch replica: %d results before the data node (primary%s) was killed, %d in all, all there;"
                     + " ingest went on %.1f s after the kill; cluster %s with %d node(s) left%n", before,
                     moved ? ", moved there by failing the manager's" : "", ids.size(), resumedS,
                     health.path("status").asText(), health.path("number_of_nodes").asInt());
