@@ -57,6 +57,13 @@ public interface Archive {
     Purged purge(Instant rawBefore, Instant summaryBefore);
 
     /**
+     * Keeps the store's structure ahead of the clock (PostgreSQL: the time partitions around
+     * {@code now}); the retention job calls it before each pass. Nothing to do by default.
+     */
+    default void maintain(Instant now) {
+    }
+
+    /**
      * Every observation that started in [from, to), any test, path or measurement point, in
      * id order, handed to {@code sink} one at a time (for export; never all in memory).
      */

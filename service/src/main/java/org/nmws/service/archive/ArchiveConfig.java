@@ -44,8 +44,10 @@ class ArchiveConfig {
     }
 
     @Bean
-    Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json) {
-        return new JdbcArchive(jdbc, new TransactionTemplate(txManager), json);
+    Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json, ArchiveProperties props) {
+        JdbcArchive archive = new JdbcArchive(jdbc, new TransactionTemplate(txManager), json, props.partitionWidth());
+        archive.maintain(Clock.systemUTC().instant()); // today's partitions before the first result
+        return archive;
     }
 
     /**

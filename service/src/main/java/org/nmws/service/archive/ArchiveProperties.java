@@ -12,10 +12,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param importEnabled whether POST /archive/store may add observations (off: an open import
  *     lets anyone who reaches the port write results in this point's archive)
  * @param spool where results wait while the archive cannot keep them
+ * @param partitionWidth PostgreSQL only: the time each partition of the results holds, so
+ *     retention drops whole partitions of this size (from PT1H to P366D)
  */
 @ConfigurationProperties("nmws.archive")
 public record ArchiveProperties(@DefaultValue Retention retention, @DefaultValue("false") boolean importEnabled,
-                                @DefaultValue Spool spool) {
+                                @DefaultValue Spool spool, @DefaultValue("P1D") Duration partitionWidth) {
+    /** A day: a 50-point mesh writes some 3.9 million results in one, and retention is set in days. */
+    public static final Duration DEFAULT_PARTITION_WIDTH = Duration.ofDays(1);
 
     /**
      * Results measured while the archive cannot keep them (its database down, its disk full)

@@ -52,12 +52,28 @@ public class JdbcArchive implements Archive {
     private final TransactionTemplate tx;
     private final ObjectMapper json;
     private final EnvironmentTable environments;
+    /** PostgreSQL's windows of time (V11); null on SQLite, which deletes row by row. */
+    private final TimePartitions partitions;
 
     public JdbcArchive(JdbcTemplate jdbc, TransactionTemplate tx, ObjectMapper json) {
+        this(jdbc, tx, json, ArchiveProperties.DEFAULT_PARTITION_WIDTH);
+    }
+
+    /** @param partitionWidth the time each partition of a PostgreSQL archive holds */
+    public JdbcArchive(JdbcTemplate jdbc, TransactionTemplate tx, ObjectMapper json, java.time.Duration partitionWidth) {
         this.jdbc = jdbc;
         this.tx = tx;
         this.json = json;
         this.environments = new EnvironmentTable(jdbc, json);
+        this.partitions = TimePartitions.of(jdbc, tx, partitionWidth);
+    }
+
+    /** PostgreSQL: the partitions around {@code now} exist and DEFAULT's rows are in theirs. */
+    @Override
+    public void maintain(Instant now) {
+        if (partitions != null) {
+            partitions.ensure(now);
+        }
     }
 
     @Override
@@ -79,7 +95,7 @@ public class JdbcArchive implements Archive {
                         src_address, dst_address, tool, tool_version, start_ns, end_ns, parameters, environment_id,
                         environment, summary, raw_frames, samples, result_key)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (result_key) DO NOTHING RETURNING id""", Long.class,
+                    ON CONFLICT (result_key, start_ns) DO NOTHING RETURNING id""", Long.class,
                     o.measurementPoint(), o.test().key(),
                     o.subject().src() == null ? null : o.subject().src().host(),
                     o.subject().src() == null ? null : o.subject().src().type(),
@@ -91,9 +107,10 @@ public class JdbcArchive implements Archive {
                     o.samples().isEmpty() ? null : write(o.samples()), key.toString());
             if (inserted.isEmpty()) {
                 // written before under this key: its frames went in the same transaction
-                return jdbc.queryForObject("SELECT id FROM observation WHERE result_key = ?", Long.class, key.toString());
+                return jdbc.queryForObject("SELECT id FROM observation WHERE result_key = ? AND start_ns = ?", Long.class,
+                        key.toString(), epochNanos(o.start()));
             }
-            saveFrames(inserted.get(0), o.frames());
+            saveFrames(inserted.get(0), epochNanos(o.start()), o.frames());
             return inserted.get(0);
         });
         return o.withId(id);
@@ -141,7 +158,7 @@ public class JdbcArchive implements Archive {
         }
         List<Observation> withFrames = new ArrayList<>(found.size());
         for (Observation o : found) {
-            withFrames.add(o.withFrames(frames(o.id())));
+            withFrames.add(o.withFrames(frames(o)));
         }
         return withFrames;
     }
@@ -194,7 +211,7 @@ public class JdbcArchive implements Archive {
             return Optional.empty();
         }
         Observation o = found.get(0);
-        return Optional.of(withFrames ? o.withFrames(frames(id)) : o);
+        return Optional.of(withFrames ? o.withFrames(frames(o)) : o);
     }
 
     @Override
@@ -262,8 +279,11 @@ public class JdbcArchive implements Archive {
         } else {
             long[] sends = new long[FrameCodec.CHUNK_FRAMES];
             long[] values = new long[FrameCodec.CHUNK_FRAMES];
+            // the chunks' own start bounds too: PostgreSQL prunes frame_chunk's partitions by them only
+            args.add(fromNs);
+            args.add(toNs);
             jdbc.query("SELECT c.frame_count, c.data FROM observation o JOIN frame_chunk c ON c.observation_id = o.id"
-                    + where, rs -> {
+                    + " AND c.start_ns = o.start_ns" + where + " AND c.start_ns >= ? AND c.start_ns < ?", rs -> {
                 int n = FrameCodec.decodeSendsAndValues(rs.getBytes(2), rs.getInt(1), sends, values);
                 for (int i = 0; i < n; i++) {
                     // A long test can run past the window's end: its later frames belong to later buckets.
@@ -301,6 +321,13 @@ public class JdbcArchive implements Archive {
         long rawObservations = 0;
         long rawFrames = 0;
         long observations = 0;
+        if (partitions != null) {
+            // whole windows first; the rows of windows a bound cuts through, and DEFAULT's, go below
+            Purged dropped = partitions.drop(rawBefore, summaryBefore);
+            rawObservations = dropped.rawObservations();
+            rawFrames = dropped.rawFrames();
+            observations = dropped.observations();
+        }
         // Whole observations first, so the raw count holds only observations whose summaries stay.
         if (summaryBefore != null) {
             while (true) {
@@ -359,7 +386,7 @@ public class JdbcArchive implements Archive {
                     OBSERVATIONS + " WHERE o.id > ? AND start_ns >= ? AND start_ns < ? ORDER BY o.id LIMIT ?",
                     rowMapper, after, epochNanos(from), epochNanos(to), SCAN_PAGE);
             for (Observation o : page) {
-                sink.accept(withFrames ? o.withFrames(frames(o.id())) : o);
+                sink.accept(withFrames ? o.withFrames(frames(o)) : o);
             }
             if (page.size() < SCAN_PAGE) {
                 return;
@@ -368,7 +395,7 @@ public class JdbcArchive implements Archive {
         }
     }
 
-    private void saveFrames(long observationId, List<Observation.Frame> frames) {
+    private void saveFrames(long observationId, long startNs, List<Observation.Frame> frames) {
         if (frames.isEmpty()) {
             return;
         }
@@ -376,21 +403,22 @@ public class JdbcArchive implements Archive {
         List<Object[]> rows = new ArrayList<>(chunks.size());
         for (int i = 0; i < chunks.size(); i++) {
             int count = Math.min(FrameCodec.CHUNK_FRAMES, frames.size() - i * FrameCodec.CHUNK_FRAMES);
-            rows.add(new Object[] {observationId, i, count, chunks.get(i)});
+            rows.add(new Object[] {observationId, startNs, i, count, chunks.get(i)});
         }
-        jdbc.batchUpdate("INSERT INTO frame_chunk (observation_id, chunk_no, frame_count, data) VALUES (?, ?, ?, ?)", rows);
+        jdbc.batchUpdate("INSERT INTO frame_chunk (observation_id, start_ns, chunk_no, frame_count, data) VALUES (?, ?, ?, ?, ?)",
+                rows);
     }
 
-    private List<Observation.Frame> frames(long observationId) {
+    private List<Observation.Frame> frames(Observation o) {
         // the chunks first, then one list of the right size: growing it frame by frame was a
         // seventh of reading a 100,000-frame test back (issue 25's profile)
         List<byte[]> chunks = new ArrayList<>();
         List<Integer> counts = new ArrayList<>();
-        jdbc.query("SELECT frame_count, data FROM frame_chunk WHERE observation_id = ? ORDER BY chunk_no",
+        jdbc.query("SELECT frame_count, data FROM frame_chunk WHERE observation_id = ? AND start_ns = ? ORDER BY chunk_no",
                 rs -> {
                     counts.add(rs.getInt(1));
                     chunks.add(rs.getBytes(2));
-                }, observationId);
+                }, o.id(), epochNanos(o.start()));
         List<Observation.Frame> out = new ArrayList<>(counts.stream().mapToInt(Integer::intValue).sum());
         for (int i = 0; i < chunks.size(); i++) {
             FrameCodec.decode(chunks.get(i), counts.get(i), out);

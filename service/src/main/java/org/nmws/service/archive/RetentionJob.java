@@ -40,6 +40,7 @@ public class RetentionJob {
         Instant rawBefore = policy.raw().isZero() ? null : now.minus(policy.raw());
         Instant summaryBefore = policy.summary().isZero() ? null : now.minus(policy.summary());
         long t0 = System.nanoTime();
+        archive.maintain(now);
         Purged purged = archive.purge(rawBefore, summaryBefore);
         if (purged.rawObservations() + purged.observations() > 0) {
             log.info("retention removed raw frames of {} observations ({} frames) and {} whole observations in {} ms",
