@@ -72,6 +72,24 @@ class SharedArchiveTest {
                 assertEquals(200, store.statusCode(), store.body());
                 assertEquals(List.of("mp-east", "mp-west"), points(store.body()));
             }
+
+            // Each point made the day windows around its clock at start-up (the second found them
+            // made): a result of now lands in today's, the April ones wait in DEFAULT for a pass.
+            Instant now = Instant.now();
+            long todayId = save(west, now, 3.5).id();
+            try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+                var rs = st.executeQuery("SELECT tableoid::regclass::text FROM observation WHERE id = " + todayId);
+                assertTrue(rs.next());
+                assertEquals("observation_p" + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd")
+                        .withZone(java.time.ZoneOffset.UTC).format(now) + "_0000", rs.getString(1));
+                rs = st.executeQuery("SELECT COUNT(*) FROM pg_inherits WHERE inhparent = 'observation'::regclass");
+                assertTrue(rs.next());
+                assertEquals(5, rs.getInt(1), "yesterday, today, the two days ahead, DEFAULT");
+                rs = st.executeQuery("SELECT DISTINCT tableoid::regclass::text FROM observation WHERE id IN (" + eastId + ","
+                        + westId + ")");
+                assertTrue(rs.next());
+                assertEquals("observation_default", rs.getString(1));
+            }
         } finally {
             try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA " + schema + " CASCADE");
