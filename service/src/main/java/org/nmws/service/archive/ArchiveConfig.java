@@ -46,7 +46,7 @@ class ArchiveConfig {
     @Bean
     Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json, ArchiveProperties props) {
         JdbcArchive archive = new JdbcArchive(jdbc, new TransactionTemplate(txManager), json, props.partitionWidth());
-        archive.maintain(Clock.systemUTC().instant()); // today's partitions before the first result
+        archive.makeWindows(Clock.systemUTC().instant()); // today's partitions before the first result
         return archive;
     }
 

@@ -72,7 +72,14 @@ public class JdbcArchive implements Archive {
     @Override
     public void maintain(Instant now) {
         if (partitions != null) {
-            partitions.ensure(now);
+            partitions.ensure(now, true);
+        }
+    }
+
+    /** PostgreSQL: the partitions around {@code now} exist (at start-up: DEFAULT's rows wait for {@link #maintain}). */
+    public void makeWindows(Instant now) {
+        if (partitions != null) {
+            partitions.ensure(now, false);
         }
     }
 

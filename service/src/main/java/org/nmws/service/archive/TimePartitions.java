@@ -85,10 +85,12 @@ final class TimePartitions {
     }
 
     /**
-     * Creates the windows around the clock and those DEFAULT holds rows of, up to
-     * {@link #AHEAD}; returns how many partitions it created.
+     * Creates the windows around the clock and, when {@code adopt}, those DEFAULT holds rows
+     * of, up to {@link #AHEAD}; returns how many partitions it created. Adoption is left to the
+     * retention job's background pass: after V11 moved a large archive into DEFAULT, each
+     * window attached scans what DEFAULT still holds, which start-up should not wait for.
      */
-    int ensure(Instant now) {
+    int ensure(Instant now, boolean adopt) {
         long nowNs = JdbcArchive.epochNanos(now);
         long last = Math.floorDiv(nowNs + AHEAD.toNanos(), widthNs);
         int created = 0;
@@ -98,10 +100,12 @@ final class TimePartitions {
                 wanted.add(w);
             }
             // windows of rows DEFAULT took; far-future rows (a wrong clock) stay there
-            jdbc.query("SELECT DISTINCT floor(start_ns::numeric / ?)::bigint FROM " + table + "_default WHERE start_ns < ?",
-                    rs -> {
-                        wanted.add(rs.getLong(1));
-                    }, widthNs, (last + 1) * widthNs);
+            if (adopt) {
+                jdbc.query("SELECT DISTINCT floor(start_ns::numeric / ?)::bigint FROM " + table + "_default WHERE start_ns < ?",
+                        rs -> {
+                            wanted.add(rs.getLong(1));
+                        }, widthNs, (last + 1) * widthNs);
+            }
             List<Window> have = windows(table);
             for (long w : wanted) {
                 if (!overlaps(have, w * widthNs, (w + 1) * widthNs) && create(table, w * widthNs, (w + 1) * widthNs)) {

@@ -105,12 +105,10 @@ final class Planner {
             }
             archives.put(a.asText(), archive);
         }
-        if (spec.has("subtasks")) {
-            throw new TestMapping.NotRunnable("subtasks are not run by nmws");
-        }
         TaskSchedule schedule = TaskSchedule.of(type, spec.has("schedule") ? need(t, "schedules", spec.get("schedule").asText(), task)
                 : null, spec.has("schedule"));
         int scheduledBy = spec.path("scheduled-by").asInt(0);
+        boolean mine = false; // whether any pair is this point's to schedule
         for (List<Address> tuple : tuples(t, group, selfCache)) {
             String pair = String.join("->", tuple.stream().map(Address::name).toList());
             if (scheduledBy >= tuple.size()) {
@@ -133,7 +131,25 @@ final class Planner {
             } catch (TestMapping.NotRunnable why) {
                 notRun.add(new Plan.NotRun(task, pair, why.getMessage()));
             }
+            mine = true;
         }
+        if (mine) {
+            // The task runs; its subtasks (tests tied to each of its runs' start or end) are
+            // listed, not dropped: nmws's schedules repeat on their own, none follows another run.
+            for (JsonNode name : spec.path("subtasks")) {
+                JsonNode sub = t.path("subtasks").get(name.asText());
+                notRun.add(new Plan.NotRun(task + "/" + name.asText(), null, sub == null
+                        ? "subtask " + name.asText() + " is not defined in the template"
+                        : "subtask of test " + sub.path("test").asText() + " at " + offset(sub.path("schedule-offset"))
+                        + " is not run: nmws runs no test tied to another's run; the task itself runs"));
+            }
+        }
+    }
+
+    /** A subtask's offset as pSConfig says it: "start", "PT5S after end". */
+    private static String offset(JsonNode o) {
+        String type = o.path("type").asText("start");
+        return o.has("offset") ? o.get("offset").asText() + " " + o.path("relation").asText("after") + " " + type : type;
     }
 
     private Plan.Planned planned(String task, String type, JsonNode testSpec, List<Address> tuple, Address me, boolean flip,

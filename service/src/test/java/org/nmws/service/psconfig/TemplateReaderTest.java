@@ -160,6 +160,13 @@ class TemplateReaderTest {
                 reasonOf(plan, "jq-task", "alpha->charlie"));
         assertEquals(List.of(new Plan.Archive("central", "http", true), new Plan.Archive("old-esmond", "esmond", false)),
                 plan.archives());
+        // a task with subtasks runs, and each subtask is listed
+        assertTrue(plan.runs().stream().anyMatch(r -> r.task().equals("rtt-mesh")));
+        assertEquals("subtask of test trace at PT5S after end is not run: nmws runs no test tied to another's run; the task"
+                + " itself runs", reasonOf(plan, "rtt-mesh/trace-after", null));
+        assertEquals("subtask undefined-sub is not defined in the template", reasonOf(plan, "rtt-mesh/undefined-sub", null));
+        // and not by a point that runs none of the task's pairs
+        assertTrue(planAs("share.json", "10.9.9.9").notRun().stream().noneMatch(n -> n.task().startsWith("rtt-mesh/")));
     }
 
     /** Issue 23, item 3: a task's archives are its schedules', their template variables filled for the pair. */
