@@ -31,9 +31,11 @@ class PsConfigEndToEndTest {
                 + "\"owd\":{\"type\":\"latency\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\","
                 + "\"packet-count\":20,\"packet-interval\":0.01,\"packet-timeout\":1}},"
                 + "\"dns\":{\"type\":\"dns\",\"spec\":{\"query\":\"www.example.net\",\"record\":\"a\"}}},"
-                + "\"schedules\":{\"often\":{\"repeat\":\"PT2S\"}},"
+                + "\"schedules\":{\"often\":{\"repeat\":\"PT2S\"},\"twice\":{\"repeat\":\"PT3S\",\"max-runs\":2}},"
                 + "\"tasks\":{"
                 + "\"rtt-mesh\":{\"group\":\"both\",\"test\":\"rtt\",\"schedule\":\"often\"},"
+                + "\"rtt-twice\":{\"group\":\"both\",\"test\":\"rtt\",\"schedule\":\"twice\"},"
+                + "\"rtt-once\":{\"group\":\"both\",\"test\":\"rtt\"},"
                 + (withLatency ? "\"owd-mesh\":{\"group\":\"both\",\"test\":\"owd\",\"schedule\":\"often\"}," : "")
                 + "\"dns-mesh\":{\"group\":\"both\",\"test\":\"dns\",\"schedule\":\"often\"}}}";
     }
@@ -52,6 +54,20 @@ class PsConfigEndToEndTest {
                 assertTrue(results(s, "path.delay.roundTrip") >= 2);
                 long owd = results(s, "path.delay.oneWay");
                 assertTrue(owd >= 2);
+
+                // max-runs and no repeat: two runs and one, from a start fixed when first made,
+                // which the re-reads every 2 s keep
+                String twice = schedule(s, "psconfig:rtt-twice:p1:p2").get("start").asText();
+                for (int i = 0; i < 40 && (done(s, "psconfig:rtt-twice:p1:p2") < 2 || done(s, "psconfig:rtt-once:p1:p2") < 1); i++) {
+                    Thread.sleep(500);
+                }
+                assertEquals(2, done(s, "psconfig:rtt-twice:p1:p2"), s.get("/api/schedules/psconfig:rtt-twice:p1:p2/runs").body());
+                assertEquals(1, done(s, "psconfig:rtt-once:p1:p2"), s.get("/api/schedules/psconfig:rtt-once:p1:p2/runs").body());
+                JsonNode twiceNow = schedule(s, "psconfig:rtt-twice:p1:p2");
+                assertEquals(twice, twiceNow.get("start").asText(), "re-reads keep the start");
+                assertEquals(java.time.Instant.parse(twice).plusSeconds(6).toString(), twiceNow.get("end").asText());
+                assertEquals(2, s.get("/api/schedules/psconfig:rtt-twice:p1:p2/runs?planned=true").body().split("\"slot\"").length - 1,
+                        "no third run is planned");
 
                 JsonNode state = JSON.readTree(s.get("/api/psconfig").body());
                 assertEquals(file.toString(), state.get("source").asText());
@@ -83,6 +99,15 @@ class PsConfigEndToEndTest {
                 assertEquals(200, s.get("/api/schedules/psconfig:rtt-mesh:p1:p2/runs").statusCode());
             }
         }
+    }
+
+    private static JsonNode schedule(Service s, String name) throws Exception {
+        for (JsonNode sc : JSON.readTree(s.get("/api/schedules").body())) {
+            if (sc.get("name").asText().equals(name)) {
+                return sc;
+            }
+        }
+        throw new AssertionError("no schedule " + name);
     }
 
     private static long done(Service s, String name) throws Exception {

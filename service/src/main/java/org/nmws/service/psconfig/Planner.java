@@ -188,7 +188,8 @@ final class Planner {
                 schedule.start() == null ? null : schedule.start().toString(),
                 schedule.until() == null ? null : schedule.until().toString(), null, null, true, m.continuous(),
                 archives(archives, tuple, me, flip), namedSource(spec, source, dest, notes));
-        return new Plan.Planned(task, name, me.name(), far == null ? dest : far.name(), type, r, List.copyOf(notes));
+        return new Plan.Planned(task, name, me.name(), far == null ? dest : far.name(), type, r, List.copyOf(notes),
+                m.continuous() ? null : schedule.window());
     }
 
     /**
@@ -579,21 +580,34 @@ final class Planner {
         };
     }
 
-    /** A task's schedule as nmws's can hold it. */
-    record TaskSchedule(Duration repeat, Duration slip, Instant start, Instant until, List<String> notes) {
+    /**
+     * A task's schedule as nmws's can hold it. Times relative to when the template is read (a
+     * duration) and counts of runs are kept as a {@link Plan.Window} that the agent fixes when
+     * it first makes the schedule.
+     */
+    record TaskSchedule(Duration repeat, Duration slip, Instant start, Instant until, Plan.Window window, List<String> notes) {
+        /** The period a task that runs once is held with: its one run is the first slot. */
+        static final Duration ONCE = Duration.ofDays(1);
+
         static TaskSchedule of(String type, JsonNode s, boolean named) throws TestMapping.NotRunnable {
             if (type.equals("latencybg")) {
-                return new TaskSchedule(null, null, null, null, named ? List.of("a background test runs continuously; its "
+                return new TaskSchedule(null, null, null, null, null, named ? List.of("a background test runs continuously; its "
                         + "schedule is not used") : List.of());
-            }
-            if (s == null || !s.has("repeat")) {
-                throw new TestMapping.NotRunnable("no repeat: pScheduler would run it once; nmws's schedules repeat");
             }
             List<String> notes = new ArrayList<>();
             try {
-                Duration repeat = Durations.parse("repeat", s.get("repeat").asText());
-                Duration slip = s.has("slip") ? Durations.parse("slip", s.get("slip").asText()) : Duration.ZERO;
-                if (!s.path("sliprand").asBoolean(false)) {
+                Duration repeat;
+                Long maxRuns = s != null && s.has("max-runs") ? s.get("max-runs").asLong() : null;
+                if (s == null || !s.has("repeat")) {
+                    // pScheduler runs it once: a schedule of one run, at its start
+                    repeat = ONCE;
+                    maxRuns = 1L;
+                    notes.add("no repeat: runs once, at its start");
+                } else {
+                    repeat = Durations.parse("repeat", s.get("repeat").asText());
+                }
+                Duration slip = s != null && s.has("slip") ? Durations.parse("slip", s.get("slip").asText()) : Duration.ZERO;
+                if (s == null || !s.path("sliprand").asBoolean(false)) {
                     if (!slip.isZero()) {
                         notes.add("slip " + s.get("slip").asText() + " without sliprand: nmws starts each run on time");
                     }
@@ -602,33 +616,58 @@ final class Planner {
                     notes.add("slip " + s.get("slip").asText() + " is longer than repeat: runs slip within one repeat");
                     slip = repeat;
                 }
-                Instant start = s.has("start") ? absolute("start", s.get("start").asText()) : null;
-                Instant until = s.has("until") ? absolute("until", s.get("until").asText()) : null;
-                if (s.has("max-runs")) {
-                    if (start == null) {
-                        throw new TestMapping.NotRunnable("max-runs without an absolute start: nmws's schedules cannot count "
-                                + "runs, only end at a time");
+                Time start = s != null && s.has("start") ? Time.of("start", s.get("start").asText()) : null;
+                Time until = s != null && s.has("until") ? Time.of("until", s.get("until").asText()) : null;
+                boolean relative = start != null && start.at == null || until != null && until.at == null;
+                if (!relative && (maxRuns == null || start != null)) {
+                    // all absolute: the schedule's window is known now
+                    Instant end = until == null ? null : until.at;
+                    if (maxRuns != null) {
+                        Instant last = start.at.plus(repeat.multipliedBy(maxRuns));
+                        end = end == null || last.isBefore(end) ? last : end;
+                        if (notes.stream().noneMatch(n -> n.startsWith("no repeat"))) {
+                            notes.add("max-runs " + maxRuns + " held as an end at " + last);
+                        }
                     }
-                    Instant last = start.plus(repeat.multipliedBy(s.get("max-runs").asLong()));
-                    until = until == null || last.isBefore(until) ? last : until;
-                    notes.add("max-runs " + s.get("max-runs").asLong() + " held as an end at " + last);
+                    return new TaskSchedule(repeat, slip, start == null ? null : start.at, end, null, notes);
                 }
-                return new TaskSchedule(repeat, slip, start, until, notes);
+                if (maxRuns != null && notes.stream().noneMatch(n -> n.startsWith("no repeat"))) {
+                    notes.add("max-runs " + maxRuns + " held as an end after that many repeats from its start");
+                }
+                if (start != null && start.at == null) {
+                    notes.add("start " + s.get("start").asText() + " counted from when this point first made the schedule");
+                }
+                if (until != null && until.at == null) {
+                    notes.add("until " + s.get("until").asText() + " counted from the schedule's start");
+                }
+                Plan.Window w = new Plan.Window(start == null ? null : start.at, start == null ? Duration.ZERO : start.after,
+                        until == null ? null : until.at, until == null ? null : until.after, repeat, maxRuns);
+                return new TaskSchedule(repeat, slip, null, null, w, notes);
             } catch (IllegalArgumentException e) {
                 throw new TestMapping.NotRunnable(e.getMessage());
             }
         }
+    }
 
-        private static Instant absolute(String field, String text) throws TestMapping.NotRunnable {
+    /** A time of a schedule as pSConfig writes it: absolute (at), or a duration after the template is read (after). */
+    record Time(Instant at, Duration after) {
+        static Time of(String field, String text) throws TestMapping.NotRunnable {
             try {
-                return java.time.OffsetDateTime.parse(text).toInstant();
+                return new Time(java.time.OffsetDateTime.parse(text).toInstant(), null);
             } catch (java.time.format.DateTimeParseException e) {
-                try {
-                    return Instant.parse(text);
-                } catch (java.time.format.DateTimeParseException e2) {
-                    throw new TestMapping.NotRunnable(field + " " + text + ": only absolute times (2026-01-01T00:00:00Z) can "
-                            + "be held by nmws's schedules, not times relative to when the template is read");
-                }
+                // not absolute: a duration below
+            }
+            try {
+                return new Time(Instant.parse(text), null);
+            } catch (java.time.format.DateTimeParseException e) {
+                // not absolute: a duration below
+            }
+            try {
+                return new Time(null, Durations.parse(field, text));
+            } catch (IllegalArgumentException bad) {
+                throw new TestMapping.NotRunnable(field + " " + text + ": nmws takes a time (2026-01-01T00:00:00Z) or a duration"
+                        + " after the template is first read in weeks, days, hours, minutes and seconds (PT1H), not pScheduler's"
+                        + " @ forms, months or years");
             }
         }
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.nmws.service.measure.Caller;
 import org.nmws.service.measure.MeasurementException;
 import org.nmws.service.schedule.Schedule;
+import org.nmws.service.schedule.ScheduleRequest;
 import org.nmws.service.schedule.ScheduleService;
 import org.nmws.service.schedule.ScheduleStore;
 import org.slf4j.Logger;
@@ -86,7 +87,7 @@ public final class PsConfigAgent implements SmartLifecycle {
         Set<String> keep = new HashSet<>();
         for (Plan.Planned p : plan.runs()) {
             try {
-                schedules.put(Caller.SERVICE, p.name(), p.request());
+                schedules.put(Caller.SERVICE, p.name(), fixed(p, now));
                 made.add(p);
                 keep.add(p.name());
             } catch (IllegalArgumentException | MeasurementException e) {
@@ -120,6 +121,26 @@ public final class PsConfigAgent implements SmartLifecycle {
             }
             lastLogged = notRun;
         }
+    }
+
+    /**
+     * The schedule's request with a relative start fixed: the start the schedule was first
+     * made with while it exists (so a re-read changes nothing), else now plus the offset;
+     * the end from it (max-runs, a relative until).
+     */
+    private ScheduleRequest fixed(Plan.Planned p, Instant now) {
+        Plan.Window w = p.window();
+        if (w == null) {
+            return p.request();
+        }
+        // a schedule made without a start has the epoch's: not a start to keep
+        Instant kept = store.byName(p.name()).filter(s -> s.point().equals(self)).map(Schedule::start)
+                .filter(t -> !t.equals(Instant.EPOCH)).orElse(null);
+        Instant start = w.start(now, kept);
+        Instant end = w.end(start);
+        ScheduleRequest r = p.request();
+        return new ScheduleRequest(r.characteristic(), r.dst(), r.parameters(), r.period(), r.slip(), start.toString(),
+                end == null ? null : end.toString(), r.testClass(), r.point(), r.enabled(), r.continuous(), r.archives(), r.src());
     }
 
     /** A failure the reading did not foresee is logged, and the next period tries again. */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,12 +50,16 @@ class TemplateReaderTest {
         Plan plan = planAs("share.json", "10.1.0.1");
         assertEquals(Set.of("psconfig:rtt-mesh:alpha:bravo", "psconfig:latency-uni:alpha:bravo", "psconfig:latency-uni:alpha:charlie",
                 "psconfig:latencybg-both:alpha:bravo", "psconfig:throughput-both:alpha:bravo", "psconfig:trace-v6:alpha:charlie",
-                "psconfig:flip-echo:alpha:bravo", "psconfig:ping-out:alpha:10.9.9.9"), byName(plan).keySet());
+                "psconfig:flip-echo:alpha:bravo", "psconfig:ping-out:alpha:10.9.9.9", "psconfig:relative-start:alpha:bravo",
+                "psconfig:relative-start:alpha:charlie", "psconfig:once:alpha:bravo", "psconfig:once:alpha:charlie"),
+                byName(plan).keySet());
         assertEquals(List.of(), plan.notes(), "every task has a pair scheduled here");
         assertEquals(List.of("task latency-uni: none of its pairs is scheduled by this point",
                 "task throughput-omit: none of its pairs is scheduled by this point",
                 "task trace-v6: none of its pairs is scheduled by this point",
                 "task jq-task: none of its pairs is scheduled by this point",
+                "task relative-start: none of its pairs is scheduled by this point",
+                "task once: none of its pairs is scheduled by this point",
                 "task ping-out: none of its pairs is scheduled by this point"), planAs("share.json", "10.1.0.2").notes());
     }
 
@@ -151,9 +157,20 @@ class TemplateReaderTest {
                 reasonOf(plan, "twamp-tool", null));
         assertEquals("archive old-esmond has archiver esmond, which nmws does not know (it knows http, kafka, opensearch, rabbitmq)",
                 reasonOf(plan, "esmond-archived", null));
-        assertEquals("start PT1H: only absolute times (2026-01-01T00:00:00Z) can be held by nmws's schedules, not times "
-                + "relative to when the template is read", reasonOf(plan, "relative-start", null));
-        assertEquals("no repeat: pScheduler would run it once; nmws's schedules repeat", reasonOf(plan, "once", null));
+        // a start relative to the read, and no repeat (once): planned, their start fixed when the schedule is made
+        Plan.Planned relative = plan.runs().stream().filter(r -> r.task().equals("relative-start")).findFirst().orElseThrow();
+        assertEquals(new Plan.Window(null, Duration.ofHours(1), null, null, Duration.ofHours(1), null), relative.window());
+        assertTrue(relative.notes().contains("start PT1H counted from when this point first made the schedule"), relative.notes()
+                .toString());
+        Instant made = Instant.parse("2026-03-01T10:00:00Z");
+        assertEquals(made.plus(Duration.ofHours(1)), relative.window().start(made, null));
+        assertEquals(Instant.parse("2026-03-01T09:00:00Z"), relative.window().start(made, Instant.parse("2026-03-01T09:00:00Z")),
+                "the start kept from when it was made");
+        assertNull(relative.window().end(made));
+        Plan.Planned once = plan.runs().stream().filter(r -> r.task().equals("once")).findFirst().orElseThrow();
+        assertEquals(made.plus(Plan.Window.LEAD), once.window().start(made, null), "as soon as it can be agreed");
+        assertEquals(made.plus(Duration.ofDays(1)), once.window().end(made), "one slot of a day's period");
+        assertTrue(once.notes().contains("no repeat: runs once, at its start"), once.notes().toString());
         assertTrue(reasonOf(plan, "throughput-omit", "alpha->bravo").startsWith("throughput spec field omit is not one nmws can honour"),
                 reasonOf(plan, "throughput-omit", "alpha->bravo"));
         assertTrue(reasonOf(plan, "jq-task", "alpha->charlie").startsWith("template variable {% jq .addresses[0] %} is not supported"),
