@@ -264,6 +264,14 @@ public final class NetLab implements AutoCloseable {
                 "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
     }
 
+    /** Loss toward one address: R1 drops exactly one packet of protocol l4proto to address in every n from A's side. */
+    public void dropEveryNthTo(String address, int n, String l4proto) throws IOException, InterruptedException {
+        inNs(router(1), "nft", "add", "table", "inet", "lab");
+        inNs(router(1), "nft", "add", "chain", "inet", "lab", "fw", "{ type filter hook forward priority 0 ; policy accept ; }");
+        inNs(router(1), "nft", "add", "rule", "inet", "lab", "fw", "iifname", r1TowardA(), "ip", "daddr", address, "meta", "l4proto",
+                l4proto, "numgen", "inc", "mod", Integer.toString(n), "==", Integer.toString(n - 1), "counter", "drop");
+    }
+
     /** Random loss: R1 drops each packet of protocol l4proto from A's side with probability 1/n. */
     public void dropRandomly(int n, String l4proto) throws IOException, InterruptedException {
         inNs(router(1), "nft", "add", "table", "inet", "lab");
