@@ -56,6 +56,15 @@ public final class Scheduler implements SmartLifecycle {
     private final Map<Long, Boolean> busySchedules = new ConcurrentHashMap<>();
     private ScheduledExecutorService planner;
     private ExecutorService pool;
+    /**
+     * Long background runs (a continuous stream's minute) each on a thread of their own, as
+     * perfSONAR runs a powstream process per stream: in the pool of {@code workers} a point's
+     * streams would take every thread and starve its other runs. As many as such runs are due
+     * at once: at most two per continuous schedule (one ending as the next begins).
+     */
+    private ExecutorService streams;
+    /** A background run expected to last this long or longer goes to {@link #streams}. */
+    static final Duration LONG_RUN = Duration.ofSeconds(10);
     private volatile boolean running;
     private final boolean autoStartup;
     private final RunListener listener;
@@ -180,6 +189,11 @@ public final class Scheduler implements SmartLifecycle {
             t.setDaemon(true);
             return t;
         });
+        streams = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "nmws-stream-run");
+            t.setDaemon(true);
+            return t;
+        });
         booker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "nmws-slot-booker");
             t.setDaemon(true);
@@ -205,10 +219,13 @@ public final class Scheduler implements SmartLifecycle {
         }
         if (pool != null) {
             pool.shutdownNow();
+            streams.shutdownNow();
             // Let running tests end and record themselves while the archive is still open; one
             // that does not within the wait is recorded as interrupted at the next start.
             try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 pool.awaitTermination(10, TimeUnit.SECONDS);
+                streams.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -343,7 +360,8 @@ public final class Scheduler implements SmartLifecycle {
                 continue; // it ran while the database was down; its records are still on their way
             }
             if (inHand.add(r.id())) {
-                pool.execute(() -> {
+                Planned p = planned.get(r.scheduleId());
+                (p != null && longRun(p.schedule()) ? streams : pool).execute(() -> {
                     try {
                         run(r);
                     } catch (RuntimeException e) {
@@ -356,6 +374,11 @@ public final class Scheduler implements SmartLifecycle {
                 });
             }
         }
+    }
+
+    /** A background run that holds its thread long: a continuous stream's minute, not a round trip. */
+    static boolean longRun(Schedule s) {
+        return s.testClass() == TestClass.BACKGROUND && SlotDemand.estimate(s, null).compareTo(LONG_RUN) >= 0;
     }
 
     /** Plans a schedule's slots from now to the horizon. Package-private for tests. */
