@@ -77,4 +77,13 @@ int nmp_client_watch(nmp_client *c, int now, char *err, size_t errlen);
 /* Closes both sockets; safe to call twice. */
 void nmp_client_close(nmp_client *c);
 
+/* How late a paced frame may leave before its test's schedule moves to it. Late by less than
+ * half an interval, the next frame is not due yet: keeping the schedule sends no burst and keeps
+ * the asked rate (a 10 frames/s stream woken 50 us late at each frame drifted 29 ms off its grid
+ * in a minute; bench/continuous.sh). Later than that, moving the schedule turns the lost time
+ * into one longer gap instead of catch-up frames at the sender's full rate. */
+static inline uint64_t nmp_pace_rebase_ns(uint64_t interval_ns) {
+    return interval_ns / 2 > 1000u ? interval_ns / 2 : 1000u;
+}
+
 #endif

@@ -33,7 +33,6 @@
 #include "nmp_kind.h"
 #include "nmp_be.h"
 
-#define PACE_REBASE_NS 1000ull /* a frame this late moves the pacing schedule */
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
 #define PROGRESS_NS 100000000ull    /* progress callback period */
 
@@ -330,7 +329,7 @@ int nmp_rr_run(const nmp_rr_spec *spec, const nmp_control *ctl, nmp_rr_result *r
         /* As the stream sender does: a frame that left late moves the schedule, so a stall
          * becomes one longer gap rather than a burst of catch-up frames whose RTTs would
          * measure the sender's own queue. */
-        if (!spec->closed_loop && spec->interval_ns > 0 && t->mono_send[i] > due + PACE_REBASE_NS) {
+        if (!spec->closed_loop && spec->interval_ns > 0 && t->mono_send[i] > due + nmp_pace_rebase_ns(spec->interval_ns)) {
             t0 = t->mono_send[i];
             k0 = i;
         }

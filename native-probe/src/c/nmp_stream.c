@@ -21,7 +21,6 @@
 
 #define SPIN_NS 60000ull            /* busy-wait the last 60 us before a send */
 #define PROGRESS_NS 100000000ull    /* progress callback period */
-#define PACE_REBASE_NS 1000ull      /* a frame this late moves the pacing schedule */
 #define DEFAULT_BINS 50
 
 void nmp_stream_result_free(nmp_stream_result *res) {
@@ -492,7 +491,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
     memset(t->buf, 0, sizeof(t->buf));
     res->start_wall = nmp_wall_now();
     /* Train k is due at t0 + (k - k0) * interval. A train that left more
-     * than PACE_REBASE_NS late (the thread was preempted, a timer tick, a
+     * than nmp_pace_rebase_ns late (the thread was preempted, a timer tick, a
      * slow wake-up) moves the schedule: the next one is due one interval
      * after it actually left, so lost time becomes one longer gap instead
      * of a back-to-back burst of catch-up frames at the sender's full rate
@@ -512,7 +511,7 @@ int nmp_stream_run(const nmp_stream_spec *spec, const nmp_control *ctl, nmp_stre
             nmp_client_watch(&t->cl, 1, err, errlen); /* a send refused because the responder is gone says so */
             goto error;
         }
-        if (paced && spec->interval_ns > 0 && t->send_mono[i] > due + PACE_REBASE_NS) {
+        if (paced && spec->interval_ns > 0 && t->send_mono[i] > due + nmp_pace_rebase_ns(spec->interval_ns)) {
             t0 = t->send_mono[i];
             k0 = i / train;
         }
