@@ -140,9 +140,11 @@ final class JsonTables {
         if (kind == Kind.MBIT_PER_SECOND && v.isNumber()) {
             return Values.bitsPerSecond(v.decimalValue().movePointRight(6));
         }
-        // the epoch is no one's time: a mesh group's schedules start there so that every point's
-        // slots line up, and "1970-01-01" read as a start date (issue 26)
-        if (kind == Kind.TIME && (v.isNumber() ? v.asDouble() == 0 : v.asText().startsWith("1970-01-01T00:00:00"))) {
+        // the epoch's first minute is no one's time: a mesh group's schedules start there so that
+        // every point's slots line up, a continuous stream at its phase within the minute, and
+        // "1970-01-01" read as a start date (issue 26)
+        if (kind == Kind.TIME && (v.isNumber() ? v.asDouble() >= 0 && v.asDouble() < 60
+                : v.asText().startsWith("1970-01-01T00:00:"))) {
             return "-";
         }
         if (kind == Kind.TIME && v.isNumber()) {
