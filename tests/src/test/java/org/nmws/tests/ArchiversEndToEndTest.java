@@ -507,8 +507,9 @@ class ArchiversEndToEndTest {
         for (Observation o : expected.values()) {
             latest.merge(LogstashDocuments.dataStream(o), o, (x, y) -> x.start().isAfter(y.start()) ? x : y);
         }
+        // the archive's cluster, which the grid reads too unless told another
         try (Service reader = Service.start(data.resolve("reader"), "--nmws.measurement-point=point-reader",
-                "--nmws.grid.opensearch-url=" + opensearch.url())) {
+                "--nmws.archive.opensearch-url=" + opensearch.url())) {
             JsonNode grid = get(reader, "/api/grid");
             JsonNode cluster = null;
             for (JsonNode p : grid.path("points")) {
@@ -549,7 +550,69 @@ class ArchiversEndToEndTest {
             }
             System.out.printf("archivers: the grid of a point with none of these schedules, from OpenSearch in %d ms: %d cells,"
                     + " %s%n", cluster.path("answeredInMs").asLong(), grid.path("cells").size(), byType.keySet());
+            resultsFromOpenSearch(reader, expected, latest);
         }
+    }
+
+    /**
+     * Issue 24 item 4: the same point's stored-results queries about paths it holds none of are
+     * answered from the cluster: every result of the path, the newest with its figures as the
+     * measuring point stored them (perfSONAR's fields and units back in nmws's), and the
+     * measuring point named; through the JSON API and NMWG's SetupDataRequest.
+     */
+    private void resultsFromOpenSearch(Service reader, Map<String, Observation> expected, Map<String, Observation> latest)
+            throws Exception {
+        Map<String, String> characteristic = Map.of("rtt", "path.delay.roundTrip", "latency", "path.delay.oneWay",
+                "throughput", "path.bandwidth.achievable.TCP");
+        for (Map.Entry<String, String> e : characteristic.entrySet()) {
+            Observation o = latest.get("pscheduler_" + e.getKey());
+            String dst = o.subject().dst().host();
+            long stored = expected.values().stream().filter(x -> x.test() == o.test() && x.subject().dst().host().equals(dst))
+                    .count();
+            JsonNode found = get(reader, "/api/results?characteristic=" + e.getValue() + "&dst=" + dst + "&limit=1000");
+            assertEquals(stored, found.path("count").asLong(), e.getKey() + ": every result of the path: " + found);
+            JsonNode newest = found.path("results").get(found.path("results").size() - 1);
+            assertEquals(o.start().toString(), newest.path("start").asText(), newest.toString());
+            assertEquals(o.measurementPoint(), newest.path("measurementPoint").asText(), newest.toString());
+            // the figures as the document holds them (perfSONAR's round trips are ISO durations to the
+            // microsecond), back in nmws's names and units, and the counts as the point stored them
+            JsonNode f = newest.path("summary");
+            JsonNode r = LogstashDocuments.document(o).path("result");
+            switch (e.getKey()) {
+                case "rtt" -> {
+                    assertEquals(1000 * r.path("rtt").path("min").asDouble(), f.path("minRtt").asDouble(), 1e-9, newest.toString());
+                    assertEquals(1000 * r.path("rtt").path("mean").asDouble(), f.path("meanRtt").asDouble(), 1e-9, newest.toString());
+                    assertEquals(o.summary().get("meanRtt"), f.path("meanRtt").asDouble(), 0.001, "within a microsecond");
+                    assertEquals(o.summary().get("sent"), f.path("sent").asDouble(), 0, newest.toString());
+                    assertEquals(o.summary().get("lossPercent"), f.path("lossPercent").asDouble(), 1e-9, newest.toString());
+                }
+                case "latency" -> {
+                    assertEquals(r.path("latency").path("median").asDouble(), f.path("medianDelayMs").asDouble(), 1e-9,
+                            newest.toString());
+                    assertEquals(o.summary().get("sent"), f.path("sent").asDouble(), 0, newest.toString());
+                    assertEquals(o.summary().get("lossPercent"), f.path("lossPercent").asDouble(), 1e-9, newest.toString());
+                }
+                default -> {
+                    assertEquals(r.path("throughput").asDouble() / 1e6, f.path("throughputMbps").asDouble(), 1e-9,
+                            newest.toString());
+                    assertEquals(o.summary().get("throughputMbps"), f.path("throughputMbps").asDouble(),
+                            o.summary().get("throughputMbps") * 1e-6, newest.toString());
+                }
+            }
+        }
+        // NMWG over SOAP: a SetupDataRequest for the round trips' path, answered with the cluster's results
+        Observation rtt = latest.get("pscheduler_rtt");
+        String answer = reader.soap11("<nmwg:message xmlns:nmwg=\"http://ggf.org/ns/nmwg/base/2.0/\" "
+                + "xmlns:nmwgt=\"http://ggf.org/ns/nmwg/topology/2.0/\" type=\"SetupDataRequest\" id=\"sd\"><nmwg:metadata id=\"m1\">"
+                + "<nmwg:subject id=\"s1\"><nmwgt:endPointPair><nmwgt:dst type=\"ipv4\" value=\"" + rtt.subject().dst().host()
+                + "\"/></nmwgt:endPointPair></nmwg:subject><nmwg:eventType>path.delay.roundTrip</nmwg:eventType></nmwg:metadata>"
+                + "<nmwg:data id=\"d1\" metadataIdRef=\"m1\"/></nmwg:message>").body();
+        org.w3c.dom.Element m = Service.validatedMessage(answer);
+        assertEquals("SetupDataResponse", m.getAttribute("type"), answer);
+        long figures = answer.split("name=\"meanRtt\"", -1).length - 1;
+        long stored = expected.values().stream().filter(x -> x.test() == rtt.test()
+                && x.subject().dst().host().equals(rtt.subject().dst().host())).count();
+        assertEquals(stored, figures, "a meanRtt figure per result: " + answer.substring(0, Math.min(answer.length(), 3000)));
     }
 
     private Map<String, Integer> openSearchIds() throws Exception {

@@ -42,8 +42,8 @@ class ContinuousStreamsTest {
                     + "\"parameters\":{\"port\":\"" + r2.port + "\"}}");
             put(s, "rtt-3", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.3\",\"period\":\"PT2S\","
                     + "\"parameters\":{\"count\":\"3\",\"interval\":\"0.01\",\"port\":\"" + r3.port + "\"}}");
-            // the streams' minutes begin on the minute: both running, then round trips while they run
-            Instant deadline = Instant.now().plusSeconds(80);
+            // each stream's minutes begin at its phase in the minute: both running, then round trips while they run
+            Instant deadline = Instant.now().plusSeconds(140);
             while (!(running(s, "owd-1") && running(s, "owd-2"))) {
                 assertTrue(Instant.now().isBefore(deadline), "both streams running within a minute: "
                         + s.get("/api/schedules/owd-1/runs").body() + s.get("/api/schedules/owd-2/runs").body());

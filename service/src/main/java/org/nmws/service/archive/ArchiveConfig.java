@@ -47,7 +47,10 @@ class ArchiveConfig {
     Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json, ArchiveProperties props) {
         JdbcArchive archive = new JdbcArchive(jdbc, new TransactionTemplate(txManager), json, props.partitionWidth());
         archive.makeWindows(Clock.systemUTC().instant()); // today's partitions before the first result
-        return archive;
+        if (props.opensearchUrl().isBlank()) {
+            return archive;
+        }
+        return new ClusterBackedArchive(archive, new OpenSearchResults(props.opensearchUrl(), props.opensearchTimeout()));
     }
 
     /**

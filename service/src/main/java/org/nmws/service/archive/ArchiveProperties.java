@@ -14,10 +14,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param spool where results wait while the archive cannot keep them
  * @param partitionWidth PostgreSQL only: the time each partition of the results holds, so
  *     retention drops whole partitions of this size (from PT1H to P366D)
+ * @param opensearchUrl an OpenSearch cluster (https://user:password@host:9200) whose pscheduler_*
+ *     streams answer stored-results queries about paths this archive holds none of; empty: none
+ * @param opensearchTimeout how long such a query may wait for the cluster
  */
 @ConfigurationProperties("nmws.archive")
 public record ArchiveProperties(@DefaultValue Retention retention, @DefaultValue("false") boolean importEnabled,
-                                @DefaultValue Spool spool, @DefaultValue("P1D") Duration partitionWidth) {
+                                @DefaultValue Spool spool, @DefaultValue("P1D") Duration partitionWidth,
+                                @DefaultValue("") String opensearchUrl, @DefaultValue("PT10S") Duration opensearchTimeout) {
     /** A day: a 50-point mesh writes some 3.9 million results in one, and retention is set in days. */
     public static final Duration DEFAULT_PARTITION_WIDTH = Duration.ofDays(1);
 

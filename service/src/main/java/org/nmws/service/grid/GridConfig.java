@@ -28,7 +28,7 @@ class GridConfig {
     @Bean
     MeshGrid meshGrid(ScheduleStore store, Archive archive, Mesh mesh, MeasurementService measurements, MeasurementKinds kinds,
                       RemoteGrids remote, @Value("${nmws.grid.stale-after-periods:3}") double staleAfterPeriods,
-                      @Value("${nmws.grid.opensearch-url:}") String openSearchUrl,
+                      @Value("${nmws.grid.opensearch-url:${nmws.archive.opensearch-url:}}") String openSearchUrl,
                       @Value("${nmws.grid.remote-timeout:PT3S}") Duration timeout,
                       @Value("${nmws.grid.opensearch-window:PT24H}") Duration window,
                       @Value("${nmws.grid.opensearch-stale-after:PT1H}") Duration staleAfter) {
