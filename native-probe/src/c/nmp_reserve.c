@@ -128,6 +128,12 @@ static int reserve_run(const void *spec, const nmp_control *ctl, nmp_pack *out, 
         rc = -EPROTO;
         goto end;
     }
+    /* how many sessions the responder serves at once (--sessions), so the fit check counts its
+     * light tests' shares against the far end's own number; an older responder does not say */
+    uint64_t sessions = 0;
+    if (nmp_ctl_get(&m, "sessions") != NULL &&
+        nmp_ctl_get_u64(&m, "sessions", 1, NMP_RESPONDER_SESSIONS_MAX, &sessions, e, sizeof(e)) == 0)
+        nmp_pack_i64(out, "sessions", (int64_t)sessions);
     nmp_pack_bool(out, "cancelled", 0);
 end:
     nmp_client_close(&c);

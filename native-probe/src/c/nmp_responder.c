@@ -543,8 +543,9 @@ static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, cons
         rlog(r, 1, "reserve for %s (%s): %s", peer, q.holder, e);
         nmp_ctl_text_encode(holder, g.holder);
         send_line(r, fd, out,
-                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%lld next_ms=%lld holder=%s",
-                                 (long long)(g.next_ms > now ? g.next_ms - now : 0), (long long)g.next_ms, holder));
+                  nmp_ctl_format(out, sizeof(out), NMP_CTL_BUSY, "remaining_ms=%lld next_ms=%lld holder=%s sessions=%d",
+                                 (long long)(g.next_ms > now ? g.next_ms - now : 0), (long long)g.next_ms, holder,
+                                 r->max_sessions));
         return;
     }
     if (rc < 0) {
@@ -555,8 +556,8 @@ static void handle_calendar(nmp_responder *r, int fd, const nmp_ctl_msg *m, cons
     rlog(r, 1, "reserved %08x for %s (%s, %s): %lld ms from now for %u ms", g.id, peer, q.holder,
          nmp_cal_class_name(q.cls), (long long)(g.start_ms - now), q.duration_ms);
     send_line(r, fd, out,
-              nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "reservation=%08x start_ms=%lld end_ms=%lld", g.id,
-                             (long long)g.start_ms, (long long)g.end_ms));
+              nmp_ctl_format(out, sizeof(out), NMP_CTL_OK, "reservation=%08x start_ms=%lld end_ms=%lld sessions=%d", g.id,
+                             (long long)g.start_ms, (long long)g.end_ms, r->max_sessions));
 }
 
 /* Handles the first line of a pending connection: admits a session, or

@@ -51,6 +51,13 @@ class ProbeSlotTest {
       ProbeException gone = assertThrows(ProbeException.class,
           () -> Probe.release("127.0.0.1", port, a.reservation()));
       assertTrue(gone.getMessage().contains("no reservation"), gone.getMessage());
+      assertEquals(1, a.sessions(), "a responder says how many sessions it serves at once");
+      assertEquals(1, b.sessions(), "also when it refuses");
+    }
+    try (ResponderProcess shared = new ResponderProcess("-v", "--sessions", "3")) {
+      Instant at = Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.MILLIS);
+      assertEquals(3, Probe.reserve(new SlotRequest("127.0.0.1", shared.port(), at, at, Duration.ofSeconds(1),
+          "background", "point-a/rtt")).sessions());
     }
   }
 

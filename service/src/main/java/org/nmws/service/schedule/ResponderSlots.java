@@ -18,12 +18,19 @@ import org.slf4j.LoggerFactory;
  */
 final class ResponderSlots implements SlotBooker {
     private static final Logger log = LoggerFactory.getLogger(ResponderSlots.class);
+    private final FarEndSessions farEnds;
+
+    /** @param farEnds told what each responder says of its sessions */
+    ResponderSlots(FarEndSessions farEnds) {
+        this.farEnds = farEnds;
+    }
 
     @Override
     public Booking book(String host, int port, Instant start, Instant latest, Duration duration, TestClass testClass,
                         String holder, boolean local) {
         SlotAnswer a = Probe.reserve(new SlotRequest(host, port, start, latest, duration,
                 testClass.name().toLowerCase(Locale.ROOT), holder, local));
+        farEnds.heard(host + ":" + port, a.sessions());
         return new Booking(a.granted(), a.reservation(), a.start(), a.next(), a.heldBy());
     }
 

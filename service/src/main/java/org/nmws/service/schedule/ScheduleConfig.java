@@ -24,15 +24,21 @@ class ScheduleConfig {
     }
 
     @Bean
+    FarEndSessions farEndSessions() {
+        return new FarEndSessions();
+    }
+
+    @Bean
     ScheduleService scheduleService(ScheduleStore store, MeasurementService measurements, ScheduleProperties props,
-            @org.springframework.beans.factory.annotation.Value("${nmws.archivers.client-hosts:}") String clientHosts) {
+            @org.springframework.beans.factory.annotation.Value("${nmws.archivers.client-hosts:}") String clientHosts,
+            FarEndSessions farEnds) {
         java.util.Set<String> hosts = new java.util.HashSet<>();
         for (String h : clientHosts.split(",")) {
             if (!h.isBlank()) {
                 hosts.add(h.trim().toLowerCase(java.util.Locale.ROOT));
             }
         }
-        return new ScheduleService(store, measurements, props.maxPerOwner(), hosts);
+        return new ScheduleService(store, measurements, props.maxPerOwner(), hosts, farEnds);
     }
 
     @Bean
@@ -45,7 +51,7 @@ class ScheduleConfig {
     Scheduler scheduler(ScheduleStore store, MeasurementService measurements, ScheduleProperties props, Mesh mesh,
                         org.springframework.beans.factory.ObjectProvider<Scheduler.RunListener> listener,
                         org.springframework.beans.factory.ObjectProvider<ScheduleOwners> owners,
-                        org.nmws.service.NmwsProperties nmws) {
+                        org.nmws.service.NmwsProperties nmws, FarEndSessions farEnds) {
         String self = measurements.measurementPoint();
         for (ScheduleProperties.Entry e : props.schedules()) {
             store.put(ScheduleRequest.of(e).toSchedule(e.name(), self, measurements::testClassOf));
@@ -69,7 +75,7 @@ class ScheduleConfig {
                 Clock.systemUTC(), props.enabled(), listener.getIfAvailable(() -> (status, cause) -> { }),
                 owners.getIfAvailable(() -> s -> s.owner() == null ? org.nmws.service.measure.Caller.SERVICE
                         : new org.nmws.service.measure.Caller(s.ownerAddress(), null, false, false, null, null)),
-                props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots() : null,
+                props.agreeSlots() && org.nmws.probe.Probe.isAvailable() ? new ResponderSlots(farEnds) : null,
                 props.ownResponder());
         // beside the result spool: what a run's record needs when the database is down
         scheduler.keepRecordsIn(nmws.dataDir().toAbsolutePath().resolve("scheduler-journal"));

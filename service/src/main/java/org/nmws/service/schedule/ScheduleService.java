@@ -28,12 +28,21 @@ public final class ScheduleService {
     /** Hosts a client without the admin role may name as archives, besides this host's loopback. */
     private final java.util.Set<String> clientArchiveHosts;
 
+    private final FarEndSessions farEnds;
+
     public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner) {
         this(store, measurements, maxPerOwner, java.util.Set.of());
     }
 
     public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner,
                            java.util.Set<String> clientArchiveHosts) {
+        this(store, measurements, maxPerOwner, clientArchiveHosts, new FarEndSessions());
+    }
+
+    /** @param farEnds what far ends' responders said of their sessions (the scheduler's bookings tell it) */
+    public ScheduleService(ScheduleStore store, MeasurementService measurements, int maxPerOwner,
+                           java.util.Set<String> clientArchiveHosts, FarEndSessions farEnds) {
+        this.farEnds = farEnds;
         this.clientArchiveHosts = java.util.Set.copyOf(clientArchiveHosts);
         this.store = store;
         this.measurements = measurements;
@@ -79,11 +88,11 @@ public final class ScheduleService {
         // the time exclusive ones leave (or as non-starters naming who held the time): a warning.
         // This point's schedules to that far host are read once for both.
         List<Schedule> mine = store.of(self, subject.dst().host());
-        String over = overBooked(mine, store, measurements, wanted, true);
+        String over = overBooked(mine, store, measurements, wanted, true, farEnds);
         if (over != null) {
             throw new IllegalArgumentException("schedule " + name + ": " + over);
         }
-        over = overBooked(mine, store, measurements, wanted, false);
+        over = overBooked(mine, store, measurements, wanted, false, farEnds);
         if (over != null) {
             org.slf4j.LoggerFactory.getLogger(ScheduleService.class).warn("schedule {}: {}; some of their runs will not start",
                     name, over);
@@ -122,7 +131,7 @@ public final class ScheduleService {
      * other points' runs apart as they come.
      */
     static String overBooked(List<Schedule> mine, ScheduleStore store, MeasurementService measurements, Schedule added,
-                             boolean exclusive) {
+                             boolean exclusive, FarEndSessions farEnds) {
         String far = responderHost(measurements, added);
         if (far == null || !added.enabled()) {
             return null;
@@ -135,7 +144,7 @@ public final class ScheduleService {
         }
         same.add(added);
         return SlotDemand.overBooked(far, same, s -> s.id() > 0 ? store.lastDuration(s.id()) : null, exclusive,
-                measurements.sharedTestsPerPath());
+                measurements.sharedTestsPerPath(), farEnds.of(far));
     }
 
     /** Logs, at start-up, each far end that the configuration's and the mesh's schedules over-book. */

@@ -74,6 +74,17 @@ final class SlotDemand {
      */
     static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last,
                              boolean exclusive, int sessions) {
+        return overBooked(farEnd, schedules, last, exclusive, sessions, null);
+    }
+
+    /**
+     * As above, with what the far end's responder said of its sessions ({@code said}, null when it
+     * has not): light tests then share it as many at a time as both it serves and this point
+     * runs to one path.
+     */
+    static String overBooked(String farEnd, Collection<Schedule> schedules, java.util.function.Function<Schedule, Duration> last,
+                             boolean exclusive, int local, Integer said) {
+        int sessions = said == null ? local : Math.min(local, said);
         double share = 0;
         List<String> parts = new ArrayList<>();
         for (Schedule s : schedules) {
@@ -88,9 +99,17 @@ final class SlotDemand {
         if (share <= 1.0) {
             return null;
         }
-        String serves = exclusive || sessions <= 1 ? "its responder serves one test at a time"
-                : "its responder taken to serve " + sessions + " light tests at once, as nmws.limits.shared-tests-per-path"
-                        + " says (start it with --sessions " + sessions + "), an exclusive one alone";
+        String serves;
+        if (said != null && !exclusive) {
+            serves = "its responder serves " + said + (said == 1 ? " session" : " sessions") + " at once, as it said when last"
+                    + " asked, and this point runs " + local + " light " + (local == 1 ? "test" : "tests") + " to one path at once"
+                    + " (nmws.limits.shared-tests-per-path): " + (sessions == 1 ? "one test at a time"
+                    : sessions + " light tests at once, an exclusive one alone");
+        } else {
+            serves = exclusive || sessions <= 1 ? "its responder serves one test at a time"
+                    : "its responder taken to serve " + sessions + " light tests at once, as nmws.limits.shared-tests-per-path"
+                            + " says (start it with --sessions " + sessions + "), an exclusive one alone";
+        }
         return String.format(Locale.ROOT, "no time available at %s: %s%s need %.0f %% of its time "
                 + "(%s); lengthen a period or move a schedule", farEnd,
                 exclusive ? "exclusive tests " : "", String.join(", ", parts), share * 100, serves);

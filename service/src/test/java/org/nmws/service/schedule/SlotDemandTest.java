@@ -2,6 +2,7 @@ package org.nmws.service.schedule;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -76,5 +77,15 @@ class SlotDemandTest {
                 + " nmws.limits.shared-tests-per-path says (start it with --sessions 4), an exclusive one alone); lengthen a period"
                 + " or move a schedule",
                 SlotDemand.overBooked("h:8700", List.of(bw1, rtt, rtt2, rtt3), x -> null, false, 4));
+        // the far end said it serves one session at a time: this point's 4 do not help, 65 % + 37.5 %
+        assertEquals("no time available at h:8700: bw-1 (6.5 s every 10.0 s), rtt (3.0 s every 8.0 s) need 102 % of its time"
+                + " (its responder serves 1 session at once, as it said when last asked, and this point runs 4 light tests to"
+                + " one path at once (nmws.limits.shared-tests-per-path): one test at a time); lengthen a period or move a"
+                + " schedule", SlotDemand.overBooked("h:8700", List.of(bw1, rtt), x -> null, false, 4, 1));
+        // it said 8, and this point runs 4: four at a time, as without its word
+        assertNull(SlotDemand.overBooked("h:8700", List.of(bw1, rtt), x -> null, false, 4, 8));
+        assertTrue(SlotDemand.overBooked("h:8700", List.of(bw1, rtt, rtt2, rtt3), x -> null, false, 4, 8)
+                .contains("its responder serves 8 sessions at once, as it said when last asked, and this point runs 4 light"
+                        + " tests to one path at once (nmws.limits.shared-tests-per-path): 4 light tests at once"));
     }
 }
