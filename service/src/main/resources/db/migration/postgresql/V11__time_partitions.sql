@@ -1,3 +1,6 @@
+-- Every point writing to a shared archive is stopped before it is upgraded to V11: an older
+-- point's writes name neither start_ns in frame_chunk nor the new exactly-once key, and fail.
+--
 -- Time-partitioned results (issue 24): observations and their raw frames are partitioned by
 -- the test's start (PostgreSQL's declarative RANGE partitioning on start_ns), so retention
 -- drops a whole partition instead of deleting millions of rows one by one, and a query over a
@@ -59,6 +62,27 @@ CREATE TABLE frame_chunk (
 CREATE TABLE frame_chunk_default PARTITION OF frame_chunk DEFAULT;
 -- as V2: chunks are varint-packed already, pglz would spend CPU to gain nothing
 ALTER TABLE frame_chunk_default ALTER COLUMN data SET STORAGE EXTERNAL;
+
+-- A day's window for each day the archive holds results of (the newest ten years'), made
+-- before the rows are copied so that they land in their windows and DEFAULT stays small:
+-- moving a large archive out of DEFAULT later scans it whole for every window.
+DO $$
+DECLARE
+    day BIGINT;
+    lo BIGINT;
+    suffix TEXT;
+BEGIN
+    FOR day IN SELECT DISTINCT floor(start_ns::numeric / 86400000000000)::bigint FROM observation_unpartitioned
+               WHERE start_ns >= 0 ORDER BY 1 DESC LIMIT 3660 LOOP
+        lo := day * 86400000000000;
+        suffix := to_char(to_timestamp(lo / 1000000000) AT TIME ZONE 'UTC', 'YYYYMMDD_HH24MI');
+        EXECUTE format('CREATE TABLE observation_p%s PARTITION OF observation FOR VALUES FROM (%s) TO (%s)',
+                       suffix, lo, lo + 86400000000000);
+        EXECUTE format('CREATE TABLE frame_chunk_p%s PARTITION OF frame_chunk FOR VALUES FROM (%s) TO (%s)',
+                       suffix, lo, lo + 86400000000000);
+        EXECUTE format('ALTER TABLE frame_chunk_p%s ALTER COLUMN data SET STORAGE EXTERNAL', suffix);
+    END LOOP;
+END $$;
 
 INSERT INTO observation (id, measurement_point, test, src_host, src_type, dst_host, dst_type, src_address,
         dst_address, tool, tool_version, start_ns, end_ns, parameters, environment, summary, raw_frames, samples,

@@ -28,7 +28,7 @@ class FarEndSessionsFitTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String RTT = "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT2S\","
-            + "\"parameters\":{\"count\":\"20\",\"interval\":\"0.05\",\"port\":\"%d\"}}";
+            + "\"start\":\"%s\",\"parameters\":{\"count\":\"20\",\"interval\":\"0.05\",\"port\":\"%d\"}}";
 
     @TempDir
     Path dir;
@@ -44,13 +44,14 @@ class FarEndSessionsFitTest {
                     new ch.qos.logback.core.read.ListAppender<>();
             warned.start();
             log.addAppender(warned);
-            String rtt = String.format(RTT, r.port);
+            // its runs, and so its bookings, begin 15 s from now: none answered before the first check
+            String rtt = String.format(RTT, Instant.now().plusSeconds(15).truncatedTo(java.time.temporal.ChronoUnit.SECONDS), r.port);
             assertEquals(200, put(s, "rtt-a", rtt).statusCode());
             assertEquals(200, put(s, "rtt-b", rtt).statusCode());
             assertTrue(warned.list.isEmpty(), "fits this point's own count, not yet told otherwise: " + warned.list);
             assertEquals(204, s.delete("/api/schedules/rtt-b").statusCode());
             // the far end answers rtt-a's bookings, saying it serves one session at a time
-            Instant deadline = Instant.now().plusSeconds(30);
+            Instant deadline = Instant.now().plusSeconds(45);
             while (!done(s, "rtt-a")) {
                 assertTrue(Instant.now().isBefore(deadline), s.get("/api/schedules/rtt-a/runs").body());
                 Thread.sleep(250);

@@ -58,7 +58,6 @@ public final class OpenSearchQueryBench {
             long docs = load(url, points, from, now);
             check(Engines.http("POST", url + "/pscheduler_*/_refresh", null, null));
             double loadS = (System.nanoTime() - t0) / 1e9;
-            check(Engines.http("POST", url + "/pscheduler_*/_forcemerge?max_num_segments=1", null, null));
             long bytes = JSON.readTree(Engines.http("GET", url + "/pscheduler_*/_stats/store", null, null).body())
                     .path("_all").path("primaries").path("store").path("size_in_bytes").asLong();
 

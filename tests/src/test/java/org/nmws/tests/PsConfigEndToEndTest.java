@@ -20,11 +20,18 @@ import org.junit.jupiter.api.Test;
 class PsConfigEndToEndTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static String template(int port1, int port2, boolean withLatency) {
+    /** The mesh of p1 and p2, and from p1 a task of two runs to p3 and one of one run to p4 (each far end its own). */
+    private static String template(int port1, int port2, int port3, int port4, boolean withLatency) {
         return "{\"addresses\":{"
                 + "\"p1\":{\"address\":\"127.0.0.1\",\"_meta\":{\"nmws-responder-port\":" + port1 + "}},"
-                + "\"p2\":{\"address\":\"127.0.0.2\",\"_meta\":{\"nmws-responder-port\":" + port2 + "}}},"
-                + "\"groups\":{\"both\":{\"type\":\"mesh\",\"addresses\":[{\"name\":\"p1\"},{\"name\":\"p2\"}]}},"
+                + "\"p2\":{\"address\":\"127.0.0.2\",\"_meta\":{\"nmws-responder-port\":" + port2 + "}},"
+                + "\"p3\":{\"address\":\"127.0.0.3\",\"_meta\":{\"nmws-responder-port\":" + port3 + "}},"
+                + "\"p4\":{\"address\":\"127.0.0.4\",\"_meta\":{\"nmws-responder-port\":" + port4 + "}}},"
+                + "\"groups\":{\"both\":{\"type\":\"mesh\",\"addresses\":[{\"name\":\"p1\"},{\"name\":\"p2\"}]},"
+                + "\"to-p3\":{\"type\":\"disjoint\",\"unidirectional\":true,\"a-addresses\":[{\"name\":\"p1\"}],"
+                + "\"b-addresses\":[{\"name\":\"p3\"}]},"
+                + "\"to-p4\":{\"type\":\"disjoint\",\"unidirectional\":true,\"a-addresses\":[{\"name\":\"p1\"}],"
+                + "\"b-addresses\":[{\"name\":\"p4\"}]}},"
                 + "\"tests\":{"
                 + "\"rtt\":{\"type\":\"rtt\",\"spec\":{\"source\":\"{% address[0] %}\",\"dest\":\"{% address[1] %}\","
                 + "\"count\":5,\"interval\":\"PT0.01S\"}},"
@@ -34,17 +41,18 @@ class PsConfigEndToEndTest {
                 + "\"schedules\":{\"often\":{\"repeat\":\"PT2S\"},\"twice\":{\"repeat\":\"PT3S\",\"max-runs\":2}},"
                 + "\"tasks\":{"
                 + "\"rtt-mesh\":{\"group\":\"both\",\"test\":\"rtt\",\"schedule\":\"often\"},"
-                + "\"rtt-twice\":{\"group\":\"both\",\"test\":\"rtt\",\"schedule\":\"twice\"},"
-                + "\"rtt-once\":{\"group\":\"both\",\"test\":\"rtt\"},"
+                + "\"rtt-twice\":{\"group\":\"to-p3\",\"test\":\"rtt\",\"schedule\":\"twice\"},"
+                + "\"rtt-once\":{\"group\":\"to-p4\",\"test\":\"rtt\"},"
                 + (withLatency ? "\"owd-mesh\":{\"group\":\"both\",\"test\":\"owd\",\"schedule\":\"often\"}," : "")
                 + "\"dns-mesh\":{\"group\":\"both\",\"test\":\"dns\",\"schedule\":\"often\"}}}";
     }
 
     @Test
     void aPointRunsItsShareOfATemplateAndFollowsItsRewrites() throws Exception {
-        try (Responder r1 = Responder.start("127.0.0.1"); Responder r2 = Responder.start("127.0.0.2")) {
+        try (Responder r1 = Responder.start("127.0.0.1"); Responder r2 = Responder.start("127.0.0.2");
+             Responder r3 = Responder.start("127.0.0.3"); Responder r4 = Responder.start("127.0.0.4")) {
             Path file = Files.createTempFile("nmws-psconfig", ".json");
-            Files.writeString(file, template(r1.port, r2.port, true));
+            Files.writeString(file, template(r1.port, r2.port, r3.port, r4.port, true));
             try (Service s = Service.start(Files.createTempDirectory("nmws-psconfig"), "--nmws.measurement-point=point-1",
                     "--nmws.psconfig.file=" + file, "--nmws.psconfig.refresh=PT2S", "--nmws.psconfig.self=127.0.0.1")) {
                 Thread.sleep(8_000);
@@ -57,16 +65,16 @@ class PsConfigEndToEndTest {
 
                 // max-runs and no repeat: two runs and one, from a start fixed when first made,
                 // which the re-reads every 2 s keep
-                String twice = schedule(s, "psconfig:rtt-twice:p1:p2").get("start").asText();
-                for (int i = 0; i < 40 && (done(s, "psconfig:rtt-twice:p1:p2") < 2 || done(s, "psconfig:rtt-once:p1:p2") < 1); i++) {
+                String twice = schedule(s, "psconfig:rtt-twice:p1:p3").get("start").asText();
+                for (int i = 0; i < 40 && (done(s, "psconfig:rtt-twice:p1:p3") < 2 || done(s, "psconfig:rtt-once:p1:p4") < 1); i++) {
                     Thread.sleep(500);
                 }
-                assertEquals(2, done(s, "psconfig:rtt-twice:p1:p2"), s.get("/api/schedules/psconfig:rtt-twice:p1:p2/runs").body());
-                assertEquals(1, done(s, "psconfig:rtt-once:p1:p2"), s.get("/api/schedules/psconfig:rtt-once:p1:p2/runs").body());
-                JsonNode twiceNow = schedule(s, "psconfig:rtt-twice:p1:p2");
+                assertEquals(2, done(s, "psconfig:rtt-twice:p1:p3"), s.get("/api/schedules/psconfig:rtt-twice:p1:p3/runs").body());
+                assertEquals(1, done(s, "psconfig:rtt-once:p1:p4"), s.get("/api/schedules/psconfig:rtt-once:p1:p4/runs").body());
+                JsonNode twiceNow = schedule(s, "psconfig:rtt-twice:p1:p3");
                 assertEquals(twice, twiceNow.get("start").asText(), "re-reads keep the start");
                 assertEquals(java.time.Instant.parse(twice).plusSeconds(6).toString(), twiceNow.get("end").asText());
-                assertEquals(2, s.get("/api/schedules/psconfig:rtt-twice:p1:p2/runs?planned=true").body().split("\"slot\"").length - 1,
+                assertEquals(2, s.get("/api/schedules/psconfig:rtt-twice:p1:p3/runs?planned=true").body().split("\"slot\"").length - 1,
                         "no third run is planned");
 
                 JsonNode state = JSON.readTree(s.get("/api/psconfig").body());
@@ -81,7 +89,7 @@ class PsConfigEndToEndTest {
                         dns.get("reason").asText());
 
                 // The task removed: its schedule goes at the next read; its results stay.
-                Files.writeString(file, template(r1.port, r2.port, false));
+                Files.writeString(file, template(r1.port, r2.port, r3.port, r4.port, false));
                 Thread.sleep(4_000);
                 assertEquals(404, s.get("/api/schedules/psconfig:owd-mesh:p1:p2/runs").statusCode());
                 assertEquals(200, s.get("/api/schedules/psconfig:rtt-mesh:p1:p2/runs").statusCode());
@@ -90,7 +98,7 @@ class PsConfigEndToEndTest {
                 assertTrue(state.at("/tasks/owd-mesh").isMissingNode(), state.toString());
 
                 // A rewrite that fails the schema is refused whole: the schedules stay, the state says why.
-                Files.writeString(file, template(r1.port, r2.port, false).replace("\"PT2S\"", "\"two seconds\""));
+                Files.writeString(file, template(r1.port, r2.port, r3.port, r4.port, false).replace("\"PT2S\"", "\"two seconds\""));
                 Thread.sleep(4_000);
                 state = JSON.readTree(s.get("/api/psconfig").body());
                 assertNotNull(state.get("error").textValue(), state.toString());

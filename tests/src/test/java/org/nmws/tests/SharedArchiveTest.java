@@ -49,8 +49,9 @@ class SharedArchiveTest {
         String key = "k-operator-31337";
         String keyHash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        // no retention pass (it would move the April rows out of DEFAULT) while the test looks
         String[] admin = {"--nmws.security.api-keys[0].name=operator", "--nmws.security.api-keys[0].sha256=" + keyHash,
-                "--nmws.security.api-keys[0].roles=admin"};
+                "--nmws.security.api-keys[0].roles=admin", "--nmws.archive.retention.initial-delay=PT1H"};
         try (Service east = Service.start(dir.resolve("east"), concat(admin, "--spring.datasource.url=" + url,
                 "--nmws.measurement-point=mp-east"));
              Service west = Service.start(dir.resolve("west"), concat(admin, "--spring.datasource.url=" + url,
@@ -84,7 +85,8 @@ class SharedArchiveTest {
                         .withZone(java.time.ZoneOffset.UTC).format(now) + "_0000", rs.getString(1));
                 rs = st.executeQuery("SELECT COUNT(*) FROM pg_inherits WHERE inhparent = 'observation'::regclass");
                 assertTrue(rs.next());
-                assertEquals(5, rs.getInt(1), "yesterday, today, the two days ahead, DEFAULT");
+                // yesterday, today, the two days ahead, DEFAULT; one more when the two started on two days
+                assertTrue(rs.getInt(1) == 5 || rs.getInt(1) == 6, "windows around the clock: " + rs.getInt(1));
                 rs = st.executeQuery("SELECT DISTINCT tableoid::regclass::text FROM observation WHERE id IN (" + eastId + ","
                         + westId + ")");
                 assertTrue(rs.next());

@@ -46,7 +46,13 @@ class ArchiveConfig {
     @Bean
     Archive archive(JdbcTemplate jdbc, PlatformTransactionManager txManager, ObjectMapper json, ArchiveProperties props) {
         JdbcArchive archive = new JdbcArchive(jdbc, new TransactionTemplate(txManager), json, props.partitionWidth());
-        archive.makeWindows(Clock.systemUTC().instant()); // today's partitions before the first result
+        try {
+            archive.makeWindows(Clock.systemUTC().instant()); // today's partitions before the first result
+        } catch (RuntimeException e) {
+            // results wait in DEFAULT until the retention job's pass makes their windows
+            org.slf4j.LoggerFactory.getLogger(ArchiveConfig.class).warn("archive partitions not made at start-up: {}",
+                    e.toString());
+        }
         if (props.opensearchUrl().isBlank()) {
             return archive;
         }

@@ -25,10 +25,22 @@ public final class ClusterBackedArchive implements Archive {
         this.cluster = cluster;
     }
 
+    /**
+     * This archive's answer when it holds any result of the path (at any time, any page); the
+     * cluster's when it holds none: a window or page past this point's results is not filled
+     * from the cluster, so an answer never mixes the two.
+     */
     @Override
     public List<Observation> find(ObservationQuery query) {
         List<Observation> mine = local.find(query);
-        return mine.isEmpty() ? cluster.find(query) : mine;
+        if (!mine.isEmpty() || holds(query)) {
+            return mine;
+        }
+        return cluster.find(query);
+    }
+
+    private boolean holds(ObservationQuery q) {
+        return !local.find(new ObservationQuery(q.test(), q.dst(), q.src(), null, null, false, 1, null, q.point())).isEmpty();
     }
 
     @Override

@@ -81,16 +81,20 @@ public final class OpenSearchResults {
         if (types.isEmpty() || q.parameters() != null) {
             return List.of();
         }
+        // more than one search reads is refused, not cut without a word (the dialect says so)
+        boolean more = q.limit() > MAX_HITS;
         ObjectNode body = JSON.createObjectNode();
         body.put("size", Math.min(q.limit(), MAX_HITS));
         body.put("track_total_hits", false);
         body.putArray("sort").addObject().putObject("@timestamp").put("order", "desc");
         ArrayNode filter = body.putObject("query").putObject("bool").putArray("filter");
         if (q.dst() != null) {
-            either(filter, q.dst(), "test.spec.dest.keyword", "meta.destination.hostname.keyword", "meta.destination.ip");
+            either(filter, q.dst(), "test.spec.dest.keyword", "meta.destination.hostname.keyword",
+                    literal(q.dst()) ? "meta.destination.ip" : null);
         }
         if (q.src() != null) {
-            either(filter, q.src(), "test.spec.source.keyword", "meta.source.hostname.keyword", "meta.source.ip");
+            either(filter, q.src(), "test.spec.source.keyword", "meta.source.hostname.keyword",
+                    literal(q.src()) ? "meta.source.ip" : null);
         }
         if (q.point() != null) {
             either(filter, q.point(), "reference.nmws.measurement-point.keyword", "meta.source.hostname.keyword");
@@ -125,16 +129,30 @@ public final class OpenSearchResults {
                 out.add(o);
             }
         }
+        if (more && answer.path("hits").path("hits").size() >= MAX_HITS) {
+            throw new IllegalArgumentException("the cluster holds more than " + MAX_HITS + " results of the path in the"
+                    + " window, more than one read of it takes: narrow the window");
+        }
         Collections.reverse(out); // newest first from the cluster; oldest first as the archive answers
         return out;
     }
 
-    /** A filter that one of the fields equals the value. */
+    /** A filter that one of the fields (null ones left out) equals the value. */
     private static void either(ArrayNode filter, String value, String... fields) {
         ArrayNode should = filter.addObject().putObject("bool").put("minimum_should_match", 1).putArray("should");
         for (String f : fields) {
-            should.addObject().putObject("term").put(f, value);
+            if (f != null) {
+                should.addObject().putObject("term").put(f, value);
+            }
         }
+    }
+
+    /**
+     * Whether a value is an address literal: the template maps meta.*.ip as OpenSearch's ip type,
+     * which refuses a host name in a term query (the whole search would fail).
+     */
+    private static boolean literal(String host) {
+        return host.matches("[0-9.]+") && host.split("\\.").length == 4 || host.contains(":") && host.matches("[0-9A-Fa-f:.]+");
     }
 
     private JsonNode search(String path, JsonNode body) {

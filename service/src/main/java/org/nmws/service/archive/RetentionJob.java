@@ -40,7 +40,12 @@ public class RetentionJob {
         Instant rawBefore = policy.raw().isZero() ? null : now.minus(policy.raw());
         Instant summaryBefore = policy.summary().isZero() ? null : now.minus(policy.summary());
         long t0 = System.nanoTime();
-        archive.maintain(now);
+        try {
+            archive.maintain(now);
+        } catch (RuntimeException e) {
+            // the windows are made again at the next pass; retention does not wait for them
+            log.warn("archive maintenance failed, retrying at the next pass: {}", e.toString());
+        }
         Purged purged = archive.purge(rawBefore, summaryBefore);
         if (purged.rawObservations() + purged.observations() > 0) {
             log.info("retention removed raw frames of {} observations ({} frames) and {} whole observations in {} ms",

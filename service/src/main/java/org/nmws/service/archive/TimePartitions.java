@@ -35,6 +35,11 @@ final class TimePartitions {
     static final Duration AHEAD = Duration.ofDays(2);
     /** The advisory lock id of partition changes ("nmwspart"). */
     private static final long LOCK = 0x6e6d777370617274L;
+    /**
+     * How long a change waits for a table lock: a DROP or ATTACH queued behind a long read
+     * would hold every writer behind it. Failed, the change is tried again at the next pass.
+     */
+    private static final long LOCK_TIMEOUT_MS = 5_000;
     private static final Pattern RANGE = Pattern.compile("FROM \\('(-?\\d+)'\\) TO \\('(-?\\d+)'\\)");
     private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("yyyyMMdd_HHmm", Locale.ROOT)
             .withZone(ZoneOffset.UTC);
@@ -129,23 +134,26 @@ final class TimePartitions {
      * Creates one window: a plain table filled with the rows DEFAULT holds for it, then
      * attached. ATTACH (not CREATE ... PARTITION OF) because PostgreSQL refuses a new partition
      * while DEFAULT holds rows of its range, and because it locks the parent less; the CHECK
-     * spares ATTACH a scan of the rows just moved.
+     * spares ATTACH a scan of the rows just moved. DEFAULT is locked against writers first, so
+     * a row written there meanwhile can neither be lost between the move's two halves nor make
+     * ATTACH fail; the rows move in one statement.
      */
     private boolean create(String table, long lo, long hi) {
         String name = table + "_p" + NAME.format(JdbcArchive.instant(lo));
         Boolean done = tx.execute(status -> {
+            jdbc.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MS + "ms'");
             jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", LOCK);
             if (overlaps(windows(table), lo, hi)) {
                 return false; // another point sharing the archive made it meanwhile
             }
+            jdbc.execute("LOCK TABLE " + table + "_default IN SHARE ROW EXCLUSIVE MODE");
             jdbc.execute("CREATE TABLE " + name + " (LIKE " + table + " INCLUDING DEFAULTS)");
             if (table.equals("frame_chunk")) {
                 jdbc.execute("ALTER TABLE " + name + " ALTER COLUMN data SET STORAGE EXTERNAL");
             }
-            int moved = jdbc.update("INSERT INTO " + name + " SELECT * FROM " + table + "_default WHERE start_ns >= ? AND start_ns < ?",
-                    lo, hi);
+            int moved = jdbc.update("WITH m AS (DELETE FROM " + table + "_default WHERE start_ns >= ? AND start_ns < ? RETURNING *)"
+                    + " INSERT INTO " + name + " SELECT * FROM m", lo, hi);
             if (moved > 0) {
-                jdbc.update("DELETE FROM " + table + "_default WHERE start_ns >= ? AND start_ns < ?", lo, hi);
                 log.info("moved {} rows of {} out of its DEFAULT partition into {}", moved, table, name);
             }
             jdbc.execute("ALTER TABLE " + name + " ADD CONSTRAINT " + name + "_range CHECK (start_ns >= " + lo
@@ -171,7 +179,9 @@ final class TimePartitions {
             for (Window w : windows("observation")) {
                 if (w.hi <= cut) {
                     Long n = tx.execute(status -> {
-                        jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", LOCK);
+                        if (!lockedAndThere(w.name)) {
+                            return 0L; // another point sharing the archive dropped it meanwhile
+                        }
                         long count = jdbc.queryForObject("SELECT COUNT(*) FROM " + w.name, Long.class);
                         jdbc.execute("DROP TABLE " + w.name);
                         // frames DEFAULT took for the window's observations would be orphans
@@ -184,8 +194,9 @@ final class TimePartitions {
             for (Window w : windows("frame_chunk")) {
                 if (w.hi <= cut) {
                     tx.executeWithoutResult(status -> {
-                        jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", LOCK);
-                        jdbc.execute("DROP TABLE " + w.name);
+                        if (lockedAndThere(w.name)) {
+                            jdbc.execute("DROP TABLE " + w.name);
+                        }
                     });
                 }
             }
@@ -195,7 +206,9 @@ final class TimePartitions {
             for (Window w : windows("frame_chunk")) {
                 if (w.hi <= cut) {
                     long[] n = tx.execute(status -> {
-                        jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", LOCK);
+                        if (!lockedAndThere(w.name)) {
+                            return new long[2];
+                        }
                         // the window's observations say they have no raw data left (those in DEFAULT too)
                         long[] counts = jdbc.queryForObject("SELECT COUNT(*), COALESCE(SUM(raw_frames), 0) FROM observation"
                                 + " WHERE raw_frames > 0 AND start_ns >= ? AND start_ns < ?",
@@ -212,5 +225,12 @@ final class TimePartitions {
             }
         }
         return new Purged(rawObservations, rawFrames, observations);
+    }
+
+    /** In a change's transaction: its lock and lock timeout taken; whether the table is still there. */
+    private boolean lockedAndThere(String table) {
+        jdbc.execute("SET LOCAL lock_timeout = '" + LOCK_TIMEOUT_MS + "ms'");
+        jdbc.queryForList("SELECT pg_advisory_xact_lock(?)", LOCK);
+        return jdbc.queryForObject("SELECT to_regclass(?) IS NOT NULL", Boolean.class, table);
     }
 }

@@ -643,8 +643,8 @@ final class Planner {
                 Plan.Window w = new Plan.Window(start == null ? null : start.at, start == null ? Duration.ZERO : start.after,
                         until == null ? null : until.at, until == null ? null : until.after, repeat, maxRuns);
                 return new TaskSchedule(repeat, slip, null, null, w, notes);
-            } catch (IllegalArgumentException e) {
-                throw new TestMapping.NotRunnable(e.getMessage());
+            } catch (IllegalArgumentException | ArithmeticException | java.time.DateTimeException e) {
+                throw new TestMapping.NotRunnable(e.getMessage()); // a max-runs or duration past what a time holds too
             }
         }
     }

@@ -90,7 +90,8 @@ public final class PsConfigAgent implements SmartLifecycle {
                 schedules.put(Caller.SERVICE, p.name(), fixed(p, now));
                 made.add(p);
                 keep.add(p.name());
-            } catch (IllegalArgumentException | MeasurementException e) {
+            } catch (IllegalArgumentException | MeasurementException | ArithmeticException | java.time.DateTimeException e) {
+                // one pair's refusal (or a window past what a time holds) is that pair's, never the whole apply's
                 notRun.add(new Plan.NotRun(p.task(), p.src() + "->" + p.dst(), e.getMessage()));
             }
         }

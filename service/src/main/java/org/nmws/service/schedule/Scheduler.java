@@ -65,6 +65,8 @@ public final class Scheduler implements SmartLifecycle {
     private ExecutorService streams;
     /** A background run expected to last this long or longer goes to {@link #streams}. */
     static final Duration LONG_RUN = Duration.ofSeconds(10);
+    /** Threads {@link #streams} may hold at once; past them, long runs queue on the workers. */
+    static final int MAX_STREAM_THREADS = 2048;
     private volatile boolean running;
     private final boolean autoStartup;
     private final RunListener listener;
@@ -189,11 +191,12 @@ public final class Scheduler implements SmartLifecycle {
             t.setDaemon(true);
             return t;
         });
-        streams = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "nmws-stream-run");
-            t.setDaemon(true);
-            return t;
-        });
+        streams = new java.util.concurrent.ThreadPoolExecutor(0, MAX_STREAM_THREADS, 60, TimeUnit.SECONDS,
+                new java.util.concurrent.SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "nmws-stream-run");
+                    t.setDaemon(true);
+                    return t;
+                });
         booker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "nmws-slot-booker");
             t.setDaemon(true);
@@ -361,7 +364,7 @@ public final class Scheduler implements SmartLifecycle {
             }
             if (inHand.add(r.id())) {
                 Planned p = planned.get(r.scheduleId());
-                (p != null && longRun(p.schedule()) ? streams : pool).execute(() -> {
+                Runnable task = () -> {
                     try {
                         run(r);
                     } catch (RuntimeException e) {
@@ -371,7 +374,16 @@ public final class Scheduler implements SmartLifecycle {
                     } finally {
                         inHand.remove(r.id());
                     }
-                });
+                };
+                if (p != null && longRun(p.schedule())) {
+                    try {
+                        streams.execute(task);
+                        continue;
+                    } catch (java.util.concurrent.RejectedExecutionException full) {
+                        // MAX_STREAM_THREADS held: on the workers, as all runs went before
+                    }
+                }
+                pool.execute(task);
             }
         }
     }
