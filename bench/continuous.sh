@@ -2,9 +2,10 @@
 # One point holding a national mesh's share (issue 24 item 3): STREAMS (300) continuous one-way
 # latency streams (10 packets a second, back-to-back one-minute sessions, as powstream keeps
 # them) and OTHERS (200) round trips every minute (5 frames, slips over the minute), each to a
-# destination of its own: 127.0.x.y addresses served by responders of 15 destinations each
-# (a responder stands for the far hosts; it serves at most 16 sessions). Runs MINUTES (5), then
-# reports, as a Markdown table:
+# destination of its own: 127.0.x.y addresses served by responders of PER (10) destinations
+# each (a responder stands for the far hosts; it serves at most 16 sessions, and its calendar
+# counts them for all its addresses: 15 streams on one met each other's minute handovers). Runs
+# MINUTES (5), then reports, as a Markdown table:
 #   - runs due, started and not (by reason), and start lateness (started - planned), streams and
 #     round trips apart;
 #   - the streams' sessions: frames sent and lost;
@@ -21,7 +22,7 @@ streams=${STREAMS:-300}
 others=${OTHERS:-200}
 minutes=${MINUTES:-5}
 sample=${SAMPLE:-30}
-per=15
+per=${PER:-10}
 work=$(mktemp -d "${NMWS_BENCH_DIR:-/tmp}/nmws-continuous.XXXXXX")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 total=$((streams + others))
