@@ -249,7 +249,8 @@ public final class OpenSearchResults {
         return s;
     }
 
-    private static void put(Map<String, Double> s, String name, JsonNode v, double scale) {
+    /** A perfSONAR figure into a map under nmws's name, scaled to nmws's unit; left out when not a finite number. */
+    public static void put(Map<String, Double> s, String name, JsonNode v, double scale) {
         if (v.isNumber() && Double.isFinite(v.asDouble())) {
             s.put(name, v.asDouble() * scale);
         }
@@ -263,7 +264,8 @@ public final class OpenSearchResults {
         return host.contains(":") ? "ipv6" : host.matches("[0-9.]+") ? "ipv4" : "hostname";
     }
 
-    private static Instant instant(String iso) {
+    /** A document's time (ISO 8601, with or without an offset), or null when it is none. */
+    public static Instant instant(String iso) {
         if (iso == null) {
             return null;
         }

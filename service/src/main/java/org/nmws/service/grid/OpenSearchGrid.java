@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.nmws.service.archive.OpenSearchResults;
 
 /**
  * The mesh's results as an OpenSearch cluster holds them: the {@code pscheduler_*} data streams
@@ -213,8 +214,8 @@ public final class OpenSearchGrid {
     /** A definition of the grid's shape (as MeshGrid makes of a schedule) from a cell's latest document. */
     private Map<String, Object> definition(String type, String src, String dst, JsonNode doc, Instant now) {
         Map<String, Object> d = new LinkedHashMap<>();
-        Instant start = instant(doc.path("pscheduler").path("start_time").asText(doc.path("@timestamp").asText()));
-        Instant end = instant(doc.path("pscheduler").path("end_time").asText(null));
+        Instant start = OpenSearchResults.instant(doc.path("pscheduler").path("start_time").asText(doc.path("@timestamp").asText()));
+        Instant end = OpenSearchResults.instant(doc.path("pscheduler").path("end_time").asText(null));
         Instant at = end != null ? end : start;
         JsonNode task = doc.path("reference").path("psconfig").path("task");
         d.put("name", "opensearch:" + type + ":" + src + ":" + dst);
@@ -269,25 +270,19 @@ public final class OpenSearchGrid {
         Map<String, Double> f = new LinkedHashMap<>();
         switch (type) {
             case "rtt" -> {
-                put(f, "rttMs", result.path("rtt").path("mean"), 1000);
-                put(f, "lossPercent", result.path("packets").path("loss"), 100);
+                OpenSearchResults.put(f, "rttMs", result.path("rtt").path("mean"), 1000);
+                OpenSearchResults.put(f, "lossPercent", result.path("packets").path("loss"), 100);
             }
             case "latency", "latencybg" -> {
-                put(f, "owdMs", result.path("latency").path("median"), 1);
-                put(f, "lossPercent", result.path("packets").path("loss"), 100);
+                OpenSearchResults.put(f, "owdMs", result.path("latency").path("median"), 1);
+                OpenSearchResults.put(f, "lossPercent", result.path("packets").path("loss"), 100);
             }
-            case "throughput" -> put(f, "throughputMbps", result.path("throughput"), 1e-6);
+            case "throughput" -> OpenSearchResults.put(f, "throughputMbps", result.path("throughput"), 1e-6);
             default -> {
                 // trace and the rest: no headline figure, the cell shows the state and age
             }
         }
         return f;
-    }
-
-    private static void put(Map<String, Double> f, String group, JsonNode v, double scale) {
-        if (v.isNumber() && Double.isFinite(v.asDouble())) {
-            f.put(group, v.asDouble() * scale);
-        }
     }
 
     private static String characteristic(String type) {
@@ -298,21 +293,6 @@ public final class OpenSearchGrid {
             case "trace" -> "path.hoplist";
             default -> type;
         };
-    }
-
-    private static Instant instant(String iso) {
-        if (iso == null || iso.isBlank()) {
-            return null;
-        }
-        try {
-            return java.time.OffsetDateTime.parse(iso).toInstant();
-        } catch (java.time.format.DateTimeParseException e) {
-            try {
-                return Instant.parse(iso);
-            } catch (java.time.format.DateTimeParseException again) {
-                return null;
-            }
-        }
     }
 
     private static long millis(long t0) {
