@@ -108,7 +108,7 @@ cmake --build "$san" -j2 >/dev/null
 # bytes (label peer), and the fairness test (label timing: who is served when, slower under ASan; the
 # session paths it takes are the late-sender test's, which stays).
 NMP_SKIP_LAB=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-  ctest --test-dir "$san" --output-on-failure -LE 'peer|timing'
+  ctest --test-dir "$san" --output-on-failure -j2 -LE 'peer|timing'
 
 if command -v clang >/dev/null; then
   fuzz=native-probe/target/fuzz

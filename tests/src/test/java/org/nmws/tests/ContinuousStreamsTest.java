@@ -36,17 +36,15 @@ class ContinuousStreamsTest {
         try (Responder r1 = Responder.start("127.0.0.1"); Responder r2 = Responder.start("127.0.0.2");
              Responder r3 = Responder.start("127.0.0.3");
              Service s = Service.start(dir, "--nmws.scheduler.workers=1", "--nmws.limits.tests-per-client-per-minute=0")) {
-            put(s, "owd-1", "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"127.0.0.1\",\"continuous\":true,"
-                    + "\"parameters\":{\"port\":\"" + r1.port + "\"}}");
-            put(s, "owd-2", "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"127.0.0.2\",\"continuous\":true,"
-                    + "\"parameters\":{\"port\":\"" + r2.port + "\"}}");
+            String one = soonStream(s, "owd-1", "127.0.0.1", r1.port);
+            String two = soonStream(s, "owd-2", "127.0.0.2", r2.port);
             put(s, "rtt-3", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.3\",\"period\":\"PT2S\","
                     + "\"parameters\":{\"count\":\"3\",\"interval\":\"0.01\",\"port\":\"" + r3.port + "\"}}");
             // each stream's minutes begin at its phase in the minute: both running, then round trips while they run
             Instant deadline = Instant.now().plusSeconds(140);
-            while (!(running(s, "owd-1") && running(s, "owd-2"))) {
+            while (!(running(s, one) && running(s, two))) {
                 assertTrue(Instant.now().isBefore(deadline), "both streams running within a minute: "
-                        + s.get("/api/schedules/owd-1/runs").body() + s.get("/api/schedules/owd-2/runs").body());
+                        + s.get("/api/schedules/" + one + "/runs").body() + s.get("/api/schedules/" + two + "/runs").body());
                 Thread.sleep(200);
             }
             // round trips that started while a minute of each stream ran, by the runs' own records
@@ -56,21 +54,44 @@ class ContinuousStreamsTest {
             while (during.size() < 3 && Instant.now().isBefore(bothRunning.plusSeconds(40))) {
                 Thread.sleep(1000);
                 during.clear();
-                List<Instant[]> one = spans(s, "owd-1");
-                List<Instant[]> two = spans(s, "owd-2");
+                List<Instant[]> first = spans(s, one);
+                List<Instant[]> second = spans(s, two);
                 for (JsonNode r : runs(s, "rtt-3")) {
                     if (r.get("status").asText().equals("DONE")) {
                         Instant t = Instant.parse(r.get("started").asText());
-                        if (t.isAfter(bothRunning) && covered(one, t) && covered(two, t)) {
+                        if (t.isAfter(bothRunning) && covered(first, t) && covered(second, t)) {
                             during.add(t.toString());
                         }
                     }
                 }
             }
             assertTrue(during.size() >= 3, "round trips done, on the one worker, while both streams ran: " + during + "; "
-                    + s.get("/api/schedules/rtt-3/runs").body() + s.get("/api/schedules/owd-1/runs").body()
-                    + s.get("/api/schedules/owd-2/runs").body());
+                    + s.get("/api/schedules/rtt-3/runs").body() + s.get("/api/schedules/" + one + "/runs").body()
+                    + s.get("/api/schedules/" + two + "/runs").body());
         }
+    }
+
+    /**
+     * A continuous stream whose phase in the minute (drawn from its name, ScheduleRequest.phase)
+     * comes 10-25 s from now: names are tried until one does, so the test does not wait most of a
+     * minute for a phase it cannot choose. The phase is read back from the schedule's start as made.
+     */
+    private static String soonStream(Service s, String base, String dst, int port) throws Exception {
+        for (int k = 0; k < 60; k++) {
+            String name = base + "-" + k;
+            String made = put(s, name, "{\"characteristic\":\"path.delay.oneWay\",\"dst\":\"" + dst + "\",\"continuous\":true,"
+                    + "\"parameters\":{\"port\":\"" + port + "\"}}");
+            long phaseMs = Instant.parse(JSON.readTree(made).get("start").asText())
+                    .toEpochMilli() % 60_000;
+            long wait = Math.floorMod(phaseMs - System.currentTimeMillis() % 60_000, 60_000L);
+            if (wait >= 10_000 && wait <= 25_000) {
+                return name;
+            }
+            HttpResponse<String> d = HTTP.send(HttpRequest.newBuilder(URI.create(s.baseUrl + "/api/schedules/" + name))
+                    .DELETE().timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertTrue(d.statusCode() / 100 == 2, d.body());
+        }
+        throw new AssertionError("no name of " + base + "-0..59 has its phase 10-25 s ahead");
     }
 
     /** [started, ended] of each of a schedule's runs that started; ended far ahead while it runs. */
@@ -89,11 +110,12 @@ class ContinuousStreamsTest {
         return spans.stream().anyMatch(x -> !t.isBefore(x[0]) && !t.isAfter(x[1]));
     }
 
-    private static void put(Service s, String name, String body) throws Exception {
+    private static String put(Service s, String name, String body) throws Exception {
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(s.baseUrl + "/api/schedules/" + name))
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
+        return r.body();
     }
 
     private static JsonNode runs(Service s, String name) throws Exception {
