@@ -37,6 +37,12 @@ final class Durations implements CommandLine.ITypeConverter<String> {
     /** As a java.time.Duration (to the nanosecond). */
     static Duration duration(String text) {
         BigDecimal s = seconds(text);
-        return Duration.ofSeconds(s.longValue(), s.remainder(BigDecimal.ONE).movePointRight(9).longValue());
+        try {
+            // exact: seconds past a long's are refused, never wrapped into a short (or negative) wait
+            return Duration.ofSeconds(s.setScale(0, java.math.RoundingMode.DOWN).longValueExact(),
+                    s.remainder(BigDecimal.ONE).movePointRight(9).longValue());
+        } catch (ArithmeticException e) {
+            throw new CommandLine.TypeConversionException("'" + text + "' is longer than a duration can hold");
+        }
     }
 }

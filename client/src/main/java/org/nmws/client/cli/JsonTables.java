@@ -3,6 +3,8 @@ package org.nmws.client.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -130,6 +132,24 @@ final class JsonTables {
      * A value as a person reads it: "-" for none, figures to 4 digits, times as local ISO times
      * to the second, bytes and rates with their unit, maps as k=v, the service's "measure=true" as --measure.
      */
+    /** Seconds since the epoch when v is a time in the epoch's first minute (a number or ISO text), else null. */
+    private static BigDecimal epochSecondsInFirstMinute(JsonNode v) {
+        BigDecimal sec;
+        if (v.isNumber()) {
+            sec = v.decimalValue();
+        } else if (v.asText().startsWith("1970-01-01T00:00:")) {
+            try {
+                Instant t = Instant.parse(v.asText());
+                sec = BigDecimal.valueOf(t.getEpochSecond()).add(BigDecimal.valueOf(t.getNano(), 9));
+            } catch (DateTimeParseException e) {
+                return null;
+            }
+        } else {
+            return null;
+        }
+        return sec.signum() >= 0 && sec.compareTo(BigDecimal.valueOf(60)) < 0 ? sec : null;
+    }
+
     static String cell(JsonNode v, Kind kind) {
         if (v == null || v.isNull()) {
             return "-";
@@ -140,12 +160,15 @@ final class JsonTables {
         if (kind == Kind.MBIT_PER_SECOND && v.isNumber()) {
             return Values.bitsPerSecond(v.decimalValue().movePointRight(6));
         }
-        // the epoch's first minute is no one's time: a mesh group's schedules start there so that
-        // every point's slots line up, a continuous stream at its phase within the minute, and
-        // "1970-01-01" read as a start date (issue 26)
-        if (kind == Kind.TIME && (v.isNumber() ? v.asDouble() >= 0 && v.asDouble() < 60
-                : v.asText().startsWith("1970-01-01T00:00:"))) {
-            return "-";
+        // the epoch's first minute is no one's time: a mesh group's schedules start at the epoch so
+        // that every point's slots line up ("-", as "1970-01-01" read as a start date would be,
+        // issue 26), a continuous stream at its phase within the minute, shown as that phase
+        if (kind == Kind.TIME) {
+            BigDecimal sec = epochSecondsInFirstMinute(v);
+            if (sec != null) {
+                return sec.signum() == 0 ? "-" : "each minute at :" + (sec.compareTo(BigDecimal.TEN) < 0 ? "0" : "")
+                        + sec.stripTrailingZeros().toPlainString();
+            }
         }
         if (kind == Kind.TIME && v.isNumber()) {
             return Values.unixTime(v.asText());

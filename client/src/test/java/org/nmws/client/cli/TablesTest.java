@@ -114,4 +114,15 @@ class TablesTest {
         assertEquals(List.of("cause: unknown", "no TCP test stored to 10.0.0.2; run again with --measure to run one"),
                 out.toString().lines().toList());
     }
+
+    @Test
+    void aContinuousStreamsPhaseShowsAsItsSecondInTheMinuteAndTheEpochAsNone() {
+        com.fasterxml.jackson.databind.node.JsonNodeFactory f = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+        assertEquals("each minute at :23.456", JsonTables.cell(f.numberNode(new BigDecimal("23.456")), JsonTables.Kind.TIME));
+        assertEquals("each minute at :05.5", JsonTables.cell(f.textNode("1970-01-01T00:00:05.500Z"), JsonTables.Kind.TIME));
+        assertEquals("-", JsonTables.cell(f.numberNode(0), JsonTables.Kind.TIME));
+        assertEquals("-", JsonTables.cell(f.textNode("1970-01-01T00:00:00Z"), JsonTables.Kind.TIME));
+        // a real time is a time, the epoch's second minute included
+        assertEquals(Values.unixTime("60"), JsonTables.cell(f.numberNode(60), JsonTables.Kind.TIME));
+    }
 }

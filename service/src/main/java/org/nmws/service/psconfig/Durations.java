@@ -1,6 +1,7 @@
 package org.nmws.service.psconfig;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +27,12 @@ final class Durations {
                 ms = ms.add(new BigDecimal(m.group(i + 1)).multiply(BigDecimal.valueOf(MILLIS[i])));
             }
         }
-        return Duration.ofMillis(ms.longValue());
+        try {
+            // exact: a duration past what a long of milliseconds holds is refused, never wrapped to a short one
+            return Duration.ofMillis(ms.setScale(0, RoundingMode.DOWN).longValueExact());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(field + " '" + text + "' is longer than nmws can hold (292 million years)");
+        }
     }
 
     /** A duration as plain seconds, NMWG's unit: "0.25", "30". */

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,9 +86,17 @@ public final class PsConfigAgent implements SmartLifecycle {
         List<Plan.Planned> made = new ArrayList<>();
         List<Plan.NotRun> notRun = new ArrayList<>(plan.notRun());
         Set<String> keep = new HashSet<>();
+        // this point's pSConfig schedules as they stand, read once: a windowed pair's kept start
+        // comes from here, not from a lookup of its own (17,000 pairs were as many queries a re-read)
+        Map<String, Schedule> mine = new HashMap<>();
+        for (Schedule s : store.all()) {
+            if (s.name().startsWith(Plan.PREFIX) && s.owner() == null && s.point().equals(self)) {
+                mine.put(s.name(), s);
+            }
+        }
         for (Plan.Planned p : plan.runs()) {
             try {
-                schedules.put(Caller.SERVICE, p.name(), fixed(p, now));
+                schedules.put(Caller.SERVICE, p.name(), fixed(p, now, mine.get(p.name())));
                 made.add(p);
                 keep.add(p.name());
             } catch (IllegalArgumentException | MeasurementException | ArithmeticException | java.time.DateTimeException e) {
@@ -96,8 +105,8 @@ public final class PsConfigAgent implements SmartLifecycle {
             }
         }
         int removed = 0;
-        for (Schedule s : store.all()) {
-            if (s.name().startsWith(Plan.PREFIX) && s.owner() == null && s.point().equals(self) && !keep.contains(s.name())) {
+        for (Schedule s : mine.values()) {
+            if (!keep.contains(s.name())) {
                 try {
                     if (schedules.delete(Caller.SERVICE, s.name())) {
                         removed++;
@@ -129,14 +138,13 @@ public final class PsConfigAgent implements SmartLifecycle {
      * made with while it exists (so a re-read changes nothing), else now plus the offset;
      * the end from it (max-runs, a relative until).
      */
-    private ScheduleRequest fixed(Plan.Planned p, Instant now) {
+    private static ScheduleRequest fixed(Plan.Planned p, Instant now, Schedule existing) {
         Plan.Window w = p.window();
         if (w == null) {
             return p.request();
         }
         // a schedule made without a start has the epoch's: not a start to keep
-        Instant kept = store.byName(p.name()).filter(s -> s.point().equals(self)).map(Schedule::start)
-                .filter(t -> !t.equals(Instant.EPOCH)).orElse(null);
+        Instant kept = existing == null || existing.start().equals(Instant.EPOCH) ? null : existing.start();
         Instant start = w.start(now, kept);
         Instant end = w.end(start);
         ScheduleRequest r = p.request();

@@ -246,6 +246,10 @@ class TemplateReaderTest {
         assertEquals("604800", Durations.seconds(Durations.parse("repeat", "P1W")));
         assertEquals("0.25", Durations.seconds(Durations.parse("interval", "PT0.25S")));
         assertEquals("93600", Durations.seconds(Durations.parse("repeat", "P1DT2H")));
+        // past a long of milliseconds: refused, not wrapped into a short (or negative) period
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Durations.parse("repeat", "P99999999999999W"));
+        assertTrue(e.getMessage().contains("repeat"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("repeat", "PT"));
     }
 
