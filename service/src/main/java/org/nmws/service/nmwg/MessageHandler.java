@@ -122,6 +122,25 @@ public class MessageHandler {
         }
     }
 
+    /**
+     * A message element already parsed (the SOAP fast path's body), the answer written into out
+     * after what the transport wrote there (its envelope's start): no answer held whole.
+     */
+    public void handleTo(Element message, Caller caller, java.io.OutputStream out) {
+        NmwgWriter w;
+        try {
+            xml.checkDepth(message);
+            w = answer(reader.read(message), caller);
+        } catch (NmwgException e) {
+            w = errorMessage(null, "ErrorResponse", e);
+        }
+        try {
+            w.writeFragmentTo(out);
+        } finally {
+            w.release();
+        }
+    }
+
     private static byte[] written(NmwgWriter w) {
         try {
             return w.toBytes();

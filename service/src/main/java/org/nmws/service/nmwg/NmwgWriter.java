@@ -370,6 +370,18 @@ public final class NmwgWriter {
         }
     }
 
+    /**
+     * The answer as UTF-8 into a stream that already holds what goes before it (a SOAP envelope's
+     * start): no XML declaration, JAXB's own writer straight to the stream (issue 25).
+     */
+    public void writeFragmentTo(java.io.OutputStream out) {
+        try {
+            FRAGMENT_MARSHALLERS.get().marshal(message, out);
+        } catch (JAXBException e) {
+            throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
+        }
+    }
+
     private Metadata metadata(String metadataIdRef) {
         Metadata md = new Metadata();
         md.setId("metadata." + nextId++);
@@ -424,6 +436,20 @@ public final class NmwgWriter {
         }
         return p;
     }
+
+    /**
+     * A fragment marshaller per thread: one used at once and never handed on (writeFragmentTo),
+     * so it can be kept; making and setting one up was a fifth of writing an Echo's answer.
+     */
+    private static final ThreadLocal<Marshaller> FRAGMENT_MARSHALLERS = ThreadLocal.withInitial(() -> {
+        try {
+            Marshaller m = marshaller();
+            m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
+            return m;
+        } catch (JAXBException e) {
+            throw new IllegalStateException("cannot make an NMWG marshaller: " + e.getMessage(), e);
+        }
+    });
 
     private static Marshaller marshaller() throws JAXBException {
         Marshaller m = CONTEXT.createMarshaller();

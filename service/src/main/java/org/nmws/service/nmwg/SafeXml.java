@@ -30,6 +30,12 @@ import org.xml.sax.SAXParseException;
  */
 public final class SafeXml {
     private final DocumentBuilderFactory factory;
+    /**
+     * One builder per thread, kept: making a hardened Xerces builder was a third of what parsing
+     * an Echo cost (issue 25's profile). A builder is not thread-safe, and each parse starts by
+     * resetting its scanner, so a parse that failed leaves nothing for the next.
+     */
+    private final ThreadLocal<DocumentBuilder> builders;
     private final XMLInputFactory streaming;
     private final int maxBytes;
     private final int maxDepth;
@@ -38,7 +44,21 @@ public final class SafeXml {
         this.maxBytes = maxBytes;
         this.maxDepth = maxDepth;
         this.factory = hardenedFactory();
+        this.builders = ThreadLocal.withInitial(this::newBuilder);
         this.streaming = hardenedStreamingFactory();
+    }
+
+    private DocumentBuilder newBuilder() {
+        try {
+            DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setErrorHandler(QUIET);
+            builder.setEntityResolver((publicId, systemId) -> {
+                throw new SAXException("external entity refused: " + systemId);
+            });
+            return builder;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -99,23 +119,22 @@ public final class SafeXml {
             countWhileStreaming(bytes);
         }
         Document doc;
+        DocumentBuilder builder = builders.get();
         try {
-            DocumentBuilder builder = factory.newDocumentBuilder();
-            builder.setErrorHandler(QUIET);
-            builder.setEntityResolver((publicId, systemId) -> {
-                throw new SAXException("external entity refused: " + systemId);
-            });
             doc = builder.parse(new ByteArrayInputStream(bytes));
         } catch (SAXParseException e) {
             throw new NmwgException(ErrorCodes.PARSE_ERROR, "request is not acceptable XML (line "
                     + e.getLineNumber() + ", column " + e.getColumnNumber() + "): " + describe(e));
         } catch (SAXException | IOException e) {
             throw new NmwgException(ErrorCodes.PARSE_ERROR, "request is not acceptable XML: " + describe(e));
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException(e);
         }
         checkDepth(doc.getDocumentElement());
         return doc;
+    }
+
+    /** Whether a document might hold more elements than any transport reads into a tree (a byte scan, an upper bound). */
+    public static boolean mayHoldTooManyElements(byte[] bytes) {
+        return tags(bytes) > MAX_ELEMENTS;
     }
 
     /**

@@ -29,11 +29,23 @@ final class EnvelopeScan {
      * @param encoding the Content-Type's charset, or null
      */
     static boolean surelyOneBodyElement(byte[] document, int length, String encoding, String envelopeNs) {
+        return surely(document, length, encoding, envelopeNs, false);
+    }
+
+    /**
+     * As {@link #surelyOneBodyElement}, and the Envelope holds nothing before its Body: no
+     * Header (the SOAP fast path's requests; a header may be one to understand or credentials).
+     */
+    static boolean surelyHeaderlessOneBodyElement(byte[] document, int length, String encoding, String envelopeNs) {
+        return surely(document, length, encoding, envelopeNs, true);
+    }
+
+    private static boolean surely(byte[] document, int length, String encoding, String envelopeNs, boolean headerless) {
         if (encoding != null && !asciiCompatible(encoding)) {
             return false;
         }
         try {
-            return new EnvelopeScan(document, length).scan(envelopeNs.getBytes(StandardCharsets.US_ASCII));
+            return new EnvelopeScan(document, length).scan(envelopeNs.getBytes(StandardCharsets.US_ASCII), headerless);
         } catch (NotSure e) {
             return false;
         }
@@ -66,7 +78,7 @@ final class EnvelopeScan {
         int decls;
     }
 
-    private boolean scan(byte[] envelopeNs) {
+    private boolean scan(byte[] envelopeNs, boolean headerless) {
         if (end >= 3 && (b[0] & 0xff) == 0xEF && (b[1] & 0xff) == 0xBB && (b[2] & 0xff) == 0xBF) {
             i = 3; // UTF-8's byte order mark
         }
@@ -85,6 +97,9 @@ final class EnvelopeScan {
             startTag(t);
             if (local(t, "Body") && inNamespace(t, t, root, envelopeNs)) {
                 break;
+            }
+            if (headerless) {
+                return false;
             }
             if (!t.empty) {
                 skipContent();

@@ -44,6 +44,25 @@ class TransportConfig {
                 wsSecurity);
     }
 
+    /**
+     * The common SOAP request answered without CXF's chain (SoapFastPath), after the security
+     * filters and the body checks ({@code RequestBodies}, which hands it the body).
+     * nmws.soap.fast-path=false sends every request through CXF.
+     */
+    @Bean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "nmws.soap.fast-path", havingValue = "true",
+            matchIfMissing = true)
+    org.springframework.boot.web.servlet.FilterRegistrationBean<SoapFastPath> soapFastPath(
+            @Value("${cxf.path}") String servletPath, MessageHandler handler,
+            org.nmws.service.security.Callers callers, io.micrometer.core.instrument.MeterRegistry meters) {
+        var f = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new SoapFastPath(servletPath, handler, callers,
+                meters));
+        f.setName("soapFastPath");
+        f.setOrder(org.springframework.boot.autoconfigure.security.SecurityProperties.DEFAULT_FILTER_ORDER + 60);
+        f.addUrlPatterns(servletPath.replaceAll("/+$", "") + "/*");
+        return f;
+    }
+
     @Bean
     WsSecurityUsernameToken wsSecurity(AuthenticationManager nmwsAuthenticationManager, SecurityProperties security) {
         return new WsSecurityUsernameToken(nmwsAuthenticationManager, security);

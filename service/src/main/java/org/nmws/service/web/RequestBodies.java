@@ -113,6 +113,9 @@ final class RequestBodies extends OncePerRequestFilter {
                     : dialect == Dialect.XMLRPC ? HttpServletResponse.SC_OK : HttpServletResponse.SC_BAD_REQUEST, problem);
             return;
         }
+        if (dialect == Dialect.SOAP11 || dialect == Dialect.SOAP12) {
+            request.setAttribute(org.nmws.service.transport.SoapFastPath.BODY, body); // read and checked once
+        }
         chain.doFilter(new Body(request, new ByteArrayInputStream(body)), response);
     }
 
