@@ -35,23 +35,22 @@ class AgreedSlotsEndToEndTest {
     @Test
     void twoPointsMeetingAtOneResponderAgreeTheirSlotsAndEveryRunStarts() throws Exception {
         try (Responder responder = Responder.start()) {
-            // Before: no agreement. Each colliding slot leaves one of the two busy.
-            List<JsonNode> before = twoPoints(responder, false, Duration.ofSeconds(18));
+            // Before: no agreement. Each colliding slot leaves one of the two busy (watched for up to 18 s).
+            List<JsonNode> before = twoPoints(responder, false, Duration.ofSeconds(18), AgreedSlotsEndToEndTest::oneBusy);
             assertTrue(before.stream().anyMatch(r -> r.get("status").asText().equals("NONSTARTER")
                     && r.get("reason").asText().contains("busy")), "without agreement a run meets the other point's: "
                     + brief(before));
 
-            // After: agreed slots. Every run that came due started and ran, none busy.
-            List<JsonNode> after = twoPoints(responder, true, Duration.ofSeconds(40));
+            // After: agreed slots. Every run that came due started and ran, none busy (watched for up
+            // to 40 s, until three slots of each point and two slots of both came due).
+            List<JsonNode> after = twoPoints(responder, true, Duration.ofSeconds(40),
+                    runs -> runs.size() >= 6 && pairs(runs) >= 2);
             assertTrue(after.size() >= 6, "three slots or more of each point came due: " + brief(after));
             for (JsonNode r : after) {
                 assertEquals("DONE", r.get("status").asText(), "every agreed run started and ran: " + brief(after));
             }
             // The two points' runs of one slot were planned at one instant and ran one after the other.
-            Map<Long, List<JsonNode>> bySlot = new HashMap<>();
-            for (JsonNode r : after) {
-                bySlot.computeIfAbsent(r.get("slot").asLong(), k -> new ArrayList<>()).add(r);
-            }
+            Map<Long, List<JsonNode>> bySlot = bySlot(after);
             int pairs = 0;
             for (List<JsonNode> pair : bySlot.values()) {
                 if (pair.size() == 2) {
@@ -88,15 +87,24 @@ class AgreedSlotsEndToEndTest {
             put(a, "rtt-live", "{\"characteristic\":\"path.delay.roundTrip\",\"dst\":\"127.0.0.1\",\"period\":\"PT2S\","
                     + "\"slip\":\"PT0S\",\"parameters\":{\"count\":\"5\",\"interval\":\"0.01\"}}");
             Instant tcpEnded = tcp.get(30, java.util.concurrent.TimeUnit.SECONDS);
-            Thread.sleep(8_000);
+            // for up to 8 s, until two runs came due after the on-demand test ended
+            long deadline = System.nanoTime() + 8_000_000_000L;
             List<JsonNode> after = new ArrayList<>();
             List<JsonNode> all = new ArrayList<>();
-            for (JsonNode r : get(a, "/api/schedules/rtt-live/runs?limit=1000")) {
-                all.add(r);
-                Instant planned = Instant.parse(r.get("planned").asText());
-                if (planned.isAfter(tcpEnded.plusMillis(1500)) && planned.isBefore(Instant.now().minusSeconds(2))) {
-                    after.add(r);
+            while (true) {
+                after.clear();
+                all.clear();
+                for (JsonNode r : get(a, "/api/schedules/rtt-live/runs?limit=1000")) {
+                    all.add(r);
+                    Instant planned = Instant.parse(r.get("planned").asText());
+                    if (planned.isAfter(tcpEnded.plusMillis(1500)) && planned.isBefore(Instant.now().minusSeconds(2))) {
+                        after.add(r);
+                    }
                 }
+                if (after.size() >= 2 || System.nanoTime() >= deadline) {
+                    break;
+                }
+                Thread.sleep(200);
             }
             assertTrue(after.size() >= 2, "runs came due after the on-demand test ended at " + tcpEnded + ": " + brief(all));
             for (JsonNode r : after) {
@@ -105,8 +113,31 @@ class AgreedSlotsEndToEndTest {
         }
     }
 
-    /** Two points, each with one round-trip schedule to the responder, for a while; their runs that came due and ended. */
-    private List<JsonNode> twoPoints(Responder responder, boolean agree, Duration run) throws Exception {
+    /** Whether a run did not start because the responder was busy with the other point's. */
+    private static boolean oneBusy(List<JsonNode> runs) {
+        return runs.stream().anyMatch(r -> r.get("status").asText().equals("NONSTARTER")
+                && r.get("reason").asText().contains("busy"));
+    }
+
+    private static Map<Long, List<JsonNode>> bySlot(List<JsonNode> runs) {
+        Map<Long, List<JsonNode>> bySlot = new HashMap<>();
+        for (JsonNode r : runs) {
+            bySlot.computeIfAbsent(r.get("slot").asLong(), k -> new ArrayList<>()).add(r);
+        }
+        return bySlot;
+    }
+
+    /** How many slots both points' runs are in. */
+    private static int pairs(List<JsonNode> runs) {
+        return (int) bySlot(runs).values().stream().filter(p -> p.size() == 2).count();
+    }
+
+    /**
+     * Two points, each with one round-trip schedule to the responder, until their runs that came
+     * due and ended are enough (read every 200 ms), at most for the bound; those runs.
+     */
+    private List<JsonNode> twoPoints(Responder responder, boolean agree, Duration bound,
+                                     java.util.function.Predicate<List<JsonNode>> enough) throws Exception {
         List<JsonNode> out = new ArrayList<>();
         String[] common = {"--nmws.responder-port=" + responder.port, "--nmws.scheduler.agree-slots=" + agree};
         try (Service a = Service.start(Files.createTempDirectory("nmws-slots-a"), with(common, "--nmws.measurement-point=point-a"));
@@ -125,14 +156,21 @@ class AgreedSlotsEndToEndTest {
                         && refused.body().contains("bw-1 (6.5 s every 10.0 s), bw-2 (6.5 s every 10.0 s) need 130 %"),
                         refused.body());
             }
-            Thread.sleep(run.toMillis());
-            Instant ended = Instant.now().minusSeconds(7); // runs due by then have ended (2.5 s, moved by up to 4 s)
-            for (Object[] p : new Object[][] {{a, "rtt-a"}, {b, "rtt-b"}}) {
-                for (JsonNode r : get((Service) p[0], "/api/schedules/" + p[1] + "/runs?limit=1000")) {
-                    if (Instant.parse(r.get("planned").asText()).isBefore(ended)) {
-                        out.add(r);
+            long deadline = System.nanoTime() + bound.toNanos();
+            while (true) {
+                out.clear();
+                Instant ended = Instant.now().minusSeconds(7); // runs due by then have ended (2.5 s, moved by up to 4 s)
+                for (Object[] p : new Object[][] {{a, "rtt-a"}, {b, "rtt-b"}}) {
+                    for (JsonNode r : get((Service) p[0], "/api/schedules/" + p[1] + "/runs?limit=1000")) {
+                        if (Instant.parse(r.get("planned").asText()).isBefore(ended)) {
+                            out.add(r);
+                        }
                     }
                 }
+                if (enough.test(out) || System.nanoTime() >= deadline) {
+                    break;
+                }
+                Thread.sleep(200);
             }
         }
         return out;

@@ -126,7 +126,7 @@ class CliTest extends LiveServiceTest {
     @Test
     void aTestOnABusyPathWaitsForItUnlessToldNotTo() throws Exception {
         java.util.concurrent.CompletableFuture<Run> tcp = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> nmws("throughput", "127.0.0.1", "--duration", "3"));
+                () -> nmws("throughput", "127.0.0.1", "--duration", "2"));
         for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline
                 && nmws("tests", "--json").out().trim().equals("[]"); ) {
             Thread.sleep(50);
@@ -215,11 +215,11 @@ class CliTest extends LiveServiceTest {
 
     @Test
     void aLongTestDrawsAProgressBarOnStandardErrorAndErasesIt() {
-        // 300 frames 10 ms apart: three seconds, polled every quarter second once it has run one
-        Run rtt = nmws("--progress=always", "rtt", "127.0.0.1", "--count", "300", "--interval", "0.01");
+        // 250 frames 10 ms apart: 2.5 seconds, polled every quarter second once it has run one (about 6 frames)
+        Run rtt = nmws("--progress=always", "rtt", "127.0.0.1", "--count", "250", "--interval", "0.01");
         assertEquals(0, rtt.status(), rtt.out() + rtt.err());
-        assertTrue(rtt.out().lines().anyMatch(l -> l.equals("sent         300")), rtt.out());
-        Matcher bar = Pattern.compile("\r\\[(#*)(\\.*)\\] +(\\d+)% (\\d+)/300 ").matcher(rtt.err());
+        assertTrue(rtt.out().lines().anyMatch(l -> l.equals("sent         250")), rtt.out());
+        Matcher bar = Pattern.compile("\r\\[(#*)(\\.*)\\] +(\\d+)% (\\d+)/250 ").matcher(rtt.err());
         int frames = 0;
         int lastDone = -1;
         while (bar.find()) {
@@ -227,7 +227,7 @@ class CliTest extends LiveServiceTest {
             assertEquals(30, bar.group(1).length() + bar.group(2).length(), "30 cells wide");
             int done = Integer.parseInt(bar.group(4));
             assertTrue(done >= lastDone, "progress never goes back: " + rtt.err());
-            assertEquals(100 * done / 300, Integer.parseInt(bar.group(3)));
+            assertEquals(100 * done / 250, Integer.parseInt(bar.group(3)));
             lastDone = done;
         }
         assertTrue(frames >= 3 && lastDone > 0, "frames drawn: " + frames + " in " + rtt.err());

@@ -55,7 +55,10 @@ class ClockStepFaultTest {
                      "--nmws.scheduler.schedules[0].dst=127.0.0.1", "--nmws.scheduler.schedules[0].period=PT2S",
                      "--nmws.scheduler.schedules[0].slip=PT0S", "--nmws.scheduler.schedules[0].parameters.count=5",
                      "--nmws.scheduler.schedules[0].parameters.interval=0.01")) {
-            Thread.sleep(3_000);
+            // the schedule under way (a run done), for at most 3 s, before the first one-way test
+            for (long deadline = System.nanoTime() + 3_000_000_000L; System.nanoTime() < deadline && !aRunDone(service); ) {
+                Thread.sleep(200);
+            }
             Long quiet = oneWayStep(service, onDemand, 0);
             assertEquals(null, quiet, "no step, none told");
             Long forwards = oneWayStep(service, onDemand, 1);
@@ -93,6 +96,20 @@ class ClockStepFaultTest {
                 assertTrue(runs.get(0).startsWith("DONE"), "each ran: " + bySlot);
             }
         }
+    }
+
+    private static boolean aRunDone(Service service) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(service.baseUrl + "/api/schedules/rtt-step/runs?limit=1000")).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            return false;
+        }
+        for (JsonNode run : JSON.readTree(r.body())) {
+            if (run.get("status").asText().equals("DONE")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A 3 s one-way test with the clock stepped by {@code seconds} 1 s into it; the stepNs its answer tells, or null. */

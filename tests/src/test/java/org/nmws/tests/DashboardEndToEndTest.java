@@ -148,9 +148,11 @@ class DashboardEndToEndTest {
         putSchedule("dash-fail", "127.0.0.4", "PT2S", "", "{\"count\":\"3\",\"interval\":\"0.01\"}");
         waitForRuns("dash-stale", "DONE", 2);
         putSchedule("dash-stale", "127.0.0.5", "PT2S", "\"enabled\":false,", staleParams);
+        long staleStopped = System.nanoTime();
         waitForRuns("dash-fail", "ended", 2);
         putSchedule("dash-fail", "127.0.0.4", "PT2S", "\"enabled\":false,", "{\"count\":\"3\",\"interval\":\"0.01\"}");
-        Thread.sleep(5000); // dash-stale's gap: at least two periods without a run
+        // dash-stale's gap: at least two periods without a run (stopped 5 s, counted from its stop)
+        Thread.sleep(Math.max(0, 5000 - (System.nanoTime() - staleStopped) / 1_000_000));
         int before = runs("dash-stale", "DONE");
         putSchedule("dash-stale", "127.0.0.5", "PT2S", "", staleParams);
         waitForRuns("dash-stale", "DONE", before + 2);

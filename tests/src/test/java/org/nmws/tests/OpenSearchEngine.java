@@ -108,11 +108,13 @@ public final class OpenSearchEngine implements AutoCloseable {
     private void launch() throws Exception {
         List<String> args = new java.util.ArrayList<>(List.of(home.toString(), Integer.toString(httpPort), Integer.toString(transportPort)));
         args.addAll(clusterArgs);
-        process = Engines.javaProcess(OpenSearchNodeMain.class.getName(),
-                List.of("-Xms384m", "-Xmx384m", "-XX:TieredStopAtLevel=1",
-                        "-Dlog4j2.provider=org.apache.logging.log4j.core.impl.Log4jProvider", "-Dnmws.bind=" + host,
-                        "-Dopensearch.set.netty.runtime.available.processors=false"),
-                args, log);
+        // a small heap and the quick JIT suit the tests' few documents; a benchmark of millions
+        // gives the node a heap and JIT of a real one (-Dnmws.opensearch.jvm="-Xms2g -Xmx2g")
+        List<String> jvm = new java.util.ArrayList<>(List.of(System.getProperty("nmws.opensearch.jvm",
+                "-Xms384m -Xmx384m -XX:TieredStopAtLevel=1").trim().split("\\s+")));
+        jvm.addAll(List.of("-Dlog4j2.provider=org.apache.logging.log4j.core.impl.Log4jProvider", "-Dnmws.bind=" + host,
+                "-Dopensearch.set.netty.runtime.available.processors=false"));
+        process = Engines.javaProcess(OpenSearchNodeMain.class.getName(), jvm, args, log);
     }
 
     private void awaitAnswer() throws Exception {

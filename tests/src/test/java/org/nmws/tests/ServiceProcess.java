@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.nmws.tests.lab.ServiceLaunch;
 
 /** The service jar as a process of its own, for tests that kill it. */
 final class ServiceProcess {
@@ -22,10 +23,12 @@ final class ServiceProcess {
     private ServiceProcess() {
     }
 
-    /** Starts the jar with args, its output in log, and waits until it answers on port. */
+    /**
+     * Starts the jar with args, its output in log, and waits until it answers on port. Started as
+     * the lab starts it (extracted, with a class-data-sharing archive: about half the start time).
+     */
     static Process start(Path jar, List<String> args, Path log, int port) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toAbsolutePath().toString()));
+        List<String> cmd = new ArrayList<>(ServiceLaunch.command(jar, "384m"));
         cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

@@ -13,16 +13,17 @@ import java.util.concurrent.TimeUnit;
  * run: from the jar extracted (Spring Boot's tools jarmode) with a class-data-sharing archive
  * made by one training start, and the client compiler only. That brings a start from about
  * 6 s to under 3 s on two cores; the code that runs is the same jar's. Any step that fails
- * falls back to the jar as built, so a test never depends on this.
+ * falls back to the jar as built, so a test never depends on this. The end-to-end tests that
+ * start the jar as a process of its own (ServiceProcess) use it too.
  */
-final class ServiceLaunch {
+public final class ServiceLaunch {
     private static List<String> prefix;
 
     private ServiceLaunch() {
     }
 
     /** java, its options and -jar with the jar to run; the service's own arguments follow. */
-    static synchronized List<String> command(Path jar, String maxHeap) throws IOException {
+    public static synchronized List<String> command(Path jar, String maxHeap) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         if (prefix == null) {
             prefix = prepare(java, jar.toAbsolutePath());
