@@ -54,6 +54,35 @@ class SoapFastPathTest extends LiveServiceTest {
         double before = fastAnswers();
         assertEquals(1.0, before, "the measurement went the fast way");
 
+        // its frames read back packed: written as events, the digits as bytes (a document equal to CXF's)
+        java.util.regex.Matcher key = java.util.regex.Pattern.compile("name=\"maKey\">([^<]+)<").matcher(measured.body());
+        assertTrue(key.find(), measured.body());
+        String packed = "<nmwg:message " + NS + " type=\"SetupDataRequest\" id=\"q\"><nmwg:metadata id=\"m\"><nmwg:key id=\"k\">"
+                + "<nmwg:parameters id=\"kp\"><nmwg:parameter name=\"maKey\">" + key.group(1) + "</nmwg:parameter></nmwg:parameters>"
+                + "</nmwg:key><nmwg:parameters id=\"p\"><nmwg:parameter name=\"raw\">true</nmwg:parameter>"
+                + "<nmwg:parameter name=\"rawForm\">packed</nmwg:parameter></nmwg:parameters></nmwg:metadata>"
+                + "<nmwg:data id=\"d\" metadataIdRef=\"m\"/></nmwg:message>";
+        for (int version : List.of(11, 12)) {
+            org.w3c.dom.Element fast = Service.validatedMessage(soap(version, false, packed).body());
+            org.w3c.dom.Element cxf = Service.validatedMessage(soap(version, true, packed).body());
+            org.w3c.dom.NodeList series = fast.getElementsByTagNameNS("http://nmws.org/ns/result/1.0/", "series");
+            int frameColumns = 0;
+            for (int i = 0; i < series.getLength(); i++) {
+                org.w3c.dom.Element c = (org.w3c.dom.Element) series.item(i);
+                if (c.getAttribute("name").startsWith("frame.")) {
+                    frameColumns++;
+                    assertEquals(5, c.getTextContent().trim().split(" ").length, c.getAttribute("name"));
+                }
+            }
+            assertEquals(5, frameColumns, "five frame columns of the five frames");
+            fast.removeAttribute("id");
+            cxf.removeAttribute("id");
+            assertTrue(fast.isEqualNode(cxf), "SOAP " + version + ": the packed answers of both paths are one document");
+        }
+        double afterPacked = fastAnswers();
+        assertEquals(before + 2, afterPacked, "the packed reads went the fast way");
+        before = afterPacked;
+
         int headerless = 0;
         for (int version : List.of(11, 12)) {
             for (String message : List.of(ECHO, STORED, ESCAPED)) {

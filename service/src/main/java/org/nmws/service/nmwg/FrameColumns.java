@@ -169,7 +169,7 @@ final class FrameColumns {
 
         @Override
         public void beforeMarshal(Object source) {
-            if (source instanceof Column c) {
+            if (source instanceof Column c && c.numbers != null) { // one read from another point keeps its text
                 c.values = " ";
                 pending = c;
             }
@@ -177,7 +177,7 @@ final class FrameColumns {
 
         @Override
         public void afterMarshal(Object source) {
-            if (source instanceof Column c) {
+            if (source instanceof Column c && c.numbers != null) {
                 c.values = null;
             }
         }
@@ -213,6 +213,10 @@ final class FrameColumns {
         }
 
         private void write(long[] values, org.xml.sax.ContentHandler consumer) throws org.xml.sax.SAXException {
+            if (consumer instanceof Utf8SaxWriter bytes) {
+                bytes.digits(values); // straight to bytes: digits need no escaping
+                return;
+            }
             int n = 0;
             for (int i = 0; i < values.length; i++) {
                 if (n > buffer.length - 21) {

@@ -50,6 +50,8 @@ public final class NmwgWriter {
     private final Message message = new Message();
     private final DataForms forms;
     private int nextId = 1;
+    /** Whether the answer holds packed frame columns (written as SAX events, their digits as bytes). */
+    private boolean columns;
 
     private long framesLeft;
     private long framesTaken;
@@ -228,6 +230,7 @@ public final class NmwgWriter {
         if (raw && packed) {
             forms.write(out, o.withFrames(java.util.List.of()), false);
             FrameColumns.write(out, o);
+            columns = true;
         } else {
             forms.write(out, o, raw);
         }
@@ -376,7 +379,18 @@ public final class NmwgWriter {
      */
     public void writeFragmentTo(java.io.OutputStream out) {
         try {
-            FRAGMENT_MARSHALLERS.get().marshal(message, out);
+            if (columns) {
+                Marshaller m = marshaller();
+                FrameColumns.Streaming streaming = new FrameColumns.Streaming();
+                m.setListener(streaming);
+                Utf8SaxWriter writer = new Utf8SaxWriter(out);
+                m.marshal(message, streaming.around(writer));
+                writer.flush();
+            } else {
+                FRAGMENT_MARSHALLERS.get().marshal(message, out);
+            }
+        } catch (org.xml.sax.SAXException e) {
+            throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
         } catch (JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
         }

@@ -62,4 +62,60 @@ class FrameColumnsTest {
             assertNull(column.getValue().values);
         }
     }
+
+    /**
+     * A packed column written as SAX events into Utf8SaxWriter (the SOAP fast path's answer with
+     * columns) is the document JAXB's own writer makes of it: its digits, and around it names,
+     * namespaces and text that need escaping or are not ASCII.
+     */
+    @Test
+    void theByteWriterWritesWhatJaxbsOwnWriterWrites() throws Exception {
+        JAXBContext context = JAXBContext.newInstance(FrameColumns.Column.class);
+        for (long[] values : new long[][] {EDGES, {}, {7}}) {
+            var column = FrameColumns.column("a&b<\"c\"\u00e9\u4e2d\ud83d\ude00", values);
+            Marshaller whole = context.createMarshaller();
+            whole.setListener(new FrameColumns.Texts());
+            whole.setProperty(Marshaller.JAXB_FRAGMENT, true);
+            java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+            whole.marshal(column, expected);
+
+            Marshaller m = context.createMarshaller();
+            FrameColumns.Streaming streaming = new FrameColumns.Streaming();
+            m.setListener(streaming);
+            java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+            Utf8SaxWriter writer = new Utf8SaxWriter(written);
+            m.marshal(column, streaming.around(writer));
+            writer.flush();
+
+            org.w3c.dom.Document a = parse(expected.toByteArray());
+            org.w3c.dom.Document b = parse(written.toByteArray());
+            assertEquals(values.length == 0 ? "" : FrameColumns.text(values), b.getDocumentElement().getTextContent());
+            assertEquals("a&b<\"c\"\u00e9\u4e2d\ud83d\ude00", b.getDocumentElement().getAttribute("name"));
+            assertEquals(new String(expected.toByteArray(), java.nio.charset.StandardCharsets.UTF_8),
+                    new String(written.toByteArray(), java.nio.charset.StandardCharsets.UTF_8));
+            org.junit.jupiter.api.Assertions.assertTrue(a.getDocumentElement().isEqualNode(b.getDocumentElement()));
+        }
+    }
+
+    /** A tab or line end in an attribute reads back as itself (JAXB's writer leaves it raw, read back as a space). */
+    @Test
+    void theByteWriterKeepsWhitespaceInAttributes() throws Exception {
+        JAXBContext context = JAXBContext.newInstance(FrameColumns.Column.class);
+        Marshaller m = context.createMarshaller();
+        FrameColumns.Streaming streaming = new FrameColumns.Streaming();
+        m.setListener(streaming);
+        java.io.ByteArrayOutputStream written = new java.io.ByteArrayOutputStream();
+        Utf8SaxWriter writer = new Utf8SaxWriter(written);
+        m.marshal(FrameColumns.column("a\tb\nc\rd", new long[] {1, 2}), streaming.around(writer));
+        writer.flush();
+        org.w3c.dom.Element e = parse(written.toByteArray()).getDocumentElement();
+        assertEquals("a\tb\nc\rd", e.getAttribute("name"));
+        assertEquals("1 2", e.getTextContent());
+    }
+
+    private static org.w3c.dom.Document parse(byte[] xml) throws Exception {
+        var f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        return f.newDocumentBuilder().parse(new java.io.ByteArrayInputStream(xml));
+    }
 }
