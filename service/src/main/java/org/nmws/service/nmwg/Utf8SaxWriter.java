@@ -20,7 +20,6 @@ import org.xml.sax.helpers.DefaultHandler;
 final class Utf8SaxWriter extends DefaultHandler {
     private final OutputStream out;
     private final byte[] buf = new byte[16384];
-    private final char[] number = new char[20];
     private int n;
     /** Declarations (prefix, uri) for the next start tag. */
     private final List<String[]> pendingNs = new ArrayList<>();
@@ -112,9 +111,25 @@ final class Utf8SaxWriter extends DefaultHandler {
             if (i > 0) {
                 buf[n++] = ' ';
             }
-            int len = FrameColumns.put(values[i], number, 0); // at most 20 ASCII characters, each one byte
-            for (int k = 0; k < len; k++) {
-                buf[n++] = (byte) number[k];
+            long v = values[i];
+            if (v == Long.MIN_VALUE) { // no positive counterpart to turn into digits
+                ascii(Long.toString(v));
+                continue;
+            }
+            if (v < 0) {
+                buf[n++] = '-';
+                v = -v;
+            }
+            // the digits backwards, then turned round in place (FrameColumns.put's, into bytes)
+            int from = n;
+            do {
+                buf[n++] = (byte) ('0' + (int) (v % 10));
+                v /= 10;
+            } while (v != 0);
+            for (int a = from, b = n - 1; a < b; a++, b--) {
+                byte t = buf[a];
+                buf[a] = buf[b];
+                buf[b] = t;
             }
         }
     }
