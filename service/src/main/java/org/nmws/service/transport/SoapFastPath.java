@@ -92,20 +92,22 @@ public final class SoapFastPath extends OncePerRequestFilter {
         answered.increment();
         response.setStatus(HttpServletResponse.SC_OK);
         response.setContentType(v.responseType);
-        OutputStream out = response.getOutputStream();
+        // JAXB writes in kilobyte pieces: each through the response's wrappers was a tenth of a large answer
+        OutputStream out = new java.io.BufferedOutputStream(response.getOutputStream(), 8192);
         try {
             out.write(v.open);
             handler.handleTo(message, callers.current(), out);
             out.write(v.close);
+            out.flush();
         } catch (RuntimeException e) {
             // what CXF answers a Provider that throws: a Server (1.2: Receiver) fault, when nothing was sent yet
             log.error("SOAP request failed in its handler", e);
             if (response.isCommitted()) {
                 throw e;
             }
-            response.resetBuffer();
+            response.resetBuffer(); // what the buffer above holds is dropped with it
             response.setStatus(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
-            out.write(fault(v, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            response.getOutputStream().write(fault(v, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
     }
 
