@@ -102,6 +102,38 @@ class SoapFastPathTest extends LiveServiceTest {
         headerless++;
         assertTrue(escaped.contains("messageIdRef=\"a&amp;b&lt;&quot;\u00e9\u4e2d\""), escaped);
 
+        // read as CXF reads it: UTF-8 whatever the declaration names, and the endpoint's limits (a
+        // message nested past them, or with more attributes than they allow, is CXF's fault either way)
+        StringBuilder deep = new StringBuilder();
+        for (int i = 0; i < 70; i++) {
+            deep.append("<nmwg:parameters id=\"p").append(i).append("\">");
+        }
+        for (int i = 0; i < 70; i++) {
+            deep.append("</nmwg:parameters>");
+        }
+        StringBuilder attributes = new StringBuilder();
+        for (int i = 0; i < 70; i++) {
+            attributes.append(" a").append(i).append("=\"").append(i).append('"');
+        }
+        double beforeLimits = fastAnswers(); // whichever path takes these, the answer is CXF's
+        for (String message : List.of(ECHO.replace("<nmwg:data", deep + "<nmwg:data"),
+                ECHO.replace("<nmwg:data id=\"d\"", "<nmwg:data id=\"d\"" + attributes))) {
+            HttpResponse<String> fast = soap(11, false, message);
+            HttpResponse<String> cxf = soap(11, true, message);
+            assertEquals(cxf.statusCode(), fast.statusCode(), fast.body());
+            assertEquals(withoutOwnId(cxf.body()), withoutOwnId(fast.body()));
+            assertTrue(fast.body().contains("error.common.parse_error") || fast.body().contains("Fault>"), fast.body());
+        }
+        before += fastAnswers() - beforeLimits;
+        String declared = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>";
+        HttpResponse<String> latin = service.post("/services/MeasurementService", declared + envelope(11, false, ESCAPED),
+                "text/xml; charset=UTF-8", null);
+        headerless++;
+        HttpResponse<String> latinCxf = service.post("/services/MeasurementService", declared + envelope(11, true, ESCAPED),
+                "text/xml; charset=UTF-8", null);
+        assertEquals(withoutOwnId(latinCxf.body()), withoutOwnId(latin.body()));
+        assertTrue(latin.body().contains("messageIdRef=\"a&amp;b&lt;&quot;\u00e9\u4e2d\""), latin.body());
+
         // not the common request: CXF answers (the cost operation, the other version's envelope)
         HttpResponse<String> cost = soap(11, false, COST);
         assertEquals(500, cost.statusCode(), cost.body());

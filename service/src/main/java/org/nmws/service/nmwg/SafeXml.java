@@ -30,12 +30,6 @@ import org.xml.sax.SAXParseException;
  */
 public final class SafeXml {
     private final DocumentBuilderFactory factory;
-    /**
-     * One builder per thread, kept: making a hardened Xerces builder was a third of what parsing
-     * an Echo cost (issue 25's profile). A builder is not thread-safe, and each parse starts by
-     * resetting its scanner, so a parse that failed leaves nothing for the next.
-     */
-    private final ThreadLocal<DocumentBuilder> builders;
     private final XMLInputFactory streaming;
     private final int maxBytes;
     private final int maxDepth;
@@ -44,7 +38,6 @@ public final class SafeXml {
         this.maxBytes = maxBytes;
         this.maxDepth = maxDepth;
         this.factory = hardenedFactory();
-        this.builders = ThreadLocal.withInitial(this::newBuilder);
         this.streaming = hardenedStreamingFactory();
     }
 
@@ -119,7 +112,9 @@ public final class SafeXml {
             countWhileStreaming(bytes);
         }
         Document doc;
-        DocumentBuilder builder = builders.get();
+        // A builder per parse: a kept Xerces builder keeps every name it ever read in its symbol
+        // table (jdk.xml.resetSymbolTable is off by default), which a client can grow without bound.
+        DocumentBuilder builder = newBuilder();
         try {
             doc = builder.parse(new ByteArrayInputStream(bytes));
         } catch (SAXParseException e) {

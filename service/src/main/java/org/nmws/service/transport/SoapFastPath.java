@@ -69,13 +69,16 @@ public final class SoapFastPath extends OncePerRequestFilter {
     private final MessageHandler handler;
     private final Callers callers;
     private final io.micrometer.core.instrument.Counter answered;
+    private final java.util.Map<String, Object> limits;
 
-    SoapFastPath(String servletPath, MessageHandler handler, Callers callers, io.micrometer.core.instrument.MeterRegistry meters) {
+    SoapFastPath(String servletPath, MessageHandler handler, Callers callers, io.micrometer.core.instrument.MeterRegistry meters,
+                 java.util.Map<String, Object> limits) {
         String base = servletPath.replaceAll("/+$", "");
         this.soap11Path = base + "/MeasurementService";
         this.soap12Path = base + "/MeasurementService12";
         this.handler = handler;
         this.callers = callers;
+        this.limits = java.util.Map.copyOf(limits);
         this.answered = io.micrometer.core.instrument.Counter.builder("nmws.soap.fast.path")
                 .description("SOAP requests answered without CXF's chain (the rest go through it)").register(meters);
     }
@@ -100,11 +103,11 @@ public final class SoapFastPath extends OncePerRequestFilter {
             out.write(v.close);
             out.flush();
         } catch (RuntimeException e) {
+            if (response.isCommitted()) {
+                throw e; // part of the answer went out (or the client went away): the connection ends
+            }
             // what CXF answers a Provider that throws: a Server (1.2: Receiver) fault, when nothing was sent yet
             log.error("SOAP request failed in its handler", e);
-            if (response.isCommitted()) {
-                throw e;
-            }
             response.resetBuffer(); // what the buffer above holds is dropped with it
             response.setStatus(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
             response.getOutputStream().write(fault(v, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
@@ -141,7 +144,17 @@ public final class SoapFastPath extends OncePerRequestFilter {
         try {
             // CXF's own reader and DOM builder, as its chain reads the body (Woodstox, DTDs off):
             // the JDK's DOM parser took twice as long for an Echo
-            doc = StaxUtils.read(new ByteArrayInputStream(body));
+            // as CXF reads it: UTF-8 whatever the declaration says (RequestBodies checked the bytes), and
+            // the endpoint's own limits (TransportConfig.limits), so what CXF refuses is refused here too
+            javax.xml.stream.XMLStreamReader reader = StaxUtils.configureReader(
+                    StaxUtils.createXMLStreamReader(new ByteArrayInputStream(body), "UTF-8"), null,
+                    (Integer) limits.get("org.apache.cxf.stax.maxElementDepth"),
+                    (Integer) limits.get("org.apache.cxf.stax.maxAttributeCount"),
+                    (Integer) limits.get("org.apache.cxf.stax.maxAttributeSize"),
+                    (Integer) limits.get("org.apache.cxf.stax.maxTextLength"),
+                    (Long) limits.get("org.apache.cxf.stax.maxElementCount"),
+                    (Long) limits.get("org.apache.cxf.stax.maxXMLCharacters"));
+            doc = StaxUtils.read(reader);
         } catch (XMLStreamException | RuntimeException e) {
             return null; // CXF's reader refuses it in its own words
         }

@@ -54,9 +54,9 @@ class TransportConfig {
             matchIfMissing = true)
     org.springframework.boot.web.servlet.FilterRegistrationBean<SoapFastPath> soapFastPath(
             @Value("${cxf.path}") String servletPath, MessageHandler handler,
-            org.nmws.service.security.Callers callers, io.micrometer.core.instrument.MeterRegistry meters) {
+            org.nmws.service.security.Callers callers, io.micrometer.core.instrument.MeterRegistry meters, NmwsProperties props) {
         var f = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(new SoapFastPath(servletPath, handler, callers,
-                meters));
+                meters, limits(props)));
         f.setName("soapFastPath");
         f.setOrder(org.springframework.boot.autoconfigure.security.SecurityProperties.DEFAULT_FILTER_ORDER + 60);
         f.addUrlPatterns(servletPath.replaceAll("/+$", "") + "/*");
