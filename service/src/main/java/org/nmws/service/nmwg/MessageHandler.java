@@ -221,7 +221,12 @@ public class MessageHandler {
             }
         }
         if (!costTriggers.isEmpty()) {
-            advice.cost(w, costTriggers, msg.type().equals("MeasurementRequest"), caller);
+            try {
+                advice.cost(w, costTriggers, msg.type().equals("MeasurementRequest"), caller);
+            } catch (RuntimeException e) {
+                w.release(); // the frames the other pairs took go back to the budget with the answer that failed
+                throw e;
+            }
         }
         return w;
     }
