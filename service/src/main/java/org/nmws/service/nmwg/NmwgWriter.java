@@ -389,9 +389,7 @@ public final class NmwgWriter {
             } else {
                 FRAGMENT_MARSHALLERS.get().marshal(message, out);
             }
-        } catch (org.xml.sax.SAXException e) {
-            throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
-        } catch (JAXBException e) {
+        } catch (org.xml.sax.SAXException | JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
         }
     }

@@ -42,7 +42,8 @@ public final class SoapFastPath extends OncePerRequestFilter {
     public static final String BODY = SoapFastPath.class.getName() + ".body";
 
     private static final Logger log = LoggerFactory.getLogger(SoapFastPath.class);
-    private static final String COST_ACTION = "http://nmws.org/ns/cost/1.0/transferCost";
+    /** The WSDL's transferCost action: a request naming it is CXF's, which routes by action. */
+    static final String COST_ACTION = "http://nmws.org/ns/cost/1.0/transferCost";
 
     /** A SOAP version as this path writes it: CXF's own envelope prefix and content type. */
     private enum Version {

@@ -21,7 +21,7 @@ import org.springframework.security.authentication.AuthenticationManager;
 class TransportConfig {
     /** The SOAPActions the WSDL declares: NMWG v2's, and the v1 operation's empty one. */
     private static final java.util.Set<String> DECLARED_ACTIONS = java.util.Set.of("http://ggf.org/ns/nmwg/base/2.0/message/", "",
-            "http://nmws.org/ns/cost/1.0/transferCost");
+            SoapFastPath.COST_ACTION);
 
     @Bean
     Dialects dialects(SafeXml xml, MessageHandler handler, V1Codec v1, org.nmws.service.usecase.TransferCosts costs) {
