@@ -197,6 +197,12 @@ static void conn_close(nmp_owampd *d, owconn *c, const char *why) {
     while (c->sess) {
         owsess *s = c->sess;
         c->sess = s->next;
+        /* a TWAMP session that no Stop-Sessions ended (the client closed, went silent, or sent
+         * a broken one) still says what it reflected, as a stopped one does */
+        if (s->twamp && s->started)
+            logf_(d, 1, "%s: TWAMP session on port %u ended with its connection: reflected %u, invalid %llu, "
+                  "over rate %llu", c->peer_str, s->port, s->refl_seq, (unsigned long long)s->invalid,
+                  (unsigned long long)s->over_rate);
         sess_free(d, s);
     }
     nmp_net_close(&c->fd);
