@@ -63,6 +63,12 @@ if [ -z "${NMWS_TEST_PG_URL:-}" ]; then
   export NMWS_TEST_PG_URL
 fi
 
+# twamp-rs, the independent TWAMP implementation the native-probe ctest
+# twamp_against_twamp_rs_both_ways measures with both ways (it fails, never skips, without it):
+# built from the Rust package registry into the cache once (about 30 s), a no-op after that.
+NMWS_TWAMP_RS_DIR=$(scripts/peer-twamp-rs.sh)
+export NMWS_TWAMP_RS_DIR
+
 ./mvnw -B -ntp install "$@"
 
 # tutorial-mesh.sh's wait for every pair's first result, against a fake service (seconds).
