@@ -54,6 +54,20 @@ public final class NmwgData {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return Double.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
         }
+        double a = Math.abs(v);
+        if (a < 1e6) {
+            // Most values (delays in ms, rates, ratios) land here. Away from a tie at the sixth
+            // decimal, the long nearest |v| * 1e6 holds %.6f's digits: the product and the
+            // shortest form each stray from v's exact value by under 1e-4 of a unit there, far
+            // inside the 1e-3 margin kept. Java 17's Double.toString and BigDecimal, below,
+            // cost several times this; they are left for values near a tie and the very large.
+            double scaled = a * 1e6;
+            double floor = Math.floor(scaled);
+            double frac = scaled - floor;
+            if (Math.abs(frac - 0.5) > 1e-3) {
+                return sixDecimals((long) floor + (frac > 0.5 ? 1 : 0), v < 0);
+            }
+        }
         String shortest = Double.toString(v);
         int point = shortest.indexOf('.');
         if (shortest.indexOf('E') < 0 && shortest.length() - point - 1 <= 6) {
@@ -68,6 +82,30 @@ public final class NmwgData {
             end--; // as replaceAll("0+$", "") did: "0.000000" became "0."
         }
         return fixed.substring(0, end);
+    }
+
+    /** millionths as %.6f writes them, trailing zeros dropped ("2.000000" is "2.", as the regex left it) */
+    private static String sixDecimals(long millionths, boolean negative) {
+        long whole = millionths / 1_000_000;
+        int part = (int) (millionths % 1_000_000);
+        StringBuilder b = new StringBuilder(24);
+        if (negative) {
+            b.append('-'); // %.6f keeps the sign of a negative value that rounds to zero
+        }
+        b.append(whole).append('.');
+        if (part != 0) {
+            int digits = 6;
+            while (part % 10 == 0) {
+                part /= 10;
+                digits--;
+            }
+            String p = Integer.toString(part);
+            for (int i = p.length(); i < digits; i++) {
+                b.append('0');
+            }
+            b.append(p);
+        }
+        return b.toString();
     }
 
     public static String unixTime(Instant t) {

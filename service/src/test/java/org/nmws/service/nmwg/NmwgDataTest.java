@@ -24,18 +24,23 @@ class NmwgDataTest {
     @Test
     void numbersAreWrittenAsPercentPointSixFWithoutTrailingZerosForEveryKindOfValue() {
         double[] edges = {0.5, -0.5, 1.25, 0.0000004, 0.0000005, -0.0000005, 0.0000015, 2.5e-7, -1e-9, 1e-300,
-            123456.1234565, 0.1 + 0.2, 1e15 + 0.5, -1e15 - 0.5, 9.9999995, 0.9999995, 1e20, -3.75, 42.000001,
+            123456.1234565, 0.1 + 0.2, 1e15 + 0.5, -1e15 - 0.5, 999999.9999995, 999999.9999994, -999999.9999996, 1e6 - 1e-7, 0.0000095, 9.9999995, 0.9999995, 1e20, -3.75, 42.000001,
             Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, -Double.MIN_VALUE,
             Double.MAX_VALUE, 0.0, -0.0};
         for (double v : edges) {
             assertEquals(formatted(v), NmwgData.number(v), "value " + v);
         }
         SplittableRandom random = new SplittableRandom(25);
-        for (int i = 0; i < 20_000; i++) {
-            double v = switch (i % 4) {
+        for (int i = 0; i < 40_000; i++) {
+            double v = switch (i % 8) {
                 case 0 -> random.nextDouble() * 1000; // RTTs in ms
                 case 1 -> Math.round(random.nextDouble() * 1e7) / 1e7; // values near a rounding edge
                 case 2 -> (random.nextDouble() - 0.5) * Math.pow(10, random.nextInt(-9, 16));
+                // ties and near-ties at the sixth decimal, where the fast path gives way
+                case 3 -> (random.nextLong(-1_000_000_000_000L, 1_000_000_000_000L) + 0.5) / 1e6;
+                case 4 -> (random.nextLong(0, 1_000_000_000L) + 0.5 + (random.nextDouble() - 0.5) * 4e-3) / 1e6;
+                case 5 -> random.nextDouble() * 2e6 - 1e6; // up to the fast path's bound and past it
+                case 6 -> (random.nextDouble() - 0.5) * 2e-6; // rounds to zero, either sign
                 default -> Double.longBitsToDouble(random.nextLong());
             };
             assertEquals(formatted(v), NmwgData.number(v), "value " + v);
