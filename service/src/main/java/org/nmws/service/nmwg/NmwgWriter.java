@@ -387,7 +387,7 @@ public final class NmwgWriter {
                 m.marshal(message, streaming.around(writer));
                 writer.flush();
             } else {
-                FRAGMENT_MARSHALLERS.get().marshal(message, out);
+                marshalUnescaped(FRAGMENT_MARSHALLERS.get(), message, out);
             }
         } catch (org.xml.sax.SAXException | JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
@@ -455,13 +455,32 @@ public final class NmwgWriter {
      */
     private static final ThreadLocal<Marshaller> FRAGMENT_MARSHALLERS = ThreadLocal.withInitial(() -> {
         try {
-            Marshaller m = marshaller();
-            m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
-            return m;
+            return fragmentMarshaller();
         } catch (JAXBException e) {
             throw new IllegalStateException("cannot make an NMWG marshaller: " + e.getMessage(), e);
         }
     });
+
+    static Marshaller fragmentMarshaller() throws JAXBException {
+        Marshaller m = marshaller();
+        m.setProperty(Marshaller.JAXB_FRAGMENT, Boolean.TRUE);
+        return m;
+    }
+
+    /**
+     * JAXB's own UTF-8 writer, made without the escape handler JAXB 4 hands every UTF-8 stream.
+     * With any handler, each attribute and text is escaped through a new StringWriter (a
+     * synchronized StringBuffer) and copied to a String before it is encoded: that was half of
+     * marshalling a day's summaries (docs/benchmarks.md, issue 25). Without one, the writer
+     * escapes straight into its byte buffer from its own table: the same bytes
+     * (NmwgWriterBytesTest).
+     */
+    static void marshalUnescaped(Marshaller m, Object message, java.io.OutputStream out) throws JAXBException {
+        org.glassfish.jaxb.runtime.v2.runtime.output.UTF8XmlOutput xml =
+                new org.glassfish.jaxb.runtime.v2.runtime.output.UTF8XmlOutput(out,
+                        ((org.glassfish.jaxb.runtime.v2.runtime.JAXBContextImpl) CONTEXT).getUTF8NameTable(), null);
+        ((org.glassfish.jaxb.runtime.v2.runtime.MarshallerImpl) m).marshal(message, xml);
+    }
 
     private static Marshaller marshaller() throws JAXBException {
         Marshaller m = CONTEXT.createMarshaller();
