@@ -366,7 +366,7 @@ public final class NmwgWriter {
     public byte[] toBytes() {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
-            marshaller().marshal(message, out);
+            marshalUnescaped(marshaller(), message, out);
             return out.toByteArray();
         } catch (JAXBException e) {
             throw new IllegalStateException("cannot write NMWG response: " + e.getMessage(), e);
@@ -482,7 +482,7 @@ public final class NmwgWriter {
         ((org.glassfish.jaxb.runtime.v2.runtime.MarshallerImpl) m).marshal(message, xml);
     }
 
-    private static Marshaller marshaller() throws JAXBException {
+    static Marshaller marshaller() throws JAXBException {
         Marshaller m = CONTEXT.createMarshaller();
         m.setProperty(Marshaller.JAXB_ENCODING, "UTF-8");
         m.setProperty("org.glassfish.jaxb.namespacePrefixMapper", PREFIXES);

@@ -79,6 +79,12 @@ class NmwgWriterBytesTest {
         assertEquals(new String(expected, StandardCharsets.UTF_8), new String(fast, StandardCharsets.UTF_8));
         assertTrue(java.util.Arrays.equals(expected, fast), "the same bytes");
         assertTrue(fast.length > 2000, "the whole answer was written: " + fast.length + " bytes");
+
+        // the whole document (POST /nmwg) too, its declaration and all
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        NmwgWriter.marshaller().marshal(w.message(), whole);
+        assertEquals(whole.toString(StandardCharsets.UTF_8), new String(w.toBytes(), StandardCharsets.UTF_8));
+        assertTrue(new String(w.toBytes(), StandardCharsets.UTF_8).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\""));
     }
 
     /**
