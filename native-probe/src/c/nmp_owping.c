@@ -32,7 +32,7 @@
 #include "nmprobe.h"
 
 #define SPIN_NS 60000ull              /* busy-wait the last 60 us before a send */
-#define START_DELAY_NS 200000000ull   /* schedule start after Start-Sessions is answered */
+#define START_DELAY_NS 100000000ull   /* Start Time: this far after the request (two control round trips and some) */
 #define IO_MS 10000u                  /* longest wait for one control message */
 #define PROGRESS_NS 100000000ull
 
@@ -321,7 +321,13 @@ static void wait_until(owrun *t, nmp_monotime_ns until, int early) {
  * loss timeout late is skipped instead (RFC 4656 4.1.1). */
 static void send_schedule(owrun *t) {
     const nmp_owamp_spec *s = t->spec;
-    nmp_monotime_ns start = nmp_mono_now();
+    /* not before the Start Time the request announced (RFC 4656 3.4, RFC 5357 3.5): a receiver
+     * may hold its session from then only. Past it (a control round trip longer than the lead),
+     * the schedule starts now, as Start-Sessions allows. */
+    int64_t to_start = t->sched_start - nmp_wall_now();
+    nmp_monotime_ns start = nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0);
+    if (to_start > 0) wait_until(t, start > SPIN_NS ? start - SPIN_NS : start, 0);
+    nmp_sleep_until(start, SPIN_NS);
     t->start_wall = nmp_wall_now();
     for (uint32_t seq = 0; seq < s->count && !nmp_control_cancelled(t->ctl); seq++) {
         nmp_monotime_ns due = start + (uint64_t)seq * s->interval_ns;
