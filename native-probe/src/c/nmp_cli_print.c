@@ -32,6 +32,9 @@ static void result_free(result *r) {
     free(r->cols);
 }
 
+#define RPFX "reverse."
+#define RPFX_LEN 8
+
 static int result_read(const uint8_t *buf, size_t len, result *r) {
     size_t off = 0, cap = 0;
     nmp_field f;
@@ -47,7 +50,10 @@ static int result_read(const uint8_t *buf, size_t len, result *r) {
         col *c = &r->cols[r->n++];
         memset(c, 0, sizeof(*c));
         c->f = f;
-        const char *dot = memchr(f.name, '.', f.namelen);
+        /* "reverse." names a second set of the same figures (owamp "both": the server's session),
+         * not a table: "reverse.sent" is a scalar, "reverse.frames.seq" a column of "reverse.frames" */
+        size_t ns = f.namelen > RPFX_LEN && memcmp(f.name, RPFX, RPFX_LEN) == 0 ? RPFX_LEN : 0;
+        const char *dot = memchr(f.name + ns, '.', f.namelen - ns);
         if (dot) {
             c->table_len = (size_t)(dot - f.name);
             c->key = dot + 1;
@@ -127,6 +133,7 @@ static int same_table(const col *a, const col *b) {
 static int shown(const col *c, const nmp_print_opts *o) {
     size_t t = c->table_len;
     const char *n = c->f.name;
+    if (t > RPFX_LEN && memcmp(n, RPFX, RPFX_LEN) == 0) n += RPFX_LEN, t -= RPFX_LEN; /* reverse.frames: as frames */
     if (t == 6 && memcmp(n, "frames", 6) == 0) return o->frames;
     if ((t == 7 && memcmp(n, "tcpInfo", 7) == 0) || (t == 8 && memcmp(n, "messages", 8) == 0)) return o->detail;
     return 1;

@@ -9,6 +9,11 @@
  * this end receives with kernel timestamps and keeps the records itself
  * (RFC 4656 3.8: no Fetch when the client is the receiver); the server's
  * Stop-Sessions says how many it sent (Next Seqno) and which it skipped.
+ * OWAMP "both" (owping's default): the two sessions on one control
+ * connection, requested one after the other and started together; this end
+ * sends its schedule while receiving the server's, one Stop-Sessions
+ * exchange describes each side's sent session, then this end's is fetched.
+ * The server's session is packed under "reverse.".
  * TWAMP: this end sends, the server reflects; round trips
  * without the reflector's residence time and both one-way delays. A packet
  * this end could not send within the loss timeout of its slot is skipped
@@ -43,7 +48,9 @@ typedef struct owrun {
     int twamp;
     int from;                        /* OWAMP: the server sends, this end receives */
     uint32_t mode, test_mode;        /* control mode, test packet mode */
-    nmp_owc oc;                      /* control connection */
+    nmp_owc *oc;                     /* control connection: own_oc, or in "both" the to-run's for the from-run */
+    nmp_owc own_oc;
+    struct owrun *rev;               /* "both", on the to-run: the from-session's run, sharing oc */
     int ufd;                         /* test UDP socket */
     uint16_t local_port;
     nmp_ow_test_keys tk;             /* test packet keys (not open) */
@@ -83,7 +90,7 @@ static const char *pname(const owrun *t) { return t->twamp ? "twamp" : "owamp"; 
 
 /* The test socket: same family as the control connection, TTL 255 unless asked. */
 static int open_test_socket(owrun *t, char *err, size_t errlen) {
-    int fam = t->oc.peer.ss_family;
+    int fam = t->oc->peer.ss_family;
     int rc = nmp_net_udp_open(fam, t->spec->ttl ? t->spec->ttl : 255, &t->ufd, err, errlen);
     int one = 1;
     if (rc == 0 && setsockopt(t->ufd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) rc = -errno;
@@ -114,8 +121,8 @@ static int request_session(owrun *t, char *err, size_t errlen) {
     if (t->from) {
         /* the server sends to this end's test socket; the receiver chooses the SID (RFC 4656 3.5):
          * this address's last 4 octets, an NTP timestamp, 4 random octets */
-        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc.local, r.receiver_addr, NULL);
-        nmp_owc_addr(&t->oc.peer, r.sender_addr, &server_ctl_port);
+        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc->local, r.receiver_addr, NULL);
+        nmp_owc_addr(&t->oc->peer, r.sender_addr, &server_ctl_port);
         r.receiver_port = t->local_port;
         memcpy(r.sid, r.ipvn == 4 ? r.receiver_addr : r.receiver_addr + 12, 4);
         uint64_t now_ts = nmp_ow_ts_from_wall(nmp_wall_now());
@@ -123,8 +130,8 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         nmp_net_random(r.sid + 12, 4);
         memcpy(t->sid, r.sid, 16);
     } else {
-        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc.local, r.sender_addr, NULL);
-        nmp_owc_addr(&t->oc.peer, r.receiver_addr, &server_ctl_port);
+        r.ipvn = (uint8_t)nmp_owc_addr(&t->oc->local, r.sender_addr, NULL);
+        nmp_owc_addr(&t->oc->peer, r.receiver_addr, &server_ctl_port);
         r.sender_port = t->local_port;
     }
     (void)dummy;
@@ -149,31 +156,31 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         nmp_ow_slot_encode(msg + NMP_OW_REQUEST_LEN, &slot);
         len = NMP_OW_REQUEST_LEN + 2 * NMP_OW_BLOCK, hm[0] = 96, hm[1] = NMP_OW_REQUEST_LEN + NMP_OW_BLOCK, nh = 2;
     }
-    int rc = nmp_owc_send(&t->oc, msg, len, hm, nh, err, errlen);
+    int rc = nmp_owc_send(t->oc, msg, len, hm, nh, err, errlen);
     if (rc < 0) return rc;
     uint8_t ab[NMP_OW_ACCEPT_LEN];
     size_t ahm = 32;
     nmp_ow_accept a;
     char sub[NMP_ERRLEN];
-    if ((rc = nmp_owc_recv(&t->oc, ab, sizeof(ab), err, errlen)) < 0 ||
-        (rc = nmp_owc_verify(&t->oc, ab, sizeof(ab), &ahm, 1, "Accept-Session", err, errlen)) < 0)
+    if ((rc = nmp_owc_recv(t->oc, ab, sizeof(ab), err, errlen)) < 0 ||
+        (rc = nmp_owc_verify(t->oc, ab, sizeof(ab), &ahm, 1, "Accept-Session", err, errlen)) < 0)
         return rc;
     if ((rc = nmp_ow_accept_decode(ab, sizeof(ab), &a, sub, sizeof(sub))) < 0) {
-        nmp_seterr(err, errlen, "%s server %s: %s", pname(t), t->oc.peer_str, sub);
+        nmp_seterr(err, errlen, "%s server %s: %s", pname(t), t->oc->peer_str, sub);
         return rc;
     }
     if (a.accept != NMP_OW_ACCEPT_OK) {
-        nmp_seterr(err, errlen, "%s server %s refused the session: Accept %u (%s)", pname(t), t->oc.peer_str, a.accept,
+        nmp_seterr(err, errlen, "%s server %s refused the session: Accept %u (%s)", pname(t), t->oc->peer_str, a.accept,
                    nmp_ow_accept_name(a.accept));
         return a.accept == NMP_OW_ACCEPT_TEMPORARY ? -EBUSY : -EACCES;
     }
     if (a.port == 0) {
-        nmp_seterr(err, errlen, "%s server %s accepted the session with port 0", pname(t), t->oc.peer_str);
+        nmp_seterr(err, errlen, "%s server %s accepted the session with port 0", pname(t), t->oc->peer_str);
         return -EPROTO;
     }
     t->server_port = a.port;
     if (!t->from) memcpy(t->sid, a.sid, 16); /* the receiver's SID; "from": this end's, owamp's servers echo it or send zero */
-    struct sockaddr_storage dst = t->oc.peer;
+    struct sockaddr_storage dst = t->oc->peer;
     if (dst.ss_family == AF_INET) ((struct sockaddr_in *)&dst)->sin_port = htons(a.port);
     else ((struct sockaddr_in6 *)&dst)->sin6_port = htons(a.port);
     if (connect(t->ufd, (struct sockaddr *)&dst,
@@ -182,7 +189,7 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         nmp_seterr(err, errlen, "%s: connect test socket to port %u: %s", pname(t), a.port, strerror(errno));
         return rc;
     }
-    if (t->test_mode != NMP_OW_MODE_OPEN && nmp_ow_test_keys_make(&t->oc.c.keys, t->sid, &t->tk) < 0) {
+    if (t->test_mode != NMP_OW_MODE_OPEN && nmp_ow_test_keys_make(&t->oc->c.keys, t->sid, &t->tk) < 0) {
         nmp_seterr(err, errlen, "%s: cannot derive the test session key", pname(t));
         return -EIO;
     }
@@ -194,16 +201,16 @@ static int start_sessions(owrun *t, char *err, size_t errlen) {
     size_t hm = 16;
     char sub[NMP_ERRLEN];
     nmp_ow_start_encode(m);
-    int rc = nmp_owc_send(&t->oc, m, sizeof(m), &hm, 1, err, errlen);
-    if (rc < 0 || (rc = nmp_owc_recv(&t->oc, m, sizeof(m), err, errlen)) < 0 ||
-        (rc = nmp_owc_verify(&t->oc, m, sizeof(m), &hm, 1, "Start-Ack", err, errlen)) < 0)
+    int rc = nmp_owc_send(t->oc, m, sizeof(m), &hm, 1, err, errlen);
+    if (rc < 0 || (rc = nmp_owc_recv(t->oc, m, sizeof(m), err, errlen)) < 0 ||
+        (rc = nmp_owc_verify(t->oc, m, sizeof(m), &hm, 1, "Start-Ack", err, errlen)) < 0)
         return rc;
     if ((rc = nmp_ow_start_ack_decode(m, sizeof(m), &accept, sub, sizeof(sub))) < 0) {
-        nmp_seterr(err, errlen, "%s server %s: %s", pname(t), t->oc.peer_str, sub);
+        nmp_seterr(err, errlen, "%s server %s: %s", pname(t), t->oc->peer_str, sub);
         return rc;
     }
     if (accept != NMP_OW_ACCEPT_OK) {
-        nmp_seterr(err, errlen, "%s server %s refused Start-Sessions: Accept %u (%s)", pname(t), t->oc.peer_str, accept,
+        nmp_seterr(err, errlen, "%s server %s refused Start-Sessions: Accept %u (%s)", pname(t), t->oc->peer_str, accept,
                    nmp_ow_accept_name(accept));
         return -EACCES;
     }
@@ -306,14 +313,15 @@ static void drain(owrun *t) {
 static void wait_until(owrun *t, nmp_monotime_ns until, int early) {
     for (;;) {
         drain(t);
+        if (t->rev) drain(t->rev); /* "both": the server's packets arrive while this end sends */
         nmp_monotime_ns now = nmp_mono_now();
         if (now >= until || nmp_control_cancelled(t->ctl) || (early && t->twamp && t->received >= t->sent) ||
             (early && t->from && t->received >= t->requested))
             return;
         progress(t, 0);
         uint64_t left = until - now;
-        struct pollfd p = {.fd = t->ufd, .events = POLLIN};
-        poll(&p, 1, left > 20000000ull ? 20 : (int)(left / 1000000) + 1);
+        struct pollfd p[2] = {{.fd = t->ufd, .events = POLLIN}, {.fd = t->rev ? t->rev->ufd : -1, .events = POLLIN}};
+        poll(p, t->rev ? 2 : 1, left > 20000000ull ? 20 : (int)(left / 1000000) + 1);
     }
 }
 
@@ -351,11 +359,11 @@ static int read_stop(owrun *t, uint8_t **out, size_t *outlen, char *err, size_t 
     uint8_t *b = malloc(cap);
     int rc;
     if (b == NULL) return -ENOMEM;
-    if ((rc = nmp_owc_recv(&t->oc, b, have, err, errlen)) < 0) goto fail;
+    if ((rc = nmp_owc_recv(t->oc, b, have, err, errlen)) < 0) goto fail;
     for (;;) {
         long L = nmp_ow_client_msg_len(0, b, have); /* Stop-Sessions reads the same both ways */
         if (L < 0 || b[0] != NMP_OW_CMD_STOP_SESSIONS) {
-            nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc.peer_str,
+            nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc->peer_str,
                        L == -EMSGSIZE ? "beyond the limits (sessions or skip ranges)" : "not a Stop-Sessions message");
             rc = -EPROTO;
             goto fail;
@@ -370,7 +378,7 @@ static int read_stop(owrun *t, uint8_t **out, size_t *outlen, char *err, size_t 
             }
             b = nb, cap = want;
         }
-        if ((rc = nmp_owc_recv(&t->oc, b + have, want - have, err, errlen)) < 0) goto fail;
+        if ((rc = nmp_owc_recv(t->oc, b + have, want - have, err, errlen)) < 0) goto fail;
         have = want;
     }
     *out = b, *outlen = have;
@@ -380,23 +388,26 @@ fail:
     return rc;
 }
 
-/* OWAMP Stop-Sessions: this end describes the session it sent (none in
- * "from"), then reads the server's, which describes the sessions the server
- * sent: none when this end sent, this session in "from" (its Next Seqno and
- * skip ranges say how many packets it sent). */
-static int stop_owamp(owrun *t, char *err, size_t errlen) {
-    size_t cap = NMP_OW_BLOCK + 16 + 16 + 8 * (size_t)t->nskips + 16 + NMP_OW_HMAC_LEN;
+/* OWAMP Stop-Sessions (RFC 4656 3.8): each side describes the sessions IT
+ * sent. This end describes snd, the session it sent (NULL in "from"), then
+ * reads the server's, which describes the sessions the server sent: none
+ * when this end only sent, rcv in "from" and "both" (its Next Seqno and skip
+ * ranges say how many packets it sent). One exchange stops both sessions of
+ * "both"; snd or rcv may be NULL, not both. */
+static int stop_owamp(owrun *snd, owrun *rcv, char *err, size_t errlen) {
+    owrun *t = snd ? snd : rcv;
+    size_t cap = NMP_OW_BLOCK + 16 + 16 + 8 * (size_t)(snd ? snd->nskips : 0) + 16 + NMP_OW_HMAC_LEN;
     uint8_t *m = calloc(1, cap);
     if (m == NULL) return -ENOMEM;
     uint8_t cancelled = nmp_control_cancelled(t->ctl) ? NMP_OW_ACCEPT_FAILURE : NMP_OW_ACCEPT_OK;
-    nmp_ow_stop_header_encode(m, cancelled, t->from ? 0 : 1);
-    long dl = t->from ? 0
-                      : nmp_ow_stop_session_encode(m + NMP_OW_BLOCK, cap - NMP_OW_BLOCK - NMP_OW_HMAC_LEN, t->sid,
-                                                   t->next_seq, t->skips, t->nskips);
+    nmp_ow_stop_header_encode(m, cancelled, snd ? 1 : 0);
+    long dl = !snd ? 0
+                   : nmp_ow_stop_session_encode(m + NMP_OW_BLOCK, cap - NMP_OW_BLOCK - NMP_OW_HMAC_LEN, snd->sid,
+                                                snd->next_seq, snd->skips, snd->nskips);
     int rc = (int)dl;
     if (dl >= 0) {
         size_t len = NMP_OW_BLOCK + (size_t)dl + NMP_OW_HMAC_LEN, hm = len - NMP_OW_HMAC_LEN;
-        rc = nmp_owc_send(&t->oc, m, len, &hm, 1, err, errlen);
+        rc = nmp_owc_send(t->oc, m, len, &hm, 1, err, errlen);
     }
     free(m);
     if (rc < 0) return rc;
@@ -406,39 +417,39 @@ static int stop_owamp(owrun *t, char *err, size_t errlen) {
     char sub[NMP_ERRLEN];
     if ((rc = read_stop(t, &h, &hl, err, errlen)) < 0) return rc;
     size_t hm = hl - NMP_OW_HMAC_LEN;
-    if ((rc = nmp_owc_verify(&t->oc, h, hl, &hm, 1, "Stop-Sessions", err, errlen)) < 0) goto end;
-    if ((rc = nmp_ow_stop_header_decode(h, hl, &accept, &ns, sub, sizeof(sub))) < 0 || (!t->from && ns != 0)) {
-        nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc.peer_str,
+    if ((rc = nmp_owc_verify(t->oc, h, hl, &hm, 1, "Stop-Sessions", err, errlen)) < 0) goto end;
+    if ((rc = nmp_ow_stop_header_decode(h, hl, &accept, &ns, sub, sizeof(sub))) < 0 || (!rcv && ns != 0)) {
+        nmp_seterr(err, errlen, "owamp server %s: Stop-Sessions answer: %s", t->oc->peer_str,
                    rc < 0 ? sub : "it names sessions it sent, but it sent none");
         rc = rc < 0 ? rc : -EPROTO;
         goto end;
     }
-    if (t->from) {
+    if (rcv) {
         nmp_ow_stop_session st;
         uint32_t i = 0;
         for (; i < ns; i++) {
             if ((rc = nmp_ow_stop_session_at(h, hl, i, &st, sub, sizeof(sub))) < 0) {
-                nmp_seterr(err, errlen, "owamp server %s: %s", t->oc.peer_str, sub);
+                nmp_seterr(err, errlen, "owamp server %s: %s", t->oc->peer_str, sub);
                 goto end;
             }
-            if (memcmp(st.sid, t->sid, 16) == 0) break;
+            if (memcmp(st.sid, rcv->sid, 16) == 0) break;
         }
-        if (i == ns || st.next_seqno > t->requested) {
-            nmp_seterr(err, errlen, "owamp server %s: its Stop-Sessions %s", t->oc.peer_str,
+        if (i == ns || st.next_seqno > rcv->requested) {
+            nmp_seterr(err, errlen, "owamp server %s: its Stop-Sessions %s", t->oc->peer_str,
                        i == ns ? "does not describe the session it sent" : "says it sent more packets than asked");
             rc = -EPROTO;
             goto end;
         }
-        t->far_next_seqno = st.next_seqno;
-        t->skipped = 0;
+        rcv->far_next_seqno = st.next_seqno;
+        rcv->skipped = 0;
         for (uint32_t k = 0; k < st.nskips; k++) {
             const uint8_t *p = st.skips + 8 * k;
             uint32_t first = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
             uint32_t last = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
-            t->skipped += last - first + 1; /* ordered and below Next Seqno: checked by the decoder */
+            rcv->skipped += last - first + 1; /* ordered and below Next Seqno: checked by the decoder */
         }
-        t->sent = st.next_seqno - t->skipped;
-        t->next_seq = st.next_seqno;
+        rcv->sent = st.next_seqno - rcv->skipped;
+        rcv->next_seq = st.next_seqno;
     }
 end:
     free(h);
@@ -453,26 +464,26 @@ static int fetch_owamp(owrun *t, char *err, size_t errlen) {
     nmp_ow_fetch f = {.begin = 0, .end = 0xFFFFFFFFu};
     memcpy(f.sid, t->sid, 16);
     nmp_ow_fetch_encode(m, &f);
-    int rc = nmp_owc_send(&t->oc, m, sizeof(m), &hm, 1, err, errlen);
+    int rc = nmp_owc_send(t->oc, m, sizeof(m), &hm, 1, err, errlen);
     if (rc < 0) return rc;
     uint8_t ab[NMP_OW_FETCH_ACK_LEN];
     nmp_ow_fetch_ack ack;
     hm = 16;
-    if ((rc = nmp_owc_recv(&t->oc, ab, sizeof(ab), err, errlen)) < 0 ||
-        (rc = nmp_owc_verify(&t->oc, ab, sizeof(ab), &hm, 1, "Fetch-Ack", err, errlen)) < 0)
+    if ((rc = nmp_owc_recv(t->oc, ab, sizeof(ab), err, errlen)) < 0 ||
+        (rc = nmp_owc_verify(t->oc, ab, sizeof(ab), &hm, 1, "Fetch-Ack", err, errlen)) < 0)
         return rc;
     if ((rc = nmp_ow_fetch_ack_decode(ab, sizeof(ab), &ack, sub, sizeof(sub))) < 0) {
-        nmp_seterr(err, errlen, "owamp server %s: %s", t->oc.peer_str, sub);
+        nmp_seterr(err, errlen, "owamp server %s: %s", t->oc->peer_str, sub);
         return rc;
     }
     if (ack.accept != NMP_OW_ACCEPT_OK) {
-        nmp_seterr(err, errlen, "owamp server %s refused Fetch-Session: Accept %u (%s)", t->oc.peer_str, ack.accept,
+        nmp_seterr(err, errlen, "owamp server %s refused Fetch-Session: Accept %u (%s)", t->oc->peer_str, ack.accept,
                    nmp_ow_accept_name(ack.accept));
         return -EACCES;
     }
     if (ack.nrecords > t->requested * 2u + 16u) {
         /* duplicates make more records than packets, but not without bound */
-        nmp_seterr(err, errlen, "owamp server %s announces %u records for %u packets", t->oc.peer_str, ack.nrecords,
+        nmp_seterr(err, errlen, "owamp server %s announces %u records for %u packets", t->oc->peer_str, ack.nrecords,
                    t->requested);
         return -EPROTO;
     }
@@ -480,11 +491,11 @@ static int fetch_owamp(owrun *t, char *err, size_t errlen) {
     uint8_t rq[NMP_OW_REQUEST_LEN];
     nmp_ow_request r;
     hm = 96;
-    if ((rc = nmp_owc_recv(&t->oc, rq, sizeof(rq), err, errlen)) < 0 ||
-        (rc = nmp_owc_verify(&t->oc, rq, sizeof(rq), &hm, 1, "Fetch: Request-Session", err, errlen)) < 0)
+    if ((rc = nmp_owc_recv(t->oc, rq, sizeof(rq), err, errlen)) < 0 ||
+        (rc = nmp_owc_verify(t->oc, rq, sizeof(rq), &hm, 1, "Fetch: Request-Session", err, errlen)) < 0)
         return rc;
     if ((rc = nmp_ow_request_decode(rq, sizeof(rq), &r, sub, sizeof(sub))) < 0) {
-        nmp_seterr(err, errlen, "owamp server %s: Fetch: %s", t->oc.peer_str, sub);
+        nmp_seterr(err, errlen, "owamp server %s: Fetch: %s", t->oc->peer_str, sub);
         return rc;
     }
     size_t parts[3] = {NMP_OW_BLOCK * ((size_t)r.nslots + 1),
@@ -494,8 +505,8 @@ static int fetch_owamp(owrun *t, char *err, size_t errlen) {
         free(buf);
         if ((buf = malloc(parts[i])) == NULL) return -ENOMEM;
         hm = parts[i] - 16;
-        if ((rc = nmp_owc_recv(&t->oc, buf, parts[i], err, errlen)) < 0 ||
-            (rc = nmp_owc_verify(&t->oc, buf, parts[i], &hm, 1, "Fetch-Session data", err, errlen)) < 0)
+        if ((rc = nmp_owc_recv(t->oc, buf, parts[i], err, errlen)) < 0 ||
+            (rc = nmp_owc_verify(t->oc, buf, parts[i], &hm, 1, "Fetch-Session data", err, errlen)) < 0)
             break;
         if (i == 2) {
             t->rec = calloc(ack.nrecords ? ack.nrecords : 1, sizeof(*t->rec));
@@ -514,13 +525,13 @@ static int stop_twamp(owrun *t, char *err, size_t errlen) {
     size_t hm = 16;
     memset(m, 0, sizeof(m));
     nmp_ow_stop_header_encode(m, nmp_control_cancelled(t->ctl) ? NMP_OW_ACCEPT_FAILURE : NMP_OW_ACCEPT_OK, 1);
-    return nmp_owc_send(&t->oc, m, sizeof(m), &hm, 1, err, errlen);
+    return nmp_owc_send(t->oc, m, sizeof(m), &hm, 1, err, errlen);
 }
 
 static void owrun_free(owrun *t) {
     free(t->send_wall), free(t->skips), free(t->rec), free(t->rtt_ns), free(t->fwd_ns), free(t->bwd_ns);
     free(t->sender_ttl), free(t->reply_ttl), free(t->got);
-    nmp_owc_close(&t->oc);
+    nmp_owc_close(&t->own_oc);
     nmp_net_close(&t->ufd);
     free(t);
 }
@@ -538,8 +549,16 @@ static int check_spec(const nmp_owamp_spec *s, int twamp, uint32_t *mode, char *
                    s->mode, NMP_OW_KEYID_LEN);
         return -EINVAL;
     }
-    if (!twamp && s->direction && strcmp(s->direction, "to") != 0 && strcmp(s->direction, "from") != 0) {
-        nmp_seterr(err, errlen, "owamp: direction \"%s\" is not \"to\" (this end sends) or \"from\" (the server sends)",
+    if (twamp && s->direction && strcmp(s->direction, "to") != 0) {
+        /* a TWAMP session measures both ways already, in one session this end sends */
+        nmp_seterr(err, errlen, "twamp: direction \"%s\" is an OWAMP choice: a TWAMP session measures both ways",
+                   s->direction);
+        return -EINVAL;
+    }
+    if (!twamp && s->direction && strcmp(s->direction, "to") != 0 && strcmp(s->direction, "from") != 0 &&
+        strcmp(s->direction, "both") != 0) {
+        nmp_seterr(err, errlen,
+                   "owamp: direction \"%s\" is not \"to\" (this end sends), \"from\" (the server sends) or \"both\"",
                    s->direction);
         return -EINVAL;
     }
@@ -552,11 +571,10 @@ static int check_spec(const nmp_owamp_spec *s, int twamp, uint32_t *mode, char *
     return 0;
 }
 
-/* Runs one session of either protocol into t. */
-static int owping_run(owrun *t, char *err, size_t errlen) {
+/* The per-packet arrays of a run of s->count packets. */
+static int run_alloc(owrun *t) {
     const nmp_owamp_spec *s = t->spec;
     size_t n = s->count;
-    int rc;
     t->requested = s->count;
     t->send_wall = calloc(n, sizeof(int64_t));
     t->skips = calloc(2 * NMP_OW_MAX_SKIPS, sizeof(uint32_t));
@@ -576,31 +594,57 @@ static int owping_run(owrun *t, char *err, size_t errlen) {
     t->error = nmp_ow_local_error();
     t->local_error_ns = nmp_ow_error_decode(t->error, NULL) * 1e9;
     t->remote_error_ns = NAN;
-    rc = nmp_owc_open(&t->oc, s->host, s->port, t->twamp, t->mode, s->key_id, s->key_file, IO_MS, t->ctl, err, errlen);
+    return 0;
+}
+
+/* "from": when the server's last packet is due, and its loss timeout past
+ * it: packet i at Start Time + (i + 1) gaps (RFC 4656 4.1, as owampd sends). */
+static nmp_monotime_ns from_deadline(const owrun *r) {
+    const nmp_owamp_spec *s = r->spec;
+    int64_t to_start = r->sched_start - nmp_wall_now();
+    return nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0) + (uint64_t)s->count * s->interval_ns +
+           s->timeout_ns;
+}
+
+/* Runs one session of either protocol into t; OWAMP "both" (t->rev set):
+ * t's session and the reverse one on the one control connection, as owping
+ * runs them by default. */
+static int owping_run(owrun *t, char *err, size_t errlen) {
+    const nmp_owamp_spec *s = t->spec;
+    owrun *r = t->rev;
+    int rc;
+    if ((rc = run_alloc(t)) < 0 || (r && (rc = run_alloc(r)) < 0)) return rc;
+    rc = nmp_owc_open(t->oc, s->host, s->port, t->twamp, t->mode, s->key_id, s->key_file, IO_MS, t->ctl, err, errlen);
     if (rc < 0) return rc;
+    /* "both": this end's session first (the server receives), then the server's (it sends),
+     * one Start-Sessions for the two */
     if ((rc = open_test_socket(t, err, errlen)) < 0 || (rc = request_session(t, err, errlen)) < 0 ||
+        (r && ((rc = open_test_socket(r, err, errlen)) < 0 || (rc = request_session(r, err, errlen)) < 0)) ||
         (rc = start_sessions(t, err, errlen)) < 0)
         return rc;
     if (t->from) {
-        /* the server's schedule: packet i at Start Time + (i + 1) gaps (RFC 4656 4.1, as owampd sends);
-         * the last may arrive up to the loss timeout after its slot, or all may have come before */
+        /* the last packet may arrive up to the loss timeout after its slot, or all may have come before */
         t->start_wall = nmp_wall_now();
-        int64_t to_start = t->sched_start - t->start_wall;
-        nmp_monotime_ns until = nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0) +
-                                (uint64_t)s->count * s->interval_ns + s->timeout_ns;
-        wait_until(t, until, 1);
+        wait_until(t, from_deadline(t), 1);
     } else {
-        send_schedule(t);
+        nmp_monotime_ns rev_until = 0;
+        if (r) r->start_wall = nmp_wall_now(), rev_until = from_deadline(r);
+        send_schedule(t); /* drains r's socket too */
         /* every packet may still arrive up to the loss timeout after its send */
         if (!nmp_control_cancelled(t->ctl)) wait_until(t, nmp_mono_now() + s->timeout_ns, 1);
+        /* "both": the server's last packets, if its schedule (which started later) is not done */
+        if (r && !nmp_control_cancelled(t->ctl) && r->received < r->requested) wait_until(r, rev_until, 1);
     }
     t->end_wall = nmp_wall_now();
+    if (r) r->end_wall = t->end_wall;
     progress(t, 1);
     if (t->twamp) {
         rc = stop_twamp(t, err, errlen);
     } else {
-        /* "from": this end is the receiver and holds the records already (RFC 4656 3.8) */
-        if ((rc = stop_owamp(t, err, errlen)) == 0 && !nmp_control_cancelled(t->ctl) && !t->from)
+        /* this end receives in "from" and holds the records already (RFC 4656 3.8); in "both" one
+         * Stop-Sessions exchange stops both sessions, then this end's is fetched */
+        if ((rc = stop_owamp(t->from ? NULL : t, t->from ? t : r, err, errlen)) == 0 &&
+            !nmp_control_cancelled(t->ctl) && !t->from)
             rc = fetch_owamp(t, err, errlen);
     }
     if (rc == 0 && nmp_control_cancelled(t->ctl)) {
@@ -617,8 +661,14 @@ static int cmp_dbl(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Packs min/median/mean/p95/p99/max of v (ns) under prefix names, in ms. */
-static void pack_summary(nmp_pack *out, double *v, size_t k, const char *const names[6]) {
+/* pfx + name in b (a figure of the reverse session of "both" is "reverse." + its name). */
+static const char *pn(char b[NMP_PACK_NAME_MAX + 1], const char *pfx, const char *name) {
+    snprintf(b, NMP_PACK_NAME_MAX + 1, "%s%s", pfx, name);
+    return b;
+}
+
+/* Packs min/median/mean/p95/p99/max of v (ns) under pfx + names, in ms. */
+static void pack_summary(nmp_pack *out, const char *pfx, double *v, size_t k, const char *const names[6]) {
     double q[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
     nmp_summary s;
     if (k > 0 && nmp_stats_summarize(v, k, &s) == 0) {
@@ -627,24 +677,33 @@ static void pack_summary(nmp_pack *out, double *v, size_t k, const char *const n
         nmp_stats_quantile(v, k, 0.95, &q[3]);
         nmp_stats_quantile(v, k, 0.99, &q[4]);
     }
+    char b[NMP_PACK_NAME_MAX + 1];
     for (int i = 0; i < 6; i++)
-        if (names[i]) nmp_pack_f64(out, names[i], q[i] / 1e6);
+        if (names[i]) nmp_pack_f64(out, pn(b, pfx, names[i]), q[i] / 1e6);
 }
 
-static void pack_common(nmp_pack *out, owrun *t, int rc) {
-    nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
-    nmp_pack_str(out, "mode", nmp_ow_mode_name(t->mode));
-    nmp_pack_str(out, "localAddress", t->oc.local_str);
-    nmp_pack_str(out, "remoteAddress", t->oc.peer_str);
-    nmp_pack_i64(out, "remotePort", t->server_port);
-    nmp_pack_i64(out, "requested", t->requested);
-    nmp_pack_i64(out, "sent", t->sent);
-    nmp_pack_i64(out, "skipped", t->skipped);
-    nmp_pack_i64(out, "startEpochNanos", t->start_wall);
-    nmp_pack_i64(out, "endEpochNanos", t->end_wall);
+/* The run's common figures; under a prefix (the reverse session) only its
+ * own, not those of the control connection both sessions share. */
+static void pack_common(nmp_pack *out, const char *pfx, owrun *t, int rc) {
+    char b[NMP_PACK_NAME_MAX + 1];
+    if (!*pfx) {
+        nmp_pack_bool(out, "cancelled", rc == -ECANCELED);
+        nmp_pack_str(out, "mode", nmp_ow_mode_name(t->mode));
+        nmp_pack_str(out, "localAddress", t->oc->local_str);
+        nmp_pack_str(out, "remoteAddress", t->oc->peer_str);
+    }
+    nmp_pack_i64(out, pn(b, pfx, "remotePort"), t->server_port);
+    nmp_pack_i64(out, pn(b, pfx, "requested"), t->requested);
+    nmp_pack_i64(out, pn(b, pfx, "sent"), t->sent);
+    nmp_pack_i64(out, pn(b, pfx, "skipped"), t->skipped);
+    nmp_pack_i64(out, pn(b, pfx, "startEpochNanos"), t->start_wall);
+    nmp_pack_i64(out, pn(b, pfx, "endEpochNanos"), t->end_wall);
 }
 
-static void pack_owamp(nmp_pack *out, owrun *t, int rc) {
+/* An OWAMP session's figures under pfx ("" for this run's, "reverse." for
+ * the server's session of "both"). */
+static void pack_owamp(nmp_pack *out, const char *pfx, owrun *t, int rc) {
+    char b[NMP_PACK_NAME_MAX + 1];
     size_t n = t->nrec;
     uint8_t *seen = calloc(t->requested ? t->requested : 1, 1);
     double *owd = malloc((n ? n : 1) * sizeof(double));
@@ -681,28 +740,28 @@ static void pack_owamp(nmp_pack *out, owrun *t, int rc) {
 end:;
     uint32_t sent = t->sent;
     t->lost = sent > t->received ? sent - t->received : 0;
-    pack_common(out, t, rc);
-    nmp_pack_str(out, "direction", t->from ? "from" : "to");
-    nmp_pack_i64(out, "received", t->received);
-    nmp_pack_i64(out, "lost", t->lost);
-    nmp_pack_i64(out, "duplicates", t->duplicates);
-    nmp_pack_i64(out, "reordered", t->reordered);
-    nmp_pack_i64(out, "invalid", t->invalid);
-    nmp_pack_i64(out, "records", t->nrec);
-    nmp_pack_f64(out, "lossPercent", sent ? 100.0 * t->lost / sent : NAN);
+    pack_common(out, pfx, t, rc);
+    if (!*pfx) nmp_pack_str(out, "direction", t->rev ? "both" : t->from ? "from" : "to");
+    nmp_pack_i64(out, pn(b, pfx, "received"), t->received);
+    nmp_pack_i64(out, pn(b, pfx, "lost"), t->lost);
+    nmp_pack_i64(out, pn(b, pfx, "duplicates"), t->duplicates);
+    nmp_pack_i64(out, pn(b, pfx, "reordered"), t->reordered);
+    nmp_pack_i64(out, pn(b, pfx, "invalid"), t->invalid);
+    nmp_pack_i64(out, pn(b, pfx, "records"), t->nrec);
+    nmp_pack_f64(out, pn(b, pfx, "lossPercent"), sent ? 100.0 * t->lost / sent : NAN);
     static const char *const names[6] = {"minOwdMs", "medianOwdMs", "meanOwdMs", "p95OwdMs", "p99OwdMs", "maxOwdMs"};
-    pack_summary(out, owd ? owd : (double[1]){0}, owd ? k : 0, names);
+    pack_summary(out, pfx, owd ? owd : (double[1]){0}, owd ? k : 0, names);
     int local_sync = 0;
     nmp_ow_error_decode(t->error, &local_sync);
-    nmp_pack_f64(out, "senderErrorMs", (t->from ? t->remote_error_ns : t->local_error_ns) / 1e6);
-    nmp_pack_f64(out, "receiverErrorMs", (t->from ? t->local_error_ns : t->remote_error_ns) / 1e6);
-    nmp_pack_f64(out, "oneWayUncertaintyMs", (t->local_error_ns + t->remote_error_ns) / 1e6);
-    nmp_pack_i64(out, "receiverSynchronised", t->from ? local_sync : t->remote_sync);
-    nmp_pack_i32s(out, "frames.seq", seq, seq ? nf : 0);
-    nmp_pack_i64s(out, "frames.sendEpochNanos", snd, snd ? nf : 0);
-    nmp_pack_i64s(out, "frames.arrivalEpochNanos", arr, arr ? nf : 0);
-    nmp_pack_i64s(out, "frames.owdNanos", d, d ? nf : 0);
-    nmp_pack_i32s(out, "frames.ttl", ttl, ttl ? nf : 0);
+    nmp_pack_f64(out, pn(b, pfx, "senderErrorMs"), (t->from ? t->remote_error_ns : t->local_error_ns) / 1e6);
+    nmp_pack_f64(out, pn(b, pfx, "receiverErrorMs"), (t->from ? t->local_error_ns : t->remote_error_ns) / 1e6);
+    nmp_pack_f64(out, pn(b, pfx, "oneWayUncertaintyMs"), (t->local_error_ns + t->remote_error_ns) / 1e6);
+    nmp_pack_i64(out, pn(b, pfx, "receiverSynchronised"), t->from ? local_sync : t->remote_sync);
+    nmp_pack_i32s(out, pn(b, pfx, "frames.seq"), seq, seq ? nf : 0);
+    nmp_pack_i64s(out, pn(b, pfx, "frames.sendEpochNanos"), snd, snd ? nf : 0);
+    nmp_pack_i64s(out, pn(b, pfx, "frames.arrivalEpochNanos"), arr, arr ? nf : 0);
+    nmp_pack_i64s(out, pn(b, pfx, "frames.owdNanos"), d, d ? nf : 0);
+    nmp_pack_i32s(out, pn(b, pfx, "frames.ttl"), ttl, ttl ? nf : 0);
     free(seen), free(owd), free(seq), free(ttl), free(snd), free(arr), free(d);
 }
 
@@ -716,7 +775,7 @@ static void pack_twamp(nmp_pack *out, owrun *t, int rc) {
     if (!(rtt && fwd && bwd)) k = 0;
     t->lost = t->sent > t->received ? t->sent - t->received : 0;
     if (t->forward_lost > t->lost) t->forward_lost = t->lost;
-    pack_common(out, t, rc);
+    pack_common(out, "", t, rc);
     nmp_pack_i64(out, "received", t->received);
     nmp_pack_i64(out, "lost", t->lost);
     nmp_pack_i64(out, "duplicates", t->duplicates);
@@ -725,9 +784,9 @@ static void pack_twamp(nmp_pack *out, owrun *t, int rc) {
     static const char *const rn[6] = {"minRttMs", "medianRttMs", "meanRttMs", NULL, "p99RttMs", "maxRttMs"};
     static const char *const fn[6] = {"minForwardMs", "medianForwardMs", NULL, NULL, NULL, "maxForwardMs"};
     static const char *const bn[6] = {"minBackwardMs", "medianBackwardMs", NULL, NULL, NULL, "maxBackwardMs"};
-    pack_summary(out, rtt, k, rn);
-    pack_summary(out, fwd, k, fn);
-    pack_summary(out, bwd, k, bn);
+    pack_summary(out, "", rtt, k, rn);
+    pack_summary(out, "", fwd, k, fn);
+    pack_summary(out, "", bwd, k, bn);
     nmp_pack_f64(out, "senderErrorMs", t->local_error_ns / 1e6);
     nmp_pack_f64(out, "reflectorErrorMs", t->remote_error_ns / 1e6);
     nmp_pack_f64(out, "oneWayUncertaintyMs", (t->local_error_ns + t->remote_error_ns) / 1e6);
@@ -755,13 +814,27 @@ static int kind_run(int twamp, const void *sp, const nmp_control *ctl, nmp_pack 
     }
     t->spec = s, t->ctl = ctl, t->twamp = twamp, t->mode = mode, t->test_mode = nmp_ow_test_mode(mode);
     t->from = !twamp && s->direction && strcmp(s->direction, "from") == 0;
-    t->ufd = -1, t->oc.fd = -1;
+    t->ufd = -1, t->oc = &t->own_oc, t->oc->fd = -1;
+    if (!twamp && s->direction && strcmp(s->direction, "both") == 0) {
+        /* the server's session: its own test socket, SID and keys, this run's control connection */
+        owrun *r = calloc(1, sizeof(*r));
+        if (r == NULL) {
+            owrun_free(t);
+            nmp_seterr(err, errlen, "owamp: out of memory");
+            return -ENOMEM;
+        }
+        *r = (owrun){.spec = s, .ctl = ctl, .mode = mode, .test_mode = t->test_mode, .from = 1, .ufd = -1, .oc = t->oc};
+        r->own_oc.fd = -1;
+        t->rev = r;
+    }
     rc = owping_run(t, err, errlen);
     if (rc == -ENOMEM) nmp_seterr(err, errlen, "%s: out of memory for %u packets", pname(t), s->count);
     if (rc == 0 || rc == -ECANCELED) {
         if (twamp) pack_twamp(out, t, rc);
-        else pack_owamp(out, t, rc);
+        else pack_owamp(out, "", t, rc);
+        if (t->rev) pack_owamp(out, "reverse.", t->rev, rc);
     }
+    if (t->rev) owrun_free(t->rev);
     owrun_free(t);
     return rc;
 }
@@ -801,7 +874,9 @@ static int twamp_kind_run(const void *sp, const nmp_control *ctl, nmp_pack *out,
 static const nmp_spec_field owamp_fields[] = {
     OW_FIELDS(NMP_OW_OWAMP_PORT, "open (default), authenticated or encrypted"),
     {.name = "direction", .type = NMP_S_STR, .offset = offsetof(nmp_owamp_spec, direction), .hi = 4, .cli = "direction",
-     .cli_short = 'D', .help = "to (default: this end sends, the server receives) or from (the server sends, owping -f)"}};
+     .cli_short = 'D',
+     .help = "to (default: this end sends, the server receives), from (the server sends, owping -f) or both "
+             "(the two sessions on one control connection, as owping runs by default; the server's under reverse.)"}};
 static const nmp_spec_field twamp_fields[] = {
     OW_FIELDS(NMP_OW_TWAMP_PORT, "open (default), authenticated, encrypted or mixed")};
 

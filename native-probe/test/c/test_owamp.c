@@ -592,6 +592,120 @@ TEST(owamp_kind_measures_the_from_direction_in_every_mode) {
     kind_direction = NULL;
 }
 
+/* Occurrences of needle in the daemon's whole log. */
+static int log_count(const char *needle) {
+    FILE *f = fopen(proc.log, "r");
+    if (f == NULL) return -1;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + len, 1, cap - 1 - len, f)) > 0;) {
+        len += got;
+        if (len == cap - 1) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL) break;
+            buf = nb, cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf == NULL) return -1;
+    buf[len] = '\0';
+    int n = 0;
+    for (const char *q = buf; (q = strstr(q, needle)) != NULL; q += strlen(needle)) n++;
+    free(buf);
+    return n;
+}
+
+/* owping's default: this end's session and the server's on ONE control connection, one
+ * Start-Sessions, one Stop-Sessions exchange, then Fetch-Session of this end's */
+TEST(owamp_kind_measures_both_directions_on_one_control_connection_in_every_mode) {
+    const char *modes[3] = {"open", "authenticated", "encrypted"};
+    /* a daemon of its own: the shared one allows one session per key, "both" holds two (and
+     * two fit a limit of two per client and per key) */
+    nmp_test_proc saved = proc;
+    int sop = op, stp = tp;
+    const char *extra[] = {"--max-per-client", "2", "--max-per-key", "2", NULL};
+    if (start_daemon(extra) < 0) {
+        fprintf(stderr, "a second nmprobe-owampd did not start\n");
+        nmp_test_proc_stop(&proc, 1);
+        proc = saved, op = sop, tp = stp;
+        CHECK(0);
+        return;
+    }
+    int fds0 = idle_fds();
+    kind_direction = "both";
+    for (int i = 0; i < 3; i++) {
+        char err[NMP_ERRLEN] = "";
+        size_t n;
+        int opened = log_count("OWAMP control connection opened"), started = log_count("Start-Sessions: 2 sessions");
+        int freed = log_count("OWAMP control connection closed (2 sessions freed)");
+        uint8_t *r = run_kind("owamp", op, modes[i], 20, i ? "alice" : NULL, &n, err, sizeof(err));
+        if (r == NULL) fprintf(stderr, "owamp both, %s: %s\n", modes[i], err);
+        CHECK(r != NULL);
+        if (r == NULL) continue;
+        CHECK(get_s(r, n, "mode", modes[i]));
+        CHECK(get_s(r, n, "direction", "both"));
+        /* this end's session, as "to" packs it: the server's records, fetched */
+        CHECK_EQ_INT(get_i(r, n, "sent"), 20); CHECK_EQ_INT(get_i(r, n, "received"), 20);
+        CHECK_EQ_INT(get_i(r, n, "lost"), 0); CHECK_EQ_INT(get_i(r, n, "duplicates"), 0);
+        CHECK_EQ_INT(get_i(r, n, "reordered"), 0); CHECK_EQ_INT(get_i(r, n, "records"), 20);
+        CHECK_EQ_INT(get_i(r, n, "skipped"), 0);
+        /* the server's, as "from" packs it, under reverse.: its Stop-Sessions count, this end's records */
+        CHECK_EQ_INT(get_i(r, n, "reverse.requested"), 20);
+        CHECK_EQ_INT(get_i(r, n, "reverse.sent"), 20); CHECK_EQ_INT(get_i(r, n, "reverse.skipped"), 0);
+        CHECK_EQ_INT(get_i(r, n, "reverse.received"), 20); CHECK_EQ_INT(get_i(r, n, "reverse.lost"), 0);
+        CHECK_EQ_INT(get_i(r, n, "reverse.duplicates"), 0); CHECK_EQ_INT(get_i(r, n, "reverse.reordered"), 0);
+        CHECK_EQ_INT(get_i(r, n, "reverse.invalid"), 0); CHECK_EQ_INT(get_i(r, n, "reverse.records"), 20);
+        CHECK(get_f(r, n, "reverse.lossPercent") == 0.0);
+        /* the two sessions have their own ports; the shared connection's figures are not repeated */
+        CHECK(get_i(r, n, "reverse.remotePort") > 0 && get_i(r, n, "reverse.remotePort") != get_i(r, n, "remotePort"));
+        nmp_field f;
+        CHECK(nmp_unpack_find(r, n, "reverse.mode", &f, NULL, 0) == 0);
+        CHECK(nmp_unpack_find(r, n, "reverse.direction", &f, NULL, 0) == 0);
+        /* one clock, loopback: each way's delay is positive and well under 50 ms */
+        double mn = get_f(r, n, "minOwdMs"), mx = get_f(r, n, "maxOwdMs");
+        double rmn = get_f(r, n, "reverse.minOwdMs"), rmx = get_f(r, n, "reverse.maxOwdMs");
+        double med = get_f(r, n, "medianOwdMs"), rmed = get_f(r, n, "reverse.medianOwdMs");
+        fprintf(stderr, "  %s: to min %.4f median %.4f max %.4f ms; from min %.4f median %.4f max %.4f ms\n", modes[i],
+                mn, med, mx, rmn, rmed, rmx);
+        CHECK(mn >= 0 && mx >= mn && mx < 50);
+        CHECK(rmn >= 0 && rmx >= rmn && rmx < 50);
+        CHECK(get_f(r, n, "reverse.p95OwdMs") >= rmn && get_f(r, n, "reverse.meanOwdMs") >= rmn);
+        CHECK(get_f(r, n, "receiverErrorMs") == get_f(r, n, "senderErrorMs"));
+        CHECK(get_f(r, n, "reverse.receiverErrorMs") == get_f(r, n, "reverse.senderErrorMs"));
+        CHECK(get_f(r, n, "reverse.oneWayUncertaintyMs") == get_f(r, n, "oneWayUncertaintyMs"));
+        /* per frame, each direction in sequence order */
+        CHECK(nmp_unpack_find(r, n, "frames.seq", &f, NULL, 0) == 1 && f.n == 20);
+        for (uint32_t k = 0; k < f.n && k < 20; k++) CHECK_EQ_INT(nmp_field_i32_at(&f, k), k);
+        CHECK(nmp_unpack_find(r, n, "reverse.frames.seq", &f, NULL, 0) == 1 && f.n == 20);
+        for (uint32_t k = 0; k < f.n && k < 20; k++) CHECK_EQ_INT(nmp_field_i32_at(&f, k), k);
+        CHECK(nmp_unpack_find(r, n, "reverse.frames.owdNanos", &f, NULL, 0) == 1 && f.n == 20);
+        for (uint32_t k = 0; k < f.n && k < 20; k++) CHECK(nmp_field_i64_at(&f, k) >= 0);
+        CHECK(nmp_unpack_find(r, n, "reverse.frames.ttl", &f, NULL, 0) == 1 && f.n == 20 && nmp_field_i32_at(&f, 0) == 255);
+        /* the daemon saw one control connection holding both sessions, started together */
+        CHECK_EQ_INT(log_count("OWAMP control connection opened"), opened + 1);
+        CHECK_EQ_INT(log_count("Start-Sessions: 2 sessions"), started + 1);
+        /* and freed both when this end closed it (the daemon reads the close soon after) */
+        for (double end = nmp_test_now() + 3; nmp_test_now() < end && log_count("(2 sessions freed)") <= freed;)
+            usleep(20000);
+        CHECK_EQ_INT(log_count("OWAMP control connection closed (2 sessions freed)"), freed + 1);
+        CHECK(daemon_holds_nothing(-2));
+        free(r);
+    }
+    CHECK(daemon_holds_nothing(fds0));
+    /* TWAMP has no direction to choose (a TWAMP session measures both ways), OWAMP only these three */
+    char err[NMP_ERRLEN] = "";
+    size_t n;
+    CHECK(run_kind("twamp", tp, "open", 3, NULL, &n, err, sizeof(err)) == NULL);
+    CHECK(strstr(err, "direction") != NULL);
+    kind_direction = "back";
+    CHECK(run_kind("owamp", op, "open", 3, NULL, &n, err, sizeof(err)) == NULL);
+    CHECK(strstr(err, "\"back\"") != NULL && strstr(err, "both") != NULL);
+    kind_direction = NULL;
+    CHECK(daemon_holds_nothing(fds0));
+    CHECK_EQ_INT(nmp_test_proc_stop(&proc, nmp_test_failures > 0), 0);
+    proc = saved, op = sop, tp = stp;
+}
+
 TEST(twamp_kind_measures_round_trips_in_every_mode) {
     const char *modes[4] = {"open", "authenticated", "encrypted", "mixed"};
     for (int i = 0; i < 4; i++) {
@@ -998,6 +1112,7 @@ int main(int argc, char **argv) {
     }
     RUN(owamp_kind_measures_one_way_in_every_mode);
     RUN(owamp_kind_measures_the_from_direction_in_every_mode);
+    RUN(owamp_kind_measures_both_directions_on_one_control_connection_in_every_mode);
     RUN(the_server_sends_fixed_and_exponential_schedules_in_order_and_never_before_a_slot);
     RUN(packets_past_their_slot_by_the_timeout_are_skipped_and_reported_at_stop_sessions);
     RUN(twamp_kind_measures_round_trips_in_every_mode);
