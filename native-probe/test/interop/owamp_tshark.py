@@ -4,7 +4,9 @@ TWAMP-Test and OWAMP-Test dissectors (tshark; OWAMP-Control shares TWAMP-Control
 greeting, set-up and session formats, so the TWAMP-Control dissector reads both).
 
 For each protocol and mode (OWAMP open, authenticated, encrypted, each both ways: nmprobe
-sending, and nmprobe-owampd sending with `--direction from` as owping -f asks; TWAMP open,
+sending, nmprobe-owampd sending with `--direction from` as owping -f asks, and the two
+sessions at once on one control connection with `--direction both` as owping runs by
+default; TWAMP open,
 authenticated, encrypted, mixed) `nmprobe owamp|twamp` runs against nmprobe-owampd over
 loopback while tshark captures, and the capture is decoded with Wireshark's dissectors:
 - no frame is malformed and no expert info of warning or error level is raised on them;
@@ -12,7 +14,8 @@ loopback while tshark captures, and the capture is decoded with Wireshark's diss
   Server-Start, Accept-Session, Start-Ack: Accept 0;
 - test packets in the clear (open, and TWAMP mixed): sequence numbers 0..N-1 in order, NTP
   timestamps inside the run, the error estimate nmprobe reports (in "from" the daemon's, sent
-  from the test port its Accept-Session named); reflections carry the
+  from the test port its Accept-Session named; in "both" each session's packets apart, by
+  their ports); reflections carry the
   sender's sequence number and timestamp, a receive time not before the send, TTL 255;
 - test packets in the authenticated and encrypted modes: the RFCs' lengths (48 and 112
   octets before padding) and no sequence number in the clear;
@@ -178,7 +181,7 @@ def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered, di
     pcap = os.path.join(tmp, "%s-%s-%s.pcap" % (proto, mode, direction))
     cap = capture(pcap, ctl_port)
     t0 = time.time()
-    p = run_client(bindir, proto, ctl_port, mode, keyfile, ["--direction", "from"] if direction == "from" else [])
+    p = run_client(bindir, proto, ctl_port, mode, keyfile, ["--direction", direction] if direction != "to" else [])
     t1 = time.time()
     refused = None
     if proto == "owamp" and mode == "open" and direction == "to":
@@ -186,10 +189,13 @@ def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered, di
     if proto == "twamp" and mode == "open":
         start3 = unknown_mode(ctl_port)
     stop_capture(cap)
-    name = "%s %s" % (proto, mode) + (" from the daemon" if direction == "from" else "")
+    name = "%s %s" % (proto, mode) + {"from": " from the daemon", "both": " both ways"}.get(direction, "")
     check(p.returncode == 0, "%s: nmprobe ran (%s)" % (name, p.stderr.strip()))
     res = json.loads(p.stdout)
     check(res["sent"] == COUNT and res["received"] == COUNT, "%s: nmprobe sent and received %d" % (name, COUNT))
+    if direction == "both":
+        check(res["direction"] == "both" and res["reverse.sent"] == COUNT and res["reverse.received"] == COUNT,
+              "%s: the daemon sent %d, nmprobe received them (reverse.sent, reverse.received)" % (name, COUNT))
     fr = frames(pcap, proto, ctl_port)
     starts = [num(field(f["frame"], "frame.number")) for f in fr
               if "twamp.control" in f and "twamp.control.iv" in f["twamp.control"]]
@@ -214,15 +220,42 @@ def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered, di
     # UDP payload = frame - 14 (loopback's Ethernet header) - 20 (IPv4) - 8 (UDP)
     plen = lambda fm: num(field(fm, "frame.len")) - 42
     senders = [(fm, l) for fm, l in pkts if plen(fm) == (14 if clear else 48)]
-    if mode == "open":
+    if mode == "open" and direction != "both":
         check(accepts[:3] == [0, 0, 0], "%s: Server-Start, Accept-Session and Start-Ack Accept 0" % name)
+    if direction == "both":
+        check(len(greeting) == 1, "%s: one control connection (one Server-Greeting)" % name)
+        if mode == "open":
+            # the daemon's messages only: Wireshark's TWAMP-Control dissector expects one Request-Session
+            # per Start-Sessions and reads nmprobe's second one as an Accept-Session (its Command 1 as Accept)
+            srv = [num(field(f["twamp.control"], "twamp.control.accept")) for f in fr
+                   if "twamp.control" in f and "twamp.control.accept" in f["twamp.control"] and "tcp" in f and
+                   num(field(f["tcp"], "tcp.srcport")) == ctl_port]
+            check(srv[:4] == [0, 0, 0, 0],
+                  "%s: the daemon's Server-Start, two Accept-Sessions and Start-Ack say Accept 0 (%s)" % (name, srv))
+        # nmprobe's session goes to the port the first Accept-Session named, the daemon's leaves the second's
+        udp = [(f["udp"], f[test_layer]) for f in frames(pcap, proto, None) if test_layer in f and "udp" in f]
+        ways = [("nmprobe's", [l for u, l in udp if num(field(u, "udp.dstport")) == res["remotePort"]],
+                 res["senderErrorMs"]),
+                ("the daemon's", [l for u, l in udp if num(field(u, "udp.srcport")) == res["reverse.remotePort"]],
+                 res["reverse.senderErrorMs"])]
+        check(len(udp) == 2 * COUNT and all(len(w[1]) == COUNT for w in ways),
+              "%s: %d test packets each way, %d in all (got %s)" % (name, COUNT, 2 * COUNT,
+                                                                 [len(w[1]) for w in ways]))
+        for who, ls, err_ms in ways if clear else []:
+            seqs = [num(field(l, "twamp.test.seq_number")) for l in ls]
+            check(seqs == list(range(COUNT)), "%s: %s sequence numbers 0..%d in order" % (name, who, COUNT - 1))
+            ts = [raw_ntp(l, "twamp.test.timestamp") for l in ls]
+            check(all(t0 - 1 <= t <= t1 + 1 for t in ts), "%s: %s NTP timestamps inside the run" % (name, who))
+            errs = [error_seconds(l, "twamp.test.error_estimate") for l in ls]
+            check(all(abs(e * 1e3 - err_ms) <= 1e-9 * max(1, err_ms) for e in errs),
+                  "%s: %s error estimate %.6g ms decodes as nmprobe states it" % (name, who, err_ms))
     if direction == "from":
         # the daemon sends: every test packet leaves its test port (the Accept-Session Port) for nmprobe's
         srcs = set(num(field(f["udp"], "udp.srcport")) for f in frames(pcap, proto, None) if "udp" in f)
         check(len(srcs) == 1 and PORTS[0] <= list(srcs)[0] <= PORTS[1] and res["remotePort"] in srcs,
               "%s: all %d test packets sent from the daemon's test port %s" % (name, len(pkts), sorted(srcs)))
         check(len(pkts) == COUNT, "%s: %d test packets, none back" % (name, COUNT))
-    if clear:
+    if clear and direction != "both":
         seqs = [num(field(l, "twamp.test.seq_number")) for fm, l in senders]
         check(seqs[:COUNT] == list(range(COUNT)), "%s: sender sequence numbers 0..%d in order" % (name, COUNT - 1))
         ts = [raw_ntp(l, "twamp.test.timestamp") for fm, l in senders[:COUNT]]
@@ -238,7 +271,7 @@ def check_session(bindir, proto, mode, ctl_port, keyfile, tmp, modes_offered, di
                      num(field(l, "twamp.test.sender_ttl")) == 255 for i, l in enumerate(refl))
             check(ok, "%s: reflections carry the sender's sequence number, a receive time after the send, TTL 255"
                   % name)
-    else:
+    elif not clear:
         lens = sorted(set(plen(fm) for fm, l in pkts))
         want = [48] if proto == "owamp" else [48, 112]
         check(lens == want, "%s: test packets of %s octets (got %s)" % (name, want, lens))
@@ -268,6 +301,7 @@ def main():
         for mode in ("open", "authenticated", "encrypted"):
             check_session(bindir, "owamp", mode, op, keyfile, tmp, 7)
             check_session(bindir, "owamp", mode, op, keyfile, tmp, 7, "from")
+            check_session(bindir, "owamp", mode, op, keyfile, tmp, 7, "both")
         for mode in ("open", "authenticated", "encrypted", "mixed"):
             check_session(bindir, "twamp", mode, tp, keyfile, tmp, 15)
     finally:
