@@ -170,8 +170,8 @@ static int request_session(owrun *t, char *err, size_t errlen) {
         return rc;
     }
     if (a.accept != NMP_OW_ACCEPT_OK) {
-        nmp_seterr(err, errlen, "%s server %s refused the session: Accept %u (%s)", pname(t), t->oc->peer_str, a.accept,
-                   nmp_ow_accept_name(a.accept));
+        nmp_seterr(err, errlen, "%s server %s refused the session%s: Accept %u (%s)", pname(t), t->oc->peer_str,
+                   t->twamp ? "" : t->from ? " it would send" : " it would receive", a.accept, nmp_ow_accept_name(a.accept));
         return a.accept == NMP_OW_ACCEPT_TEMPORARY ? -EBUSY : -EACCES;
     }
     if (a.port == 0) {

@@ -704,6 +704,16 @@ TEST(owamp_kind_measures_both_directions_on_one_control_connection_in_every_mode
     CHECK(daemon_holds_nothing(fds0));
     CHECK_EQ_INT(nmp_test_proc_stop(&proc, nmp_test_failures > 0), 0);
     proc = saved, op = sop, tp = stp;
+    /* the shared daemon allows one session per key: the second request (the server's session) is
+     * refused with Accept 5 after the first was accepted, and the first is freed with the connection */
+    fds0 = idle_fds();
+    kind_direction = "both";
+    int refused = log_count("key id \"alice\" holds 1 sessions, limit 1");
+    CHECK(run_kind("owamp", op, "authenticated", 20, "alice", &n, err, sizeof(err)) == NULL);
+    kind_direction = NULL;
+    CHECK(strstr(err, "refused the session it would send: Accept 5") != NULL);
+    CHECK_EQ_INT(log_count("key id \"alice\" holds 1 sessions, limit 1"), refused + 1);
+    CHECK(daemon_holds_nothing(fds0));
 }
 
 TEST(twamp_kind_measures_round_trips_in_every_mode) {
