@@ -549,12 +549,6 @@ static int check_spec(const nmp_owamp_spec *s, int twamp, uint32_t *mode, char *
                    s->mode, NMP_OW_KEYID_LEN);
         return -EINVAL;
     }
-    if (twamp && s->direction && strcmp(s->direction, "to") != 0) {
-        /* a TWAMP session measures both ways already, in one session this end sends */
-        nmp_seterr(err, errlen, "twamp: direction \"%s\" is an OWAMP choice: a TWAMP session measures both ways",
-                   s->direction);
-        return -EINVAL;
-    }
     if (!twamp && s->direction && strcmp(s->direction, "to") != 0 && strcmp(s->direction, "from") != 0 &&
         strcmp(s->direction, "both") != 0) {
         nmp_seterr(err, errlen,

@@ -698,11 +698,13 @@ TEST(owamp_kind_measures_both_directions_on_one_control_connection_in_every_mode
         free(r);
     }
     CHECK(daemon_holds_nothing(fds0));
-    /* TWAMP has no direction to choose (a TWAMP session measures both ways), OWAMP only these three */
+    /* TWAMP has no direction to choose (a TWAMP session measures both ways): the kind has no
+     * such field, so the spec is refused before the run; OWAMP takes only these three */
     char err[NMP_ERRLEN] = "";
     size_t n;
     CHECK(run_kind("twamp", tp, "open", 3, NULL, &n, err, sizeof(err)) == NULL);
-    CHECK(strstr(err, "direction") != NULL);
+    if (strcmp(err, "twamp: unknown spec field 'direction'") != 0) fprintf(stderr, "twamp with direction: %s\n", err);
+    CHECK(strcmp(err, "twamp: unknown spec field 'direction'") == 0);
     kind_direction = "back";
     CHECK(run_kind("owamp", op, "open", 3, NULL, &n, err, sizeof(err)) == NULL);
     CHECK(strstr(err, "\"back\"") != NULL && strstr(err, "both") != NULL);
