@@ -544,7 +544,9 @@ static void on_stop(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         }
         owsess *s = c->sess;
         while (s && memcmp(s->sid, st.sid, 16) != 0) s = s->next;
-        if (s == NULL || s->finished || s->sender) continue; /* the client describes only what it sent */
+        /* the client describes only what it sent, and each session once: a second description of
+         * one SID in the same message is ignored (its skips are held already) */
+        if (s == NULL || s->finished || s->sender || s->skips) continue;
         s->next_seqno = st.next_seqno;
         if ((s->skips = malloc((st.nskips ? st.nskips : 1) * 2 * sizeof(uint32_t))) == NULL) continue;
         for (uint32_t k = 0; k < st.nskips; k++) {

@@ -1039,6 +1039,40 @@ TEST(bad_input_is_refused_with_the_rfcs_codes_and_nothing_is_held) {
     close(fd);
     CHECK(daemon_holds_nothing(fds0));
 
+    /* Stop-Sessions describing one session twice: the first description holds, the second is
+     * ignored (and its skip ranges not allocated over the first's) */
+    fd = raw_open(op, NULL);
+    CHECK(fd >= 0);
+    {
+        uint8_t rq[144], ac[48], sa[32], sm[16 + 32 + 48 + 16] = {0}, ans[32];
+        nmp_ow_request q = {.cmd = 1, .ipvn = 4, .conf_receiver = 1, .nslots = 1, .npackets = 10,
+                            .sender_port = 5003, .timeout = nmp_ow_dur_from_ns(1000000000ull)};
+        memcpy(q.sender_addr, (uint8_t[]){127, 0, 0, 1}, 4), memcpy(q.receiver_addr, (uint8_t[]){127, 0, 0, 1}, 4);
+        nmp_ow_request_encode(rq, &q);
+        nmp_ow_slot sl = {.type = 1, .param = nmp_ow_dur_from_ns(1000000)};
+        nmp_ow_slot_encode(rq + 112, &sl);
+        memset(rq + 128, 0, 16);
+        nmp_ow_accept acc = {.accept = 255};
+        CHECK(send(fd, rq, 144, 0) == 144 && recv(fd, ac, 48, MSG_WAITALL) == 48 &&
+              nmp_ow_accept_decode(ac, 48, &acc, err, sizeof(err)) == 0 && acc.accept == 0);
+        nmp_ow_start_encode(sa);
+        CHECK(send(fd, sa, 32, 0) == 32 && recv(fd, sa, 32, MSG_WAITALL) == 32 && sa[0] == 0);
+        uint32_t sk1[2] = {2, 3}, sk2[4] = {5, 5, 7, 7};
+        const char *first = "records, next seqno 10, 1 skip ranges"; /* the first description's */
+        int before = log_count(first);
+        nmp_ow_stop_header_encode(sm, 0, 2);
+        long d1 = nmp_ow_stop_session_encode(sm + 16, 32, acc.sid, 10, sk1, 1);
+        long d2 = nmp_ow_stop_session_encode(sm + 16 + 32, 48, acc.sid, 10, sk2, 2);
+        CHECK_EQ_INT(d1, 32); CHECK_EQ_INT(d2, 48);
+        CHECK(send(fd, sm, sizeof(sm), 0) == (ssize_t)sizeof(sm));
+        /* the server's answer: it sent no session */
+        CHECK(recv(fd, ans, 32, MSG_WAITALL) == 32 && ans[0] == NMP_OW_CMD_STOP_SESSIONS);
+        for (double end = nmp_test_now() + 3; nmp_test_now() < end && log_count(first) <= before;) usleep(20000);
+        CHECK_EQ_INT(log_count(first), before + 1);
+    }
+    close(fd);
+    CHECK(daemon_holds_nothing(fds0));
+
     /* a client that connects and never speaks is dropped after servwait (1 s here) */
     fd = nmp_test_connect(op);
     CHECK(recv(fd, g, 64, MSG_WAITALL) == 64);
