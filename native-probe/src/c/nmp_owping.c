@@ -37,7 +37,9 @@
 #include "nmprobe.h"
 
 #define SPIN_NS 60000ull              /* busy-wait the last 60 us before a send */
-#define START_DELAY_NS 100000000ull   /* Start Time: this far after the request (two control round trips and some) */
+#define START_DELAY_NS 100000000ull   /* Start Time lead: at least this far after the first request */
+#define LEAD_MARGIN_NS 20000000ull    /* and the control round trips before Start-Ack plus this */
+#define LEAD_MAX_NS 5000000000ull     /* but never more than this */
 #define IO_MS 10000u                  /* longest wait for one control message */
 #define PROGRESS_NS 100000000ull
 
@@ -51,6 +53,7 @@ typedef struct owrun {
     nmp_owc *oc;                     /* control connection: own_oc, or in "both" the to-run's for the from-run */
     nmp_owc own_oc;
     struct owrun *rev;               /* "both", on the to-run: the from-session's run, sharing oc */
+    struct owrun *fwd;               /* "both", on the from-session's run: the to-run (it reports progress) */
     int ufd;                         /* test UDP socket */
     uint16_t local_port;
     nmp_ow_test_keys tk;             /* test packet keys (not open) */
@@ -75,15 +78,22 @@ typedef struct owrun {
     double local_error_ns, remote_error_ns;
     int remote_sync;
     nmp_walltime_ns start_wall, end_wall;
-    nmp_walltime_ns sched_start;     /* the Request-Session's Start Time */
+    nmp_walltime_ns sched_start;     /* the Request-Session's Start Time (one for both sessions of "both") */
+    uint64_t lead_ns;                /* how far ahead of the first request sched_start was chosen */
     uint32_t far_next_seqno;         /* "from": the server's Next Seqno at Stop-Sessions */
 } owrun;
 
+/* Progress: packets this end sent (or received, "from") of those requested; in "both" the
+ * sum of both sessions (sent here plus received here, of twice the count), reported by
+ * the to-run whichever run waits, so it never goes backwards. */
 static void progress(owrun *t, int force) {
+    if (t->fwd) t = t->fwd;
     nmp_monotime_ns now = nmp_mono_now();
     if (!t->ctl || !t->ctl->progress || (!force && now < t->next_progress)) return;
     t->next_progress = now + PROGRESS_NS;
-    t->ctl->progress(t->ctl->progress_ctx, t->from ? t->received : t->sent, t->requested);
+    uint32_t done = t->from ? t->received : t->sent, total = t->requested;
+    if (t->rev) done += t->rev->received, total += t->rev->requested;
+    t->ctl->progress(t->ctl->progress_ctx, done, total);
 }
 
 static const char *pname(const owrun *t) { return t->twamp ? "twamp" : "owamp"; }
@@ -94,6 +104,15 @@ static int open_test_socket(owrun *t, char *err, size_t errlen) {
     int rc = nmp_net_udp_open(fam, t->spec->ttl ? t->spec->ttl : 255, &t->ufd, err, errlen);
     int one = 1;
     if (rc == 0 && setsockopt(t->ufd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0) rc = -errno;
+    if (rc == 0 && t->from) {
+        /* this end receives the whole session: room for all of it (as the kernel counts a
+         * datagram, about its size plus 768), bounded; the kernel caps it at rmem_max */
+        uint64_t want = (uint64_t)t->spec->count * (nmp_ow_test_hdr_len(t->test_mode) + t->spec->size + 768);
+        int cur = 0, v = want > (8u << 20) ? (8 << 20) : (int)want;
+        socklen_t cl = sizeof(cur);
+        if (getsockopt(t->ufd, SOL_SOCKET, SO_RCVBUF, &cur, &cl) == 0 && cur < v)
+            setsockopt(t->ufd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)); /* best effort */
+    }
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof(ss));
     ss.ss_family = (sa_family_t)fam;
@@ -136,7 +155,6 @@ static int request_session(owrun *t, char *err, size_t errlen) {
     }
     (void)dummy;
     r.padding = s->size;
-    t->sched_start = nmp_wall_now() + (int64_t)START_DELAY_NS;
     r.start_time = nmp_ow_ts_from_wall(t->sched_start);
     r.timeout = nmp_ow_dur_from_ns(s->timeout_ns);
     size_t len, hm[2];
@@ -325,29 +343,42 @@ static void wait_until(owrun *t, nmp_monotime_ns until, int early) {
     }
 }
 
-/* Sends the schedule: packet i at start + i * interval; a packet more than the
- * loss timeout late is skipped instead (RFC 4656 4.1.1). */
+/* The monotonic time of the Start Time: the wall clock's distance to it, never
+ * more than the lead it was chosen with (a wall clock stepped back after the
+ * request would otherwise hold the run that much longer), nor less than now. */
+static nmp_monotime_ns mono_start(const owrun *t) {
+    int64_t to_start = t->sched_start - nmp_wall_now();
+    if (to_start < 0) to_start = 0;
+    if ((uint64_t)to_start > t->lead_ns) to_start = (int64_t)t->lead_ns;
+    return nmp_mono_now() + (uint64_t)to_start;
+}
+
+/* Sends the schedule: packet i at start + (i + 1) * interval, the schedule the
+ * Request-Session announced (RFC 4656 4.1: Start Time plus the gaps of slots
+ * 0..i, as owampd and this file's from_deadline read it). TWAMP's request
+ * carries no schedule (RFC 5357 3.5); its packets keep the same one, so both
+ * kinds send alike. A packet more than the loss timeout late is skipped
+ * instead (RFC 4656 4.1.1). In "both" the server's packets are read after
+ * each send too, whatever the interval, so its session does not overflow
+ * this end's receive buffer. */
 static void send_schedule(owrun *t) {
     const nmp_owamp_spec *s = t->spec;
     /* not before the Start Time the request announced (RFC 4656 3.4, RFC 5357 3.5): a receiver
      * may hold its session from then only. Past it (a control round trip longer than the lead),
      * the schedule starts now, as Start-Sessions allows. */
-    int64_t to_start = t->sched_start - nmp_wall_now();
-    nmp_monotime_ns start = nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0);
-    if (to_start > 0) wait_until(t, start > SPIN_NS ? start - SPIN_NS : start, 0);
+    nmp_monotime_ns start = mono_start(t);
+    if (nmp_mono_now() + SPIN_NS < start) wait_until(t, start - SPIN_NS, 0);
     nmp_sleep_until(start, SPIN_NS);
     t->start_wall = nmp_wall_now();
     for (uint32_t seq = 0; seq < s->count && !nmp_control_cancelled(t->ctl); seq++) {
-        nmp_monotime_ns due = start + (uint64_t)seq * s->interval_ns;
+        nmp_monotime_ns due = start + (uint64_t)(seq + 1) * s->interval_ns;
         if (s->interval_ns > SPIN_NS && nmp_mono_now() + SPIN_NS < due) wait_until(t, due - SPIN_NS, 0);
         nmp_sleep_until(due, SPIN_NS);
         t->next_seq = seq + 1;
-        if (nmp_mono_now() > due + s->timeout_ns) {
-            add_skip(t, seq);
-            continue;
-        }
-        send_one(t, seq);
+        if (nmp_mono_now() > due + s->timeout_ns) add_skip(t, seq);
+        else send_one(t, seq);
         if (t->twamp) drain(t);
+        if (t->rev) drain(t->rev);
         progress(t, 0);
     }
 }
@@ -595,9 +626,25 @@ static int run_alloc(owrun *t) {
  * it: packet i at Start Time + (i + 1) gaps (RFC 4656 4.1, as owampd sends). */
 static nmp_monotime_ns from_deadline(const owrun *r) {
     const nmp_owamp_spec *s = r->spec;
-    int64_t to_start = r->sched_start - nmp_wall_now();
-    return nmp_mono_now() + (uint64_t)(to_start > 0 ? to_start : 0) + (uint64_t)s->count * s->interval_ns +
-           s->timeout_ns;
+    return mono_start(r) + (uint64_t)s->count * s->interval_ns + s->timeout_ns;
+}
+
+/* The Start Time of every session of this run, chosen before the first request
+ * (as owping does): at least START_DELAY_NS ahead, and ahead of the control
+ * round trips that pass before Start-Ack (each Request-Session, then
+ * Start-Sessions) plus a margin, so a slow path does not find the Start Time
+ * over when the sessions start; at most LEAD_MAX_NS. The round trip is
+ * bounded by the control connection's own set-up (open_ns: the TCP handshake,
+ * the Server-Greeting, Set-Up-Response to Server-Start, and the name lookup if
+ * any), an over-estimate by design. */
+static void choose_start(owrun *t, uint64_t open_ns) {
+    uint64_t nreq = t->rev ? 2 : 1;
+    uint64_t lead = open_ns >= LEAD_MAX_NS ? LEAD_MAX_NS : (nreq + 1) * open_ns + LEAD_MARGIN_NS;
+    if (lead < START_DELAY_NS) lead = START_DELAY_NS;
+    if (lead > LEAD_MAX_NS) lead = LEAD_MAX_NS;
+    t->lead_ns = lead;
+    t->sched_start = nmp_wall_now() + (int64_t)lead;
+    if (t->rev) t->rev->lead_ns = lead, t->rev->sched_start = t->sched_start;
 }
 
 /* Runs one session of either protocol into t; OWAMP "both" (t->rev set):
@@ -608,8 +655,10 @@ static int owping_run(owrun *t, char *err, size_t errlen) {
     owrun *r = t->rev;
     int rc;
     if ((rc = run_alloc(t)) < 0 || (r && (rc = run_alloc(r)) < 0)) return rc;
+    nmp_monotime_ns t0 = nmp_mono_now();
     rc = nmp_owc_open(t->oc, s->host, s->port, t->twamp, t->mode, s->key_id, s->key_file, IO_MS, t->ctl, err, errlen);
     if (rc < 0) return rc;
+    choose_start(t, nmp_mono_now() - t0);
     /* "both": this end's session first (the server receives), then the server's (it sends),
      * one Start-Sessions for the two */
     if ((rc = open_test_socket(t, err, errlen)) < 0 || (rc = request_session(t, err, errlen)) < 0 ||
@@ -819,7 +868,7 @@ static int kind_run(int twamp, const void *sp, const nmp_control *ctl, nmp_pack 
         }
         *r = (owrun){.spec = s, .ctl = ctl, .mode = mode, .test_mode = t->test_mode, .from = 1, .ufd = -1, .oc = t->oc};
         r->own_oc.fd = -1;
-        t->rev = r;
+        t->rev = r, r->fwd = t;
     }
     rc = owping_run(t, err, errlen);
     if (rc == -ENOMEM) nmp_seterr(err, errlen, "%s: out of memory for %u packets", pname(t), s->count);
