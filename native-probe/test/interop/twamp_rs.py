@@ -300,7 +300,7 @@ def client_to_responder(bindir, rsbin, tmp):
     # packet leaves within its first gap of it
     first = res["frames"][0]["sendEpochNanos"] / 1e9
     check(-1e-6 <= first - start < 0.5,
-          "2. its Start Time is NTP time, and nmprobe's first packet leaves at it, not before (%+.6f s after)"
+          "2. its Start Time is NTP time, and nmprobe's first packet leaves one gap after it, not before (%+.6f s after)"
           % (first - start))
     check(int(req[0].group(5)) == round(timeout_ms / 1e3 * 2 ** 32),
           "2. its Timeout is %d ms in the timestamp format (%s; twamp-rs takes it as seconds, deviation c)"
