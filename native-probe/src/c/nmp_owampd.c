@@ -36,6 +36,7 @@
 
 #define IN_CAP 65536                  /* largest client message accepted (bigger: refused, connection closed) */
 #define OUT_MAX (64u << 20)           /* largest pending output (a Fetch of 1M records is 25 MB) */
+#define START_AHEAD_MAX 5000000000ll  /* a Start Time this far ahead of Start-Sessions is counted, no further */
 
 enum { ST_SETUP, ST_REQUEST, ST_CLOSING };
 
@@ -440,6 +441,7 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
                strerror(-rc));
         return;
     }
+    s->start_wall = nmp_ow_ts_to_wall(r.start_time, nmp_wall_now());
     if (s->sender) {
         /* RFC 4656 3.5: the receiver (here the client) chose the SID */
         memcpy(s->sid, r.sid, 16);
@@ -448,7 +450,6 @@ static void on_request(nmp_owampd *d, owconn *c, uint8_t *m, size_t n) {
         else ((struct sockaddr_in6 *)&s->dest)->sin6_port = htons(r.receiver_port);
         s->destlen = s->dest.ss_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
         s->timeout_ns = nmp_ow_dur_to_ns(r.timeout);
-        s->start_wall = nmp_ow_ts_to_wall(r.start_time, nmp_wall_now());
         int ttl = 255; /* as owping and the client kind send */
         if (s->dest.ss_family == AF_INET) setsockopt(s->fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
         else setsockopt(s->fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
@@ -482,7 +483,11 @@ static void on_start(nmp_owampd *d, owconn *c) {
     nmp_monotime_ns now = nmp_mono_now();
     for (owsess *s = c->sess; s; s = s->next)
         if (!s->started) {
-            s->started = 1, s->end_by = now + (uint64_t)d->cfg.max_duration_ms * 1000000ull;
+            /* the longest test runs from its Start Time, which a client sets a little ahead (up to
+             * START_AHEAD_MAX counted, so a far Start Time cannot hold a session longer) */
+            int64_t ahead = s->start_wall - nmp_wall_now();
+            ahead = ahead < 0 ? 0 : ahead > START_AHEAD_MAX ? START_AHEAD_MAX : ahead;
+            s->started = 1, s->end_by = now + (uint64_t)ahead + (uint64_t)d->cfg.max_duration_ms * 1000000ull;
             if (s->sender) sender_arm(s, now);
         }
     c->running = c->sess != NULL;

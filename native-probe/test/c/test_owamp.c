@@ -667,14 +667,15 @@ TEST(owamp_kind_measures_both_directions_on_one_control_connection_in_every_mode
         nmp_field f;
         CHECK(nmp_unpack_find(r, n, "reverse.mode", &f, NULL, 0) == 0);
         CHECK(nmp_unpack_find(r, n, "reverse.direction", &f, NULL, 0) == 0);
-        /* one clock, loopback: each way's delay is positive and well under 50 ms */
+        /* one clock, loopback: each way's delay is positive, its median well under 10 ms; any one
+         * packet may meet a preemption (two ctests share two cores), so its bound is loose */
         double mn = get_f(r, n, "minOwdMs"), mx = get_f(r, n, "maxOwdMs");
         double rmn = get_f(r, n, "reverse.minOwdMs"), rmx = get_f(r, n, "reverse.maxOwdMs");
         double med = get_f(r, n, "medianOwdMs"), rmed = get_f(r, n, "reverse.medianOwdMs");
         fprintf(stderr, "  %s: to min %.4f median %.4f max %.4f ms; from min %.4f median %.4f max %.4f ms\n", modes[i],
                 mn, med, mx, rmn, rmed, rmx);
-        CHECK(mn >= 0 && mx >= mn && mx < 50);
-        CHECK(rmn >= 0 && rmx >= rmn && rmx < 50);
+        CHECK(mn >= 0 && mx >= mn && mx < 1000 && med < 10);
+        CHECK(rmn >= 0 && rmx >= rmn && rmx < 1000 && rmed < 10);
         CHECK(get_f(r, n, "reverse.p95OwdMs") >= rmn && get_f(r, n, "reverse.meanOwdMs") >= rmn);
         CHECK(same_error(get_f(r, n, "receiverErrorMs"), get_f(r, n, "senderErrorMs")));
         CHECK(same_error(get_f(r, n, "reverse.receiverErrorMs"), get_f(r, n, "reverse.senderErrorMs")));
@@ -1130,6 +1131,22 @@ TEST(sessions_beyond_each_limit_are_refused_with_accept_4_or_5) {
     CHECK(nmp_test_proc_log_num(&proc, "Accept 5 (cannot perform the request due to temporary resource limitations): ") != -1);
 }
 
+/* Run against a daemon whose --max-duration is 1 s: a session's longest duration counts from its
+ * Start Time, not from Start-Sessions, so a client's lead does not cut its last packets. */
+TEST(the_longest_duration_counts_from_the_start_time) {
+    int fds0 = idle_fds();
+    /* Start Time 0.8 s ahead; 10 packets 50 ms apart and a 0.2 s timeout: 0.7 s, within the 1 s
+     * limit; the last leaves 1.3 s after Start-Sessions */
+    nmp_ow_slot slot = {.type = 1, .param = nmp_ow_dur_from_ns(50000000)};
+    from_run fr;
+    CHECK_EQ_INT(raw_from(op, &slot, 1, 10, 800000000, 200000000ull, &fr), 0);
+    CHECK_EQ_INT(fr.accept, 0);
+    CHECK_EQ_INT(fr.nrecv, 10);
+    CHECK_EQ_INT(fr.next_seqno, 10);
+    CHECK_EQ_INT(fr.nskips, 0);
+    CHECK(daemon_holds_nothing(fds0));
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0) return write_seeds(argv[2]) == 0 ? 0 : 1;
     if (argc != 3) {
@@ -1173,6 +1190,16 @@ int main(int argc, char **argv) {
     RUN(sessions_beyond_each_limit_are_refused_with_accept_4_or_5);
     int st = nmp_test_proc_stop(&proc, nmp_test_failures > 0);
     CHECK_EQ_INT(st, 0); /* SIGTERM: a clean exit */
+    const char *short_tests[] = {"--servwait", "1", "--max-duration", "1", NULL};
+    if (start_daemon(short_tests) < 0) {
+        fprintf(stderr, "nmprobe-owampd (--max-duration 1) did not start\n");
+        nmp_test_proc_stop(&proc, 1);
+        unlink(keyfile);
+        return 1;
+    }
+    RUN(the_longest_duration_counts_from_the_start_time);
+    st = nmp_test_proc_stop(&proc, nmp_test_failures > 0);
+    CHECK_EQ_INT(st, 0);
     unlink(keyfile);
     return nmp_test_failures ? 1 : 0;
 }
