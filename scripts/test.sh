@@ -65,7 +65,9 @@ fi
 
 # twamp-rs, the independent TWAMP implementation the native-probe ctest
 # twamp_against_twamp_rs_both_ways measures with both ways (it fails, never skips, without it):
-# built from the Rust package registry into the cache once (about 30 s), a no-op after that.
+# built from the Rust package registry into the cache once (about 25 s), a no-op after that. It
+# needs cargo 1.85 or later, rustup's (the machine image has it in /root/.cargo; Debian 12's
+# cargo package is too old and rustup's installer is not a package registry's).
 NMWS_TWAMP_RS_DIR=$(scripts/peer-twamp-rs.sh)
 export NMWS_TWAMP_RS_DIR
 
